@@ -1,0 +1,76 @@
+/** Typed errors of the engine. Each message says what went wrong and what to do about it. */
+
+/** Base class, so callers can tell engine errors from bugs. */
+export class ArborError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+export class ConversationNotFoundError extends ArborError {
+  constructor(readonly conversationId: string) {
+    super(`Conversation "${conversationId}" was not found in storage. It may have been deleted in another window.`);
+  }
+}
+
+export class NodeNotFoundError extends ArborError {
+  constructor(readonly nodeId: string, conversationId?: string) {
+    super(`Node "${nodeId}" does not exist${conversationId ? ` in conversation "${conversationId}"` : ''}. It may have been deleted.`);
+  }
+}
+
+export class InvalidArgumentError extends ArborError {}
+
+export class InvalidOperationError extends ArborError {}
+
+/** What kind of provider failure happened, for the UI to pick a fix. */
+export type ProviderErrorKind =
+  | 'auth'
+  | 'model_not_found'
+  | 'connection'
+  | 'rate_limit'
+  | 'timeout'
+  | 'stream'
+  | 'bad_request'
+  | 'server'
+  | 'aborted'
+  | 'unknown';
+
+/** A model server failed; `retryable` says whether trying again may help. */
+export class ProviderError extends ArborError {
+  readonly kind: ProviderErrorKind;
+  readonly retryable: boolean;
+  readonly status?: number;
+  /** Seconds the server asked to wait (429 Retry-After). */
+  readonly retryAfterSeconds?: number;
+  readonly provider: string;
+  constructor(
+    message: string,
+    init: { kind: ProviderErrorKind; retryable: boolean; provider: string; status?: number; retryAfterSeconds?: number; cause?: unknown },
+  ) {
+    super(message, { cause: init.cause });
+    this.kind = init.kind;
+    this.retryable = init.retryable;
+    this.provider = init.provider;
+    this.status = init.status;
+    this.retryAfterSeconds = init.retryAfterSeconds;
+  }
+}
+
+/** A store could not be opened or written; the message says what happened to the file. */
+export class StorageError extends ArborError {}
+
+/** A required prompt parameter was missing under `validation: error`. */
+export class PromptValidationError extends ArborError {
+  constructor(message: string, readonly missing: string[], readonly promptName?: string) {
+    super(message);
+  }
+}
+
+/** A prompt template could not be parsed or found. */
+export class PromptError extends ArborError {
+  constructor(message: string, readonly file?: string, readonly line?: number, readonly column?: number) {
+    super(message);
+  }
+}

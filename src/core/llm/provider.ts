@@ -1,0 +1,37 @@
+import type { LLMMessage, LLMResponse, LLMStreamChunk, ToolDefinition } from '../conversation/types';
+
+/** Settings of one model call; anything left out falls back to the provider's configuration. */
+export interface CompletionOptions {
+  model?: string;
+  temperature?: number;
+  maxTokens?: number;
+  topP?: number;
+  stop?: string[];
+  seed?: number;
+  tools?: ToolDefinition[];
+  signal?: AbortSignal;
+}
+
+/** A model listed by a provider. */
+export interface ModelInfo {
+  id: string;
+  /** Context length in tokens, when the server says. */
+  contextLength?: number;
+  details?: Record<string, unknown>;
+}
+
+/**
+ * A model server. Implementations turn every failure into a `ProviderError` whose message a person
+ * can act on ("is Ollama running at …?", "run `ollama pull …`").
+ */
+export interface LLMProvider {
+  /** A short name for logs and metadata: "openai", "ollama". */
+  readonly name: string;
+  /** The model used when a call does not name one. */
+  readonly model: string;
+  complete(messages: LLMMessage[], options?: CompletionOptions): Promise<LLMResponse>;
+  /** Yields deltas as they arrive; the last chunk has `done: true`. Aborting the signal ends it with an error. */
+  stream(messages: LLMMessage[], options?: CompletionOptions): AsyncIterable<LLMStreamChunk>;
+  listModels(): Promise<ModelInfo[]>;
+  embed(texts: string[]): Promise<number[][]>;
+}

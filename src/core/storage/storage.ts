@@ -1,0 +1,80 @@
+import type { ConversationNode, ConversationState } from '../conversation/types';
+
+/** Which field conversations are listed by. */
+export type ConversationSortBy = 'createdAt' | 'updatedAt' | 'conversationId';
+
+/** A conversation without its nodes, for lists. */
+export interface ConversationSummary {
+  conversationId: string;
+  metadata: Record<string, unknown>;
+  createdAt: string;
+  updatedAt: string;
+  nodeCount: number;
+}
+
+export interface ListOptions {
+  /** Every key must equal the stored metadata value (JSON equality). */
+  filterMetadata?: Record<string, unknown>;
+  limit?: number;
+  offset?: number;
+  sortBy?: ConversationSortBy;
+  sortOrder?: 'asc' | 'desc';
+}
+
+export interface SearchOptions extends ListOptions {
+  /** Case-insensitive substring of any message on any branch. */
+  contentContains?: string;
+  /** ISO time; conversations created at or after it. */
+  createdAfter?: string;
+  /** ISO time; conversations created before it. */
+  createdBefore?: string;
+}
+
+/** Filters for bulk delete; at least one must be set. */
+export interface DeleteFilters {
+  filterMetadata?: Record<string, unknown>;
+  createdAfter?: string;
+  createdBefore?: string;
+  conversationIds?: string[];
+}
+
+/**
+ * An incremental change to one stored conversation: what `ConversationManager` writes after each
+ * operation, so that adding a message costs one node, not the whole conversation.
+ */
+export interface ConversationChange {
+  upsertNodes?: ConversationNode[];
+  /** Node ids to remove (every id of a deleted subtree). */
+  deleteNodeIds?: string[];
+  currentNodeId?: string;
+  /** Replaces the conversation's metadata when given. */
+  metadata?: Record<string, unknown>;
+  /** Replaces the tombstone list when given. */
+  tombstones?: string[];
+  updatedAt: string;
+}
+
+/** Where conversations live. `SqlJsConversationStorage` is the default. */
+export interface ConversationStorage {
+  /** Writes the whole conversation, replacing what was stored under its id. */
+  saveConversation(state: ConversationState): Promise<void>;
+  /** Applies an incremental change; the conversation must exist (`ConversationNotFoundError`). */
+  applyChange(conversationId: string, change: ConversationChange): Promise<void>;
+  loadConversation(conversationId: string): Promise<ConversationState | null>;
+  deleteConversation(conversationId: string): Promise<boolean>;
+  listConversations(options?: ListOptions): Promise<ConversationSummary[]>;
+  countConversations(filter?: Omit<SearchOptions, 'limit' | 'offset' | 'sortBy' | 'sortOrder'>): Promise<number>;
+  searchConversations(options: SearchOptions): Promise<ConversationSummary[]>;
+  /** Deletes every conversation matching all filters; refuses an empty filter. Returns how many. */
+  deleteConversations(filters: DeleteFilters): Promise<number>;
+  /** Merges `metadata` into the stored metadata (a key set to `undefined` is removed). */
+  updateMetadata(conversationId: string, metadata: Record<string, unknown>): Promise<void>;
+  /**
+   * Copies a conversation under a new id; with `upToNodeId`, only that node's ancestors and itself,
+   * and the copy's current node is that node. The source is unchanged.
+   */
+  forkConversation(sourceId: string, newId: string, options?: { upToNodeId?: string }): Promise<ConversationState>;
+  /** Fires after any change, from this process or (noticed on the next read or poll) from another. */
+  onDidChange?(listener: (conversationId: string) => void): { dispose(): void };
+  close(): Promise<void>;
+}
