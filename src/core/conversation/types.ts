@@ -86,6 +86,8 @@ export interface LLMStreamChunk {
   finishReason?: FinishReason;
   usage?: Usage;
   model?: string;
+  /** Cost of the whole call in USD, on the last chunk, when the provider knows the model's price. */
+  costUsd?: number;
 }
 
 /**
