@@ -1,0 +1,77 @@
+/**
+ * Every id the extension registers with VS Code: commands, views, settings and context keys, all
+ * prefixed `arbor.`, so `package.json` and the code agree in one place.
+ */
+
+/** The extension's id as installed (`publisher.name`). */
+export const EXTENSION_ID = 'arbor-dev.arbor';
+
+/** Views and the webview panel type. */
+export const Views = {
+  container: 'arbor',
+  conversations: 'arbor.conversations',
+  chatPanel: 'arbor.chat',
+} as const;
+
+/** Command ids. */
+export const Commands = {
+  newConversation: 'arbor.newConversation',
+  askAboutSelection: 'arbor.askAboutSelection',
+  openPromptsFolder: 'arbor.openPromptsFolder',
+  newPrompt: 'arbor.newPrompt',
+  setOpenAIKey: 'arbor.setOpenAIKey',
+  clearApiKey: 'arbor.clearApiKey',
+  selectModel: 'arbor.selectModel',
+  reindexWorkspace: 'arbor.reindexWorkspace',
+  exportConversation: 'arbor.exportConversation',
+  searchConversations: 'arbor.searchConversations',
+  refresh: 'arbor.refresh',
+  openConversation: 'arbor.conversation.open',
+  renameConversation: 'arbor.conversation.rename',
+  forkConversation: 'arbor.conversation.fork',
+  exportMarkdown: 'arbor.conversation.exportMarkdown',
+  exportJson: 'arbor.conversation.exportJson',
+  deleteConversation: 'arbor.conversation.delete',
+  branchFromHere: 'arbor.node.branchFromHere',
+  switchToHere: 'arbor.node.switchToHere',
+  renameBranch: 'arbor.node.renameBranch',
+  compareWith: 'arbor.node.compareWith',
+  copyNode: 'arbor.node.copy',
+  deleteBranch: 'arbor.node.deleteBranch',
+  activationTiming: 'arbor.debug.activationTiming',
+} as const;
+
+/** Setting keys, without the `arbor.` section prefix (read through `getConfiguration('arbor')`). */
+export const Settings = {
+  section: 'arbor',
+  provider: 'provider',
+  model: 'model',
+  ollamaHost: 'ollama.host',
+  openaiBaseUrl: 'openai.baseUrl',
+  pricing: 'pricing',
+  maxHistory: 'context.maxHistory',
+  maxTokens: 'context.maxTokens',
+  promptsFolder: 'prompts.folder',
+  ragInclude: 'rag.include',
+  ragExclude: 'rag.exclude',
+  ragMaxFileBytes: 'rag.maxFileBytes',
+} as const;
+
+/** Context keys set with `setContext`, used in `when` clauses. */
+export const ContextKeys = {
+  restricted: 'arbor.restricted',
+  hasApiKey: 'arbor.hasApiKey',
+} as const;
+
+/** Tree item context values (`viewItem == …` in menus). */
+export const TreeItemContext = {
+  conversation: 'arbor.conversation',
+  node: 'arbor.node',
+  currentNode: 'arbor.node.current',
+} as const;
+
+/** Where the API key lives in `SecretStorage`. */
+export const SECRET_OPENAI_KEY = 'arbor.openai.apiKey';
+
+/** URI scheme of the read-only Markdown documents the branch diff shows. */
+export const COMPARE_SCHEME = 'arbor-compare';
