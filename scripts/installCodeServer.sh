@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Installs what the end-to-end tests and `npm start` need, idempotently: Debian's chromium and ripgrep,
+# and code-server 4.100.3 (VS Code 1.100.3, the last release for Node 20) into .vscode-test/code-server.
+# Only the npm registry and Debian's packages are reachable, so code-server's install steps that would
+# download from elsewhere (ripgrep's binary) are satisfied locally; see shared/REAL-VSCODE.md.
+set -euo pipefail
+
+CODE_SERVER_VERSION=4.100.3
+root="$(cd "$(dirname "$0")/.." && pwd)"
+dest="${ARBOR_CODE_SERVER_DIR:-$root/.vscode-test/code-server}"
+marker="$dest/.installed-$CODE_SERVER_VERSION"
+
+log() { echo "[installCodeServer] $*"; }
+
+# Debian packages: the browser that drives VS Code and the search tool VS Code expects beside it.
+missing=()
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+command -v rg >/dev/null 2>&1 || missing+=(ripgrep)
+if [ "${#missing[@]}" -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "[installCodeServer] missing ${missing[*]}: run as root or install them with apt-get" >&2
+    exit 1
+  fi
+  log "installing ${missing[*]} with apt-get"
+  export DEBIAN_FRONTEND=noninteractive
+  if ! apt-get install -y --no-install-recommends "${missing[@]}"; then
+    apt-get update
+    apt-get install -y --no-install-recommends "${missing[@]}"
+  fi
+fi
+
+if [ -f "$marker" ] && [ -x "$dest/node_modules/.bin/code-server" ]; then
+  log "code-server $CODE_SERVER_VERSION already installed in $dest"
+  exit 0
+fi
+
+log "installing code-server $CODE_SERVER_VERSION into $dest"
+mkdir -p "$dest"
+cd "$dest"
+[ -f package.json ] || echo '{"private":true}' > package.json
+npm install --no-audit --no-fund --ignore-scripts --save-exact "code-server@$CODE_SERVER_VERSION"
+
+vs="node_modules/code-server/lib/vscode"
+(cd "$vs" && npm install --no-audit --no-fund --omit=dev --ignore-scripts)
+
+# @vscode/ripgrep downloads its binary from GitHub unless a bin/ folder exists: give it Debian's rg.
+mkdir -p "$vs/node_modules/@vscode/ripgrep/bin"
+ln -sf "$(command -v rg)" "$vs/node_modules/@vscode/ripgrep/bin/rg"
+
+# code-server's own native module, built from source.
+npm rebuild argon2
+
+# As root, code-server's postinstall demands --unsafe-perm, which npm 11 no longer has; the variable does it.
+(cd node_modules/code-server && npm_config_user_agent="npm/$(npm -v) node/$(node -v) linux x64" \
+  npm_config_unsafe_perm=true sh ./postinstall.sh)
+
+"$dest/node_modules/.bin/code-server" --version >/dev/null
+touch "$marker"
+log "code-server $CODE_SERVER_VERSION ready: $dest/node_modules/.bin/code-server"
