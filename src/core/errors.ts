@@ -74,3 +74,10 @@ export class PromptError extends ArborError {
     super(message);
   }
 }
+
+/** A path given to retrieval leaves the workspace folders (`..`, an absolute path elsewhere, a symbolic link) or names a secret file. */
+export class WorkspaceAccessError extends ArborError {
+  constructor(message: string, readonly path: string) {
+    super(message);
+  }
+}

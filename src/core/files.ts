@@ -22,6 +22,11 @@ export interface WorkspaceFiles {
   readDirectory(path: string): Promise<Array<[name: string, type: FileType]>>;
   /** `undefined` when nothing is there. */
   stat(path: string): Promise<FileStat | undefined>;
+  /**
+   * The path with every symbolic link resolved, so callers can refuse links that lead outside the
+   * workspace. Optional: without it, symbolic links are not followed at all.
+   */
+  realPath?(path: string): Promise<string>;
   /** Calls `listener` with the absolute path of anything that changes below `dir`. */
   watch?(dir: string, listener: (path: string) => void): Disposable;
 }

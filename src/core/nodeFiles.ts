@@ -27,6 +27,9 @@ export const nodeFiles: WorkspaceFiles = {
       throw err;
     }
   },
+  async realPath(p: string): Promise<string> {
+    return fs.realpath(p);
+  },
   watch(dir: string, listener: (p: string) => void): Disposable {
     const w = fsWatch(dir, { recursive: true }, (_event, file) => {
       listener(file ? path.join(dir, file.toString()) : dir);
