@@ -1,0 +1,131 @@
+/**
+ * Turns a conversation's nodes into the `ChatState` the webview shows: the current path with each
+ * message's siblings, model, usage, cost, retrieved-context chips and attachments. Pure.
+ */
+import type { ConversationNode, RagMetadata } from '../core/index';
+import type { Attachment, ChatState, ContextChip, MessageView, SiblingInfo } from '../shared/protocol';
+
+/** What `buildChatState` needs besides the nodes. */
+export interface ChatStateInput {
+  conversationId: string;
+  title: string;
+  currentNodeId: string;
+  nodes: readonly ConversationNode[];
+  totalCostUsd: number;
+  model: string;
+  provider: string;
+  busy: boolean;
+  restricted: boolean;
+}
+
+function position(id: string): number {
+  return Number(id.slice(id.lastIndexOf('.') + 1));
+}
+
+function siblingInfo(node: ConversationNode, siblings: readonly ConversationNode[]): SiblingInfo {
+  const ids = [...siblings].sort((a, b) => position(a.nodeId) - position(b.nodeId)).map((n) => n.nodeId);
+  const i = Math.max(0, ids.indexOf(node.nodeId));
+  return {
+    index: i + 1,
+    count: Math.max(1, ids.length),
+    prevNodeId: i > 0 ? ids[i - 1] : undefined,
+    nextNodeId: i < ids.length - 1 ? ids[i + 1] : undefined,
+  };
+}
+
+function ragEntries(metadata: Record<string, unknown>): RagMetadata[] {
+  const raw = metadata.ragMetadata ?? metadata.rag;
+  if (!raw || typeof raw !== 'object') return [];
+  const values = Array.isArray(raw) ? raw : Object.values(raw as Record<string, unknown>);
+  return values.filter((v): v is RagMetadata => !!v && typeof v === 'object' && Array.isArray((v as RagMetadata).results));
+}
+
+/** The context chips of a node: one per retrieved item that names a file. */
+export function chipsOf(node: ConversationNode): ContextChip[] {
+  const chips: ContextChip[] = [];
+  const seen = new Set<string>();
+  for (const rag of ragEntries(node.metadata ?? {})) {
+    for (const item of rag.results) {
+      if (!item.path) continue;
+      const key = `${item.path}:${item.startLine ?? ''}-${item.endLine ?? ''}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      chips.push({ path: item.path, startLine: item.startLine, endLine: item.endLine, score: item.score, source: rag.adapter });
+    }
+  }
+  return chips;
+}
+
+function attachmentsOf(node: ConversationNode): Attachment[] {
+  const raw = node.metadata?.attachments;
+  if (!Array.isArray(raw)) return [];
+  return raw
+    .filter((a): a is Attachment => !!a && typeof a === 'object' && typeof (a as Attachment).path === 'string')
+    .map((a) => ({ kind: a.kind === 'selection' ? 'selection' : 'file', path: a.path, startLine: a.startLine, endLine: a.endLine, language: a.language }));
+}
+
+function num(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' && v ? v : undefined;
+}
+
+/** One node as the webview shows it. The text the user typed is shown, not the rendered prompt. */
+export function messageView(node: ConversationNode, siblings: readonly ConversationNode[]): MessageView {
+  const md = node.metadata ?? {};
+  const usage = md.usage as MessageView['usage'] | undefined;
+  const displayText = str(md.displayText);
+  return {
+    nodeId: node.nodeId,
+    parentId: node.parentId,
+    role: node.message.role,
+    content: displayText ?? node.message.content,
+    thinking: node.message.thinking || undefined,
+    timestamp: node.timestamp,
+    branchName: node.branchName,
+    model: str(md.model),
+    usage: usage && typeof usage.totalTokens === 'number' ? usage : undefined,
+    costUsd: num(md.costUsd),
+    interrupted: md.interrupted === true ? true : undefined,
+    error: str(md.error) ?? (md.error && typeof md.error === 'object' ? str((md.error as { message?: unknown }).message) : undefined),
+    siblings: siblingInfo(node, siblings),
+    chips: chipsOf(node),
+    attachments: attachmentsOf(node),
+    promptName: node.promptName,
+  };
+}
+
+/** The whole chat state: the path from the root to the current node, without an empty root. */
+export function buildChatState(input: ChatStateInput): ChatState {
+  const byId = new Map(input.nodes.map((n) => [n.nodeId, n]));
+  const children = new Map<string, ConversationNode[]>();
+  for (const n of input.nodes) {
+    if (n.parentId === null) continue;
+    const list = children.get(n.parentId);
+    if (list) list.push(n);
+    else children.set(n.parentId, [n]);
+  }
+  const path: ConversationNode[] = [];
+  let id: string | null = byId.has(input.currentNodeId) ? input.currentNodeId : '';
+  while (id !== null) {
+    const node = byId.get(id);
+    if (!node) break;
+    path.push(node);
+    id = node.parentId;
+  }
+  path.reverse();
+  const shown = path.filter((n) => !(n.parentId === null && !n.message.content.trim()));
+  return {
+    conversationId: input.conversationId,
+    title: input.title,
+    currentNodeId: input.currentNodeId,
+    path: shown.map((n) => messageView(n, n.parentId === null ? [n] : children.get(n.parentId) ?? [n])),
+    totalCostUsd: input.totalCostUsd,
+    model: input.model,
+    provider: input.provider,
+    busy: input.busy,
+    restricted: input.restricted,
+  };
+}

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { noServerHint, parseSettings } from './settings';
+
+const from = (values: Record<string, unknown>) => (key: string) => values[key];
+
+describe('parseSettings', () => {
+  it('uses the defaults when nothing is set', () => {
+    const { settings, warnings } = parseSettings(from({}));
+    expect(warnings).toEqual([]);
+    expect(settings).toMatchObject({ provider: 'ollama', model: 'llama3.2', ollamaHost: 'http://127.0.0.1:11434', openaiBaseUrl: 'https://api.openai.com/v1', promptsFolder: 'prompts', ragMaxFileBytes: 1_000_000 });
+    expect(settings.maxHistory).toBeUndefined();
+  });
+
+  it('reads valid values and picks the provider default model', () => {
+    const { settings } = parseSettings(from({ provider: 'openai', 'openai.baseUrl': 'http://127.0.0.1:9999/v1/', 'context.maxHistory': 20, 'rag.exclude': ['dist/**', ' '], pricing: { m: { input: 1, output: 2 } } }));
+    expect(settings.model).toBe('gpt-4o-mini');
+    expect(settings.openaiBaseUrl).toBe('http://127.0.0.1:9999/v1');
+    expect(settings.maxHistory).toBe(20);
+    expect(settings.ragExclude).toEqual(['dist/**']);
+    expect(settings.pricing).toEqual({ m: { input: 1, output: 2 } });
+  });
+
+  it('ignores bad values with a warning that names the setting', () => {
+    const { settings, warnings } = parseSettings(from({ provider: 'claude', 'ollama.host': 'ftp://x', pricing: { m: { input: 'x' } }, 'prompts.folder': '../outside', 'context.maxTokens': -5 }));
+    expect(settings.provider).toBe('ollama');
+    expect(settings.ollamaHost).toBe('http://127.0.0.1:11434');
+    expect(settings.pricing).toEqual({});
+    expect(settings.promptsFolder).toBe('prompts');
+    expect(settings.maxTokens).toBeUndefined();
+    for (const key of ['arbor.provider', 'arbor.ollama.host', 'arbor.pricing["m"]', 'arbor.context.maxTokens', 'arbor.prompts.folder']) {
+      expect(warnings.some((w) => w.startsWith(key))).toBe(true);
+    }
+    expect(warnings).toHaveLength(5);
+  });
+
+  it('says how to fix a missing model server', () => {
+    const { settings } = parseSettings(from({ 'ollama.host': 'http://10.0.0.2:11434' }));
+    expect(noServerHint(settings, false)).toContain('Start Ollama at http://10.0.0.2:11434');
+    const openai = parseSettings(from({ provider: 'openai' })).settings;
+    expect(noServerHint(openai, false)).toContain('Set OpenAI API Key');
+  });
+});

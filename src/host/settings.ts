@@ -1,0 +1,141 @@
+/**
+ * Reads Arbor's settings into one typed object. Pure (no `vscode` import): the host passes a getter
+ * over `workspace.getConfiguration('arbor')`, tests pass a plain object, and bad values fall back to
+ * the defaults with a warning instead of breaking the extension.
+ */
+
+/** Which model server answers. */
+export type ProviderKind = 'ollama' | 'openai';
+
+/** USD per million tokens. */
+export interface ModelPrice {
+  input: number;
+  output: number;
+}
+
+/** Arbor's settings, validated. */
+export interface ArborSettings {
+  provider: ProviderKind;
+  /** The model named in settings, or the provider's default when none is. */
+  model: string;
+  ollamaHost: string;
+  openaiBaseUrl: string;
+  pricing: Record<string, ModelPrice>;
+  /** Undefined means no limit. */
+  maxHistory?: number;
+  maxTokens?: number;
+  promptsFolder: string;
+  ragInclude: string[];
+  ragExclude: string[];
+  ragMaxFileBytes: number;
+}
+
+/** The model used when `arbor.model` is empty. */
+export const DEFAULT_MODELS: Record<ProviderKind, string> = { ollama: 'llama3.2', openai: 'gpt-4o-mini' };
+
+export const DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434';
+export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
+export const DEFAULT_MAX_FILE_BYTES = 1_000_000;
+
+/** The settings and what was wrong with them. */
+export interface ParsedSettings {
+  settings: ArborSettings;
+  /** One line per setting that was ignored, naming the setting and the fix. */
+  warnings: string[];
+}
+
+function asUrl(value: unknown, fallback: string, key: string, warnings: string[]): string {
+  if (value === undefined || value === null || value === '') return fallback;
+  if (typeof value === 'string') {
+    try {
+      const url = new URL(value.trim());
+      if (url.protocol === 'http:' || url.protocol === 'https:') return value.trim().replace(/\/+$/, '');
+    } catch {
+      // fall through to the warning
+    }
+  }
+  warnings.push(`arbor.${key} must be an http(s) URL such as ${fallback}; using ${fallback}.`);
+  return fallback;
+}
+
+function asLimit(value: unknown, key: string, warnings: string[]): number | undefined {
+  if (value === undefined || value === null || value === 0) return undefined;
+  if (typeof value === 'number' && Number.isFinite(value) && value > 0) return Math.floor(value);
+  warnings.push(`arbor.${key} must be a positive number (0 for no limit); ignoring it.`);
+  return undefined;
+}
+
+function asStrings(value: unknown, key: string, warnings: string[]): string[] {
+  if (value === undefined || value === null) return [];
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value.map((v) => v.trim()).filter(Boolean);
+  warnings.push(`arbor.${key} must be a list of glob strings; ignoring it.`);
+  return [];
+}
+
+function asPricing(value: unknown, warnings: string[]): Record<string, ModelPrice> {
+  if (value === undefined || value === null) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    warnings.push('arbor.pricing must be an object of model → {input, output} in USD per million tokens; ignoring it.');
+    return {};
+  }
+  const out: Record<string, ModelPrice> = {};
+  for (const [model, price] of Object.entries(value as Record<string, unknown>)) {
+    const p = price as Partial<ModelPrice> | null;
+    if (p && typeof p.input === 'number' && typeof p.output === 'number' && p.input >= 0 && p.output >= 0) {
+      out[model] = { input: p.input, output: p.output };
+    } else {
+      warnings.push(`arbor.pricing["${model}"] needs numbers "input" and "output" (USD per million tokens); ignoring it.`);
+    }
+  }
+  return out;
+}
+
+/** Turns raw setting values (keys as in `Settings`, e.g. `ollama.host`) into validated settings. */
+export function parseSettings(get: (key: string) => unknown): ParsedSettings {
+  const warnings: string[] = [];
+  const rawProvider = get('provider');
+  let provider: ProviderKind = 'ollama';
+  if (rawProvider === 'openai' || rawProvider === 'ollama') provider = rawProvider;
+  else if (rawProvider !== undefined && rawProvider !== null && rawProvider !== '') {
+    warnings.push(`arbor.provider must be "ollama" or "openai", not ${JSON.stringify(rawProvider)}; using ollama.`);
+  }
+  const rawModel = get('model');
+  const model = typeof rawModel === 'string' && rawModel.trim() ? rawModel.trim() : DEFAULT_MODELS[provider];
+  const rawFolder = get('prompts.folder');
+  let promptsFolder = 'prompts';
+  if (typeof rawFolder === 'string' && rawFolder.trim()) {
+    const folder = rawFolder.trim().replace(/\\/g, '/').replace(/\/+$/, '');
+    if (folder.split('/').includes('..')) warnings.push('arbor.prompts.folder must stay inside the workspace; using "prompts".');
+    else promptsFolder = folder;
+  }
+  const rawMax = get('rag.maxFileBytes');
+  let ragMaxFileBytes = DEFAULT_MAX_FILE_BYTES;
+  if (typeof rawMax === 'number' && Number.isFinite(rawMax) && rawMax > 0) ragMaxFileBytes = Math.floor(rawMax);
+  else if (rawMax !== undefined && rawMax !== null) warnings.push(`arbor.rag.maxFileBytes must be a positive number; using ${DEFAULT_MAX_FILE_BYTES}.`);
+  return {
+    settings: {
+      provider,
+      model,
+      ollamaHost: asUrl(get('ollama.host'), DEFAULT_OLLAMA_HOST, 'ollama.host', warnings),
+      openaiBaseUrl: asUrl(get('openai.baseUrl'), DEFAULT_OPENAI_BASE_URL, 'openai.baseUrl', warnings),
+      pricing: asPricing(get('pricing'), warnings),
+      maxHistory: asLimit(get('context.maxHistory'), 'context.maxHistory', warnings),
+      maxTokens: asLimit(get('context.maxTokens'), 'context.maxTokens', warnings),
+      promptsFolder,
+      ragInclude: asStrings(get('rag.include'), 'rag.include', warnings),
+      ragExclude: asStrings(get('rag.exclude'), 'rag.exclude', warnings),
+      ragMaxFileBytes,
+    },
+    warnings,
+  };
+}
+
+/** The plain-language fix shown when no model server answers. */
+export function noServerHint(settings: ArborSettings, hasApiKey: boolean): string {
+  if (settings.provider === 'openai') {
+    return hasApiKey
+      ? `Check that ${settings.openaiBaseUrl} is reachable and the key is valid (Arbor: Set OpenAI API Key).`
+      : 'Set an OpenAI API key with "Arbor: Set OpenAI API Key", or switch arbor.provider to "ollama".';
+  }
+  return `Start Ollama at ${settings.ollamaHost} (run "ollama serve", then "ollama pull ${settings.model}"), or set arbor.provider to "openai" and run "Arbor: Set OpenAI API Key".`;
+}

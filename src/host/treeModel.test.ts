@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import type { ConversationNode, Role } from '../core/index';
+import { branchTip, buildRuns, conversationEntry, conversationTitle, findRun } from './treeModel';
+
+function node(nodeId: string, role: Role, content: string, extra: Partial<ConversationNode> = {}): ConversationNode {
+  const dot = nodeId.lastIndexOf('.');
+  const parentId = nodeId === '' ? null : dot < 0 ? '' : nodeId.slice(0, dot);
+  return { nodeId, parentId, message: { role, content }, timestamp: '2026-01-01T00:00:00.000Z', metadata: {}, ...extra };
+}
+
+const root = node('', 'system', '');
+
+describe('buildRuns', () => {
+  it('shows a chain with no fork as one run with a message count', () => {
+    const nodes = [root, node('0', 'user', 'Help me design a cache\nwith TTL'), node('0.0', 'assistant', 'Sure'), node('0.0.0', 'user', 'More'), node('0.0.0.0', 'assistant', 'Ok')];
+    const runs = buildRuns('c1', nodes, '0.0.0.0');
+    expect(runs).toHaveLength(1);
+    expect(runs[0].label).toBe('You: Help me design a cache');
+    expect(runs[0].nodeIds).toEqual(['0', '0.0', '0.0.0', '0.0.0.0']);
+    expect(runs[0].description).toContain('4 messages');
+    expect(runs[0].description).toContain('current');
+    expect(runs[0].isCurrent).toBe(true);
+    expect(runs[0].children).toEqual([]);
+  });
+
+  it('splits at a fork into one child run per sibling, each with its own continuation', () => {
+    const nodes = [
+      root,
+      node('0', 'user', 'Q'),
+      node('0.0', 'assistant', 'A1'),
+      node('0.1', 'assistant', 'A2', { branchName: 'retry' }),
+      node('0.1.0', 'user', 'follow up'),
+    ];
+    const runs = buildRuns('c1', nodes, '0.0');
+    expect(runs).toHaveLength(1);
+    expect(runs[0].nodeIds).toEqual(['0']);
+    expect(runs[0].children.map((r) => r.nodeIds)).toEqual([['0.0'], ['0.1', '0.1.0']]);
+    expect(runs[0].children[1].branchName).toBe('retry');
+    expect(runs[0].children[1].description).toContain('retry');
+    expect(runs[0].children[0].isCurrent).toBe(true);
+    expect(runs[0].children[1].isCurrent).toBe(false);
+    expect(runs[0].onCurrentPath).toBe(true);
+    expect(runs[0].children[1].onCurrentPath).toBe(false);
+  });
+
+  it('shows sibling first messages at the top and a non-empty system root as its own run', () => {
+    const top = buildRuns('c', [root, node('0', 'user', 'one'), node('1', 'user', 'two')], '1');
+    expect(top.map((r) => r.label)).toEqual(['You: one', 'You: two']);
+    const withSystem = buildRuns('c', [node('', 'system', 'Be terse'), node('0', 'user', 'hi')], '0');
+    expect(withSystem).toHaveLength(1);
+    expect(withSystem[0].label).toBe('System: Be terse');
+    expect(withSystem[0].nodeIds).toEqual(['', '0']);
+  });
+
+  it('orders siblings by position, not by string order', () => {
+    const nodes = [root, node('0', 'user', 'q'), ...Array.from({ length: 11 }, (_, i) => node(`0.${i}`, 'assistant', `a${i}`))];
+    const runs = buildRuns('c', nodes.reverse(), '0');
+    expect(runs[0].children.map((r) => r.firstNodeId).slice(-2)).toEqual(['0.9', '0.10']);
+  });
+
+  it('finds the run of a node and the tip of a branch', () => {
+    const nodes = [root, node('0', 'user', 'q'), node('0.0', 'assistant', 'a'), node('0.1', 'assistant', 'b'), node('0.1.0', 'user', 'c'), node('0.1.1', 'user', 'd')];
+    const runs = buildRuns('c', nodes, '0');
+    expect(findRun(runs, '0.1.1')?.firstNodeId).toBe('0.1.1');
+    expect(findRun(runs, '0.0')?.nodeIds).toEqual(['0.0']);
+    expect(findRun(runs, '9')).toBeUndefined();
+    expect(branchTip(nodes, '0')).toBe('0.1.1');
+    expect(branchTip(nodes, '0.0')).toBe('0.0');
+  });
+});
+
+describe('conversationEntry', () => {
+  it('shows title, relative time, message count without the root, and cost', () => {
+    const now = Date.parse('2026-01-01T01:00:00Z');
+    const entry = conversationEntry(
+      { conversationId: 'x', metadata: { title: 'Cache design', totalCostUsd: 0.0123 }, createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-01T00:55:00Z', nodeCount: 7 },
+      now,
+    );
+    expect(entry.label).toBe('Cache design');
+    expect(entry.description).toBe('5 min ago · 6 messages · $0.012');
+  });
+
+  it('falls back to the first message, then a placeholder, for the title', () => {
+    expect(conversationTitle({}, '\n  Explain   this\nplease')).toBe('Explain this');
+    expect(conversationTitle({})).toBe('New conversation');
+  });
+});

@@ -1,0 +1,167 @@
+/**
+ * Shapes a conversation's nodes into what the sidebar shows: a chain of messages with no fork is
+ * one "run" item, whose children are the runs that start where it forks. Pure, so the shaping is
+ * unit tested without VS Code; `treeView.ts` turns these entries into `TreeItem`s.
+ */
+import type { ConversationNode, ConversationSummary, Role } from '../core/index';
+import { firstLine, formatCost, messageCount, relativeTime, roleName } from './labels';
+
+/** A chain of nodes, each the only child of the one before, shown as one tree item. */
+export interface RunEntry {
+  kind: 'run';
+  conversationId: string;
+  /** Node ids from the first to the last message of the run. */
+  nodeIds: string[];
+  firstNodeId: string;
+  lastNodeId: string;
+  role: Role;
+  /** "You: Help me design…". */
+  label: string;
+  /** "6 messages · my-branch · current". */
+  description: string;
+  tooltip: string;
+  branchName?: string;
+  /** The current node is in this run. */
+  isCurrent: boolean;
+  /** The current node is in this run or below it, so the item opens expanded. */
+  onCurrentPath: boolean;
+  /** The runs that start where this one forks (empty at a leaf). */
+  children: RunEntry[];
+}
+
+/** A conversation at the top level of the tree. */
+export interface ConversationEntry {
+  kind: 'conversation';
+  conversationId: string;
+  label: string;
+  description: string;
+  tooltip: string;
+}
+
+/** Anything the Conversations tree shows. */
+export type TreeEntry = ConversationEntry | RunEntry;
+
+/** The cost recorded on a node, in USD (the manager stores it in `metadata.costUsd`). */
+export function nodeCost(node: ConversationNode): number {
+  const c = node.metadata?.costUsd;
+  return typeof c === 'number' && Number.isFinite(c) ? c : 0;
+}
+
+/** The title of a conversation: its `metadata.title`, else the first line of its first user message. */
+export function conversationTitle(metadata: Record<string, unknown>, firstUserText?: string): string {
+  const t = metadata.title;
+  if (typeof t === 'string' && t.trim()) return firstLine(t, 80);
+  if (firstUserText && firstUserText.trim()) return firstLine(firstUserText, 60);
+  return 'New conversation';
+}
+
+/** The top-level item of one conversation: title, then relative time, message count and cost. */
+export function conversationEntry(summary: ConversationSummary, now: number = Date.now()): ConversationEntry {
+  const messages = Math.max(0, summary.nodeCount - 1);
+  const cost = typeof summary.metadata.totalCostUsd === 'number' ? summary.metadata.totalCostUsd : undefined;
+  const title = conversationTitle(summary.metadata, typeof summary.metadata.firstMessage === 'string' ? summary.metadata.firstMessage : undefined);
+  const parts = [relativeTime(summary.updatedAt, now), messageCount(messages), formatCost(cost)].filter(Boolean);
+  return {
+    kind: 'conversation',
+    conversationId: summary.conversationId,
+    label: title,
+    description: parts.join(' · '),
+    tooltip: `${title}\nUpdated ${new Date(summary.updatedAt).toLocaleString()}\n${messageCount(messages)}${cost ? `\nCost ${formatCost(cost)}` : ''}`,
+  };
+}
+
+function childrenMap(nodes: readonly ConversationNode[]): Map<string, ConversationNode[]> {
+  const map = new Map<string, ConversationNode[]>();
+  for (const node of nodes) {
+    if (node.parentId === null) continue;
+    const list = map.get(node.parentId);
+    if (list) list.push(node);
+    else map.set(node.parentId, [node]);
+  }
+  const position = (id: string) => Number(id.slice(id.lastIndexOf('.') + 1));
+  for (const list of map.values()) list.sort((a, b) => position(a.nodeId) - position(b.nodeId));
+  return map;
+}
+
+function isAncestorOrSelf(ancestorId: string, nodeId: string): boolean {
+  return ancestorId === '' || nodeId === ancestorId || nodeId.startsWith(`${ancestorId}.`);
+}
+
+function buildRun(
+  conversationId: string,
+  start: ConversationNode,
+  children: Map<string, ConversationNode[]>,
+  currentNodeId: string,
+): RunEntry {
+  const run = [start];
+  let last = start;
+  for (;;) {
+    const next = children.get(last.nodeId) ?? [];
+    if (next.length !== 1) break;
+    last = next[0];
+    run.push(last);
+  }
+  const nodeIds = run.map((n) => n.nodeId);
+  const isCurrent = nodeIds.includes(currentNodeId);
+  const branchName = run.find((n) => n.branchName)?.branchName;
+  const head = `${roleName(start.message.role)}: ${firstLine(start.message.content) || '(empty)'}`;
+  const cost = run.reduce((sum, n) => sum + nodeCost(n), 0);
+  const description = [
+    run.length > 1 ? messageCount(run.length) : '',
+    branchName ?? '',
+    formatCost(cost),
+    isCurrent ? '● current' : '',
+  ].filter(Boolean).join(' · ');
+  const tooltip = run
+    .slice(0, 6)
+    .map((n) => `${roleName(n.message.role)}: ${firstLine(n.message.content, 100)}${n.nodeId === currentNodeId ? '  ← current' : ''}`)
+    .concat(run.length > 6 ? [`… ${run.length - 6} more`] : [])
+    .join('\n');
+  return {
+    kind: 'run',
+    conversationId,
+    nodeIds,
+    firstNodeId: start.nodeId,
+    lastNodeId: last.nodeId,
+    role: start.message.role,
+    label: head,
+    description,
+    tooltip,
+    branchName,
+    isCurrent,
+    onCurrentPath: isAncestorOrSelf(start.nodeId, currentNodeId),
+    children: (children.get(last.nodeId) ?? []).map((c) => buildRun(conversationId, c, children, currentNodeId)),
+  };
+}
+
+/**
+ * The runs at the top of a conversation's message tree. The root is shown only when it holds a
+ * system prompt; an empty root is skipped, so its children (the first user messages) are the top.
+ */
+export function buildRuns(conversationId: string, nodes: readonly ConversationNode[], currentNodeId: string): RunEntry[] {
+  const root = nodes.find((n) => n.parentId === null);
+  if (!root) return [];
+  const children = childrenMap(nodes);
+  if (root.message.content.trim()) return [buildRun(conversationId, root, children, currentNodeId)];
+  return (children.get(root.nodeId) ?? []).map((c) => buildRun(conversationId, c, children, currentNodeId));
+}
+
+/** Finds the run that contains `nodeId`, searching depth first. */
+export function findRun(runs: readonly RunEntry[], nodeId: string): RunEntry | undefined {
+  for (const run of runs) {
+    if (run.nodeIds.includes(nodeId)) return run;
+    if (isAncestorOrSelf(run.lastNodeId, nodeId)) return findRun(run.children, nodeId);
+  }
+  return undefined;
+}
+
+/** The deepest node reached by always following the newest child from `nodeId`: a branch's tip. */
+export function branchTip(nodes: readonly ConversationNode[], nodeId: string): string {
+  const children = childrenMap(nodes);
+  let id = nodeId;
+  for (;;) {
+    const next = children.get(id);
+    if (!next || next.length === 0) return id;
+    id = next[next.length - 1].nodeId;
+  }
+}
