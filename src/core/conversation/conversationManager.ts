@@ -1,0 +1,553 @@
+import { randomUUID } from 'node:crypto';
+import { ConversationNotFoundError, InvalidArgumentError, InvalidOperationError, NodeNotFoundError, ProviderError } from '../errors';
+import type { CompletionOptions, LLMProvider } from '../llm/provider';
+import type { ConversationPromptBuilder, RagConfig, RagMetadata } from '../prompts/types';
+import type { ConversationChange, ConversationStorage } from '../storage/storage';
+import { applyContextWindow, roughMessageTokens, type ContextWindowResult, type MessageTokenEstimator } from './contextWindow';
+import { ConversationTree, ROOT_NODE_ID, isSelfOrAncestor } from './conversationTree';
+import { Emitter, type ArborEvent } from './emitter';
+import { fromDataknobsDict, toDataknobsDict, type DataknobsConversationDict } from './exchange';
+import { conversationToMarkdown, type MarkdownExportOptions } from './markdownExport';
+import { collectCachedRag, renderMessage } from './messageRendering';
+import { runRequestMiddleware, runResponseMiddleware, type ConversationMiddleware, type MiddlewareState } from './middleware/middleware';
+import { SerialQueue } from './serialQueue';
+import { StreamAccumulator } from './streamAccumulator';
+import type { ConversationNode, ConversationState, LLMMessage, LLMResponse, LLMStreamChunk, Role, ToolCall, ToolDefinition } from './types';
+
+/** What every manager needs: the model, the store, and how requests are built. */
+export interface ConversationManagerOptions {
+  llm: LLMProvider;
+  storage: ConversationStorage;
+  promptBuilder?: ConversationPromptBuilder;
+  middleware?: ConversationMiddleware[];
+  /** Store what each prompt's retrieval found on its node (`metadata.ragMetadata`). */
+  cacheRagResults?: boolean;
+  /** Reuse stored retrievals of the same prompt and role from any branch instead of searching again. */
+  reuseRagOnBranch?: boolean;
+  /** Most non-system messages per request (context window). */
+  maxHistory?: number;
+  /** Most estimated tokens per request (context window). */
+  maxContextTokens?: number;
+  /** Token estimate per message for the context window and the UI. */
+  estimateTokens?: MessageTokenEstimator;
+}
+
+/** Options of `ConversationManager.create`. */
+export interface CreateConversationOptions extends ConversationManagerOptions {
+  systemPrompt?: string;
+  systemPromptName?: string;
+  systemParams?: Record<string, unknown>;
+  metadata?: Record<string, unknown>;
+  conversationId?: string;
+}
+
+/** A message to add. Give `content`, or `promptName` to render a template from the prompt library. */
+export interface AddMessageOptions {
+  role: Role;
+  content?: string;
+  promptName?: string;
+  params?: Record<string, unknown>;
+  includeRag?: boolean;
+  ragConfigs?: RagConfig[];
+  metadata?: Record<string, unknown>;
+  name?: string;
+  toolCallId?: string;
+  toolCalls?: ToolCall[];
+  /** Store `content` exactly as typed instead of rendering it as a template. */
+  raw?: boolean;
+}
+
+/** Per-call model settings that override the provider's. */
+export interface ConfigOverrides {
+  model?: string;
+  temperature?: number;
+  maxTokens?: number;
+  topP?: number;
+  stop?: string[];
+  seed?: number;
+}
+
+/** Options of `complete` and `streamComplete`. */
+export interface CompleteOptions {
+  branchName?: string;
+  /** Merged into the new assistant node's metadata. */
+  metadata?: Record<string, unknown>;
+  configOverrides?: ConfigOverrides;
+  /** System prompt for this call only; the stored root is unchanged. */
+  systemPromptOverride?: string;
+  tools?: ToolDefinition[];
+  signal?: AbortSignal;
+}
+
+/** A child of a node, as the branch picker shows it. */
+export interface BranchInfo {
+  nodeId: string;
+  branchName?: string;
+  role: Role;
+  /** The first 100 characters of the message. */
+  preview: string;
+  timestamp: string;
+}
+
+/** What changed in a conversation; the extension's views listen to it. */
+export interface ConversationChangeEvent {
+  conversationId: string;
+  kind: 'nodeAdded' | 'nodeUpdated' | 'branchDeleted' | 'currentChanged' | 'metadataChanged';
+  nodeIds: string[];
+  currentNodeId: string;
+}
+
+interface PreparedCall {
+  parentId: string;
+  messages: LLMMessage[];
+  callOptions: CompletionOptions;
+  state: MiddlewareState;
+  droppedCount: number;
+}
+
+const clone = <T>(value: T): T => structuredClone(value);
+
+function byTime(a: ConversationNode, b: ConversationNode): number {
+  return a.timestamp.localeCompare(b.timestamp) || a.nodeId.split('.').length - b.nodeId.split('.').length || a.nodeId.localeCompare(b.nodeId);
+}
+
+function costOf(node: ConversationNode): number {
+  const cost = node.metadata.costUsd;
+  return typeof cost === 'number' && Number.isFinite(cost) ? cost : 0;
+}
+
+/**
+ * A conversation as a tree of messages: add messages, ask the model, branch from any node, and
+ * every change is written to storage (one node at a time) before the method returns.
+ */
+export class ConversationManager {
+  private readonly tree: ConversationTree;
+  private current: string;
+  private metadata: Record<string, unknown>;
+  private readonly createdAt: string;
+  private updatedAt: string;
+  private readonly queue = new SerialQueue();
+  private readonly changeEmitter = new Emitter<ConversationChangeEvent>();
+
+  /** Fires after each change has been persisted. */
+  readonly onDidChange: ArborEvent<ConversationChangeEvent> = this.changeEmitter.event;
+  readonly conversationId: string;
+
+  private constructor(state: ConversationState, private readonly options: ConversationManagerOptions) {
+    this.conversationId = state.conversationId;
+    this.tree = new ConversationTree(clone(state.nodes), state.tombstones);
+    if (!this.tree.has(ROOT_NODE_ID)) {
+      throw new InvalidArgumentError(`Conversation "${state.conversationId}" has no root node ("").`);
+    }
+    this.current = this.tree.has(state.currentNodeId) ? state.currentNodeId : ROOT_NODE_ID;
+    this.metadata = clone(state.metadata);
+    this.createdAt = state.createdAt;
+    this.updatedAt = state.updatedAt;
+  }
+
+  /** Starts a new conversation and saves it; the root holds the system prompt, or is empty. */
+  static async create(options: CreateConversationOptions): Promise<ConversationManager> {
+    const conversationId = options.conversationId ?? randomUUID();
+    if (options.conversationId !== undefined && (await options.storage.loadConversation(conversationId))) {
+      throw new InvalidOperationError(`Conversation "${conversationId}" already exists; open it with ConversationManager.resume or pick another id.`);
+    }
+    const now = new Date().toISOString();
+    let root: ConversationNode = { nodeId: ROOT_NODE_ID, parentId: null, message: { role: 'system', content: '' }, timestamp: now, metadata: {} };
+    if (options.systemPromptName !== undefined || options.systemPrompt !== undefined) {
+      const rendered = await renderMessage(
+        options.promptBuilder,
+        { role: 'system', content: options.systemPrompt, promptName: options.systemPromptName, params: options.systemParams },
+        { cacheRagResults: options.cacheRagResults ?? false },
+      );
+      root = { ...root, message: { role: 'system', content: rendered.content }, metadata: rendered.metadata };
+      if (rendered.promptName !== undefined) root.promptName = rendered.promptName;
+    }
+    const state: ConversationState = {
+      conversationId,
+      nodes: [root],
+      currentNodeId: ROOT_NODE_ID,
+      metadata: clone(options.metadata ?? {}),
+      tombstones: [],
+      createdAt: now,
+      updatedAt: now,
+    };
+    await options.storage.saveConversation(state);
+    return new ConversationManager(state, options);
+  }
+
+  /** Opens a stored conversation where it was left; `ConversationNotFoundError` when there is none. */
+  static async resume(conversationId: string, options: ConversationManagerOptions): Promise<ConversationManager> {
+    const state = await options.storage.loadConversation(conversationId);
+    if (!state) {
+      throw new ConversationNotFoundError(conversationId);
+    }
+    return new ConversationManager(state, options);
+  }
+
+  /**
+   * Stores a conversation exported by `exportJson` or written by dataknobs and opens it. Refuses to
+   * overwrite a stored conversation with the same id: pass `conversationId` to import a copy.
+   */
+  static async importJson(obj: unknown, options: ConversationManagerOptions & { conversationId?: string }): Promise<ConversationManager> {
+    const state = fromDataknobsDict(obj);
+    if (options.conversationId !== undefined) state.conversationId = options.conversationId;
+    if (await options.storage.loadConversation(state.conversationId)) {
+      throw new InvalidOperationError(
+        `Conversation "${state.conversationId}" is already stored; pass a new conversationId to import it as a copy.`,
+      );
+    }
+    await options.storage.saveConversation(state);
+    return new ConversationManager(state, options);
+  }
+
+  /** The node the next message will be added under. */
+  get currentNodeId(): string {
+    return this.current;
+  }
+
+  /** Adds a message as a child of the current node and moves to it. */
+  addMessage(input: AddMessageOptions): Promise<ConversationNode> {
+    if (input.content === undefined && input.promptName === undefined) {
+      return Promise.reject(new InvalidArgumentError('addMessage needs content or a promptName.'));
+    }
+    return this.queue.run(async () => {
+      const cachedRag = this.options.reuseRagOnBranch ? collectCachedRag(this.tree.all(), input.promptName, input.role) : undefined;
+      const rendered = await renderMessage(this.options.promptBuilder, input, { cacheRagResults: this.options.cacheRagResults ?? false, cachedRag });
+      const message: LLMMessage = { role: input.role, content: rendered.content };
+      if (input.name !== undefined) message.name = input.name;
+      if (input.toolCallId !== undefined) message.toolCallId = input.toolCallId;
+      if (input.toolCalls?.length) message.toolCalls = clone(input.toolCalls);
+      const node: ConversationNode = {
+        nodeId: this.tree.nextChildId(this.current),
+        parentId: this.current,
+        message,
+        timestamp: new Date().toISOString(),
+        metadata: { ...clone(input.metadata ?? {}), ...rendered.metadata },
+      };
+      if (rendered.promptName !== undefined) node.promptName = rendered.promptName;
+      await this.commitNewNode(node);
+      return clone(node);
+    });
+  }
+
+  /** Asks the model to answer the path root→current and adds the answer as a child of the current node. */
+  complete(options: CompleteOptions = {}): Promise<LLMResponse> {
+    return this.queue.run(async () => {
+      const prepared = await this.prepareCall(options);
+      const raw = await this.options.llm.complete(prepared.messages, prepared.callOptions);
+      const response = await runResponseMiddleware(this.middleware, raw, prepared.state);
+      return this.attachAnswer(prepared, response, options, {});
+    });
+  }
+
+  /**
+   * Streams the model's answer. A normal end adds the node as `complete` does; a consumer that stops
+   * early, an aborted signal or a failed stream still saves the text received so far, with
+   * `metadata.interrupted` (and `metadata.error`), then re-throws the failure (a `break` just ends).
+   * The generator's return value is the final response.
+   */
+  async *streamComplete(options: CompleteOptions = {}): AsyncGenerator<LLMStreamChunk, LLMResponse | undefined> {
+    const prepared = await this.queue.run(() => this.prepareCall(options));
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(options.signal?.reason);
+    if (options.signal?.aborted) onAbort();
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    const acc = new StreamAccumulator();
+    let ended = false;
+    let failure: unknown;
+    let failed = false;
+    try {
+      for await (const chunk of this.options.llm.stream(prepared.messages, { ...prepared.callOptions, signal: controller.signal })) {
+        acc.add(chunk);
+        yield chunk;
+      }
+      if (options.signal?.aborted) {
+        throw new ProviderError('The request was cancelled before the answer was complete.', { kind: 'aborted', retryable: true, provider: this.options.llm.name });
+      }
+      ended = true;
+    } catch (error) {
+      failed = true;
+      failure = error;
+    } finally {
+      options.signal?.removeEventListener('abort', onAbort);
+      if (!ended) {
+        controller.abort();
+        if (acc.hasOutput) {
+          const partial = acc.toResponse(prepared.callOptions.model ?? this.options.llm.model, failed ? 'error' : 'aborted');
+          const extra: Record<string, unknown> = { interrupted: true };
+          if (failed) extra.error = failure instanceof Error ? failure.message : String(failure);
+          await this.queue.run(() => this.attachAnswer(prepared, partial, options, extra));
+        }
+      }
+    }
+    if (failed) throw failure;
+    const response = await runResponseMiddleware(this.middleware, acc.toResponse(prepared.callOptions.model ?? this.options.llm.model), prepared.state);
+    return this.queue.run(() => this.attachAnswer(prepared, response, options, {}));
+  }
+
+  /** Moves the current position to any node (`NodeNotFoundError` for an unknown id). */
+  switchToNode(nodeId: string): Promise<void> {
+    return this.queue.run(async () => {
+      this.requireNode(nodeId);
+      await this.persist({ currentNodeId: nodeId });
+      this.current = nodeId;
+      this.notify('currentChanged', [nodeId]);
+    });
+  }
+
+  /** Moves to the parent of `siblingNodeId`, so that the next message becomes its sibling. */
+  branchFrom(siblingNodeId: string): Promise<void> {
+    return this.queue.run(async () => {
+      const node = this.requireNode(siblingNodeId);
+      if (node.parentId === null) {
+        throw new InvalidOperationError('The root node has no siblings: branch from one of its children instead.');
+      }
+      await this.persist({ currentNodeId: node.parentId });
+      this.current = node.parentId;
+      this.notify('currentChanged', [node.parentId]);
+    });
+  }
+
+  /** The children of a node (default: the current one), for choosing a branch. */
+  getBranches(nodeId: string = this.current): BranchInfo[] {
+    this.requireNode(nodeId);
+    return this.tree.children(nodeId).map((child) => ({
+      nodeId: child.nodeId,
+      ...(child.branchName !== undefined ? { branchName: child.branchName } : {}),
+      role: child.message.role,
+      preview: child.message.content.slice(0, 100),
+      timestamp: child.timestamp,
+    }));
+  }
+
+  /** The messages root→current that a request would carry before the context window (an empty root is left out). */
+  getHistory(): LLMMessage[] {
+    return this.pathMessages(this.current).map(clone);
+  }
+
+  /** The nodes root→current, the root included. */
+  getCurrentNodes(): ConversationNode[] {
+    return this.tree.path(this.current).map(clone);
+  }
+
+  /** Every node of every branch, oldest first. */
+  getAllNodes(): ConversationNode[] {
+    return this.tree.all().sort(byTime).map(clone);
+  }
+
+  getNode(nodeId: string): ConversationNode {
+    return clone(this.requireNode(nodeId));
+  }
+
+  /** The cost in USD of every model call on every branch. */
+  getTotalCost(): number {
+    return this.tree.all().reduce((sum, n) => sum + costOf(n), 0);
+  }
+
+  /** The cost in USD of the calls on the path root→node (default: the current node). */
+  getCostByBranch(nodeId: string = this.current): number {
+    this.requireNode(nodeId);
+    return this.tree.path(nodeId).reduce((sum, n) => sum + costOf(n), 0);
+  }
+
+  /** The retrievals stored on a node (default: the current one), by placeholder. */
+  getRagMetadata(nodeId: string = this.current): Record<string, RagMetadata> | undefined {
+    const stored = this.requireNode(nodeId).metadata.ragMetadata;
+    return stored && typeof stored === 'object' ? clone(stored as Record<string, RagMetadata>) : undefined;
+  }
+
+  /** Sets one metadata key (`undefined` removes it) or merges a record into the conversation's metadata. */
+  setMetadata(keyOrValues: string | Record<string, unknown>, value?: unknown): Promise<void> {
+    return this.queue.run(async () => {
+      const updates = typeof keyOrValues === 'string' ? { [keyOrValues]: value } : keyOrValues;
+      const next = { ...this.metadata };
+      for (const [key, v] of Object.entries(updates)) {
+        if (v === undefined) delete next[key];
+        else next[key] = clone(v);
+      }
+      await this.persist({ metadata: next });
+      this.metadata = next;
+      this.notify('metadataChanged', []);
+    });
+  }
+
+  /** One metadata value, or a copy of all of it. */
+  getMetadata(key?: string): unknown {
+    return clone(key === undefined ? this.metadata : this.metadata[key]);
+  }
+
+  /** Names (or with an empty name, unnames) the branch that starts at `nodeId`. */
+  renameBranch(nodeId: string, name: string): Promise<void> {
+    return this.queue.run(async () => {
+      const updated = { ...this.requireNode(nodeId) };
+      if (name.trim() === '') delete updated.branchName;
+      else updated.branchName = name;
+      await this.persist({ upsertNodes: [updated] });
+      this.tree.replace(updated);
+      this.notify('nodeUpdated', [nodeId]);
+    });
+  }
+
+  /**
+   * Removes `nodeId` and everything below it; its id is never given again. When the current node
+   * is inside, the current position moves to the deleted node's parent.
+   */
+  deleteBranch(nodeId: string): Promise<void> {
+    return this.queue.run(async () => {
+      const node = this.requireNode(nodeId);
+      if (node.parentId === null) {
+        throw new InvalidOperationError('The root node cannot be deleted; delete the conversation instead.');
+      }
+      const removed = this.tree.subtree(nodeId).map((n) => n.nodeId);
+      const tombstones = [...this.tree.tombstones.filter((t) => !isSelfOrAncestor(nodeId, t)), nodeId];
+      const nextCurrent = isSelfOrAncestor(nodeId, this.current) ? node.parentId : this.current;
+      await this.persist({ deleteNodeIds: removed, tombstones, currentNodeId: nextCurrent });
+      this.tree.removeSubtree(nodeId);
+      this.current = nextCurrent;
+      this.notify('branchDeleted', removed);
+    });
+  }
+
+  /** Copies this conversation (or its path root→`upToNodeId`) under a new id and opens the copy. */
+  fork(newConversationId: string = randomUUID(), forkOptions: { upToNodeId?: string } = {}): Promise<ConversationManager> {
+    return this.queue.run(async () => {
+      if (forkOptions.upToNodeId !== undefined) this.requireNode(forkOptions.upToNodeId);
+      const state = await this.options.storage.forkConversation(this.conversationId, newConversationId, forkOptions);
+      return new ConversationManager(state, this.options);
+    });
+  }
+
+  /** The whole conversation as stored. */
+  toState(): ConversationState {
+    return {
+      conversationId: this.conversationId,
+      nodes: this.tree.all().map(clone),
+      currentNodeId: this.current,
+      metadata: clone(this.metadata),
+      tombstones: [...this.tree.tombstones],
+      createdAt: this.createdAt,
+      updatedAt: this.updatedAt,
+    };
+  }
+
+  /** The conversation in the dataknobs `ConversationState.to_dict()` shape. */
+  exportJson(): DataknobsConversationDict {
+    return toDataknobsDict(this.toState());
+  }
+
+  /** The current path, or every branch, as Markdown. */
+  exportMarkdown(options: MarkdownExportOptions = {}): string {
+    return conversationToMarkdown(this.toState(), options);
+  }
+
+  /** Estimated tokens of messages (default: the current history), in total and per message. */
+  estimateTokens(messages: LLMMessage[] = this.getHistory()): { total: number; perMessage: number[] } {
+    const perMessage = messages.map((m) => this.estimator(m));
+    return { total: perMessage.reduce((a, b) => a + b, 0), perMessage };
+  }
+
+  /** What the context window would send from the current history, with per-message estimates. */
+  getContextWindow(): ContextWindowResult {
+    return applyContextWindow(this.pathMessages(this.current), this.windowOptions());
+  }
+
+  private get middleware(): readonly ConversationMiddleware[] {
+    return this.options.middleware ?? [];
+  }
+
+  private get estimator(): MessageTokenEstimator {
+    return this.options.estimateTokens ?? roughMessageTokens;
+  }
+
+  private windowOptions() {
+    return { maxHistory: this.options.maxHistory, maxContextTokens: this.options.maxContextTokens, estimate: this.estimator };
+  }
+
+  private requireNode(nodeId: string): ConversationNode {
+    if (!this.tree.has(nodeId)) {
+      throw new NodeNotFoundError(nodeId, this.conversationId);
+    }
+    return this.tree.get(nodeId);
+  }
+
+  private pathMessages(nodeId: string): LLMMessage[] {
+    return this.tree
+      .path(nodeId)
+      .filter((n) => !(n.nodeId === ROOT_NODE_ID && n.message.content === ''))
+      .map((n) => n.message);
+  }
+
+  private async prepareCall(options: CompleteOptions): Promise<PreparedCall> {
+    if (this.current === ROOT_NODE_ID) {
+      throw new InvalidOperationError('There are no messages to answer yet: add a user message first.');
+    }
+    let messages = this.pathMessages(this.current).map(clone);
+    if (options.systemPromptOverride !== undefined) {
+      const rootIsSent = this.tree.root.message.content !== '';
+      const system: LLMMessage = { role: 'system', content: options.systemPromptOverride };
+      messages = rootIsSent ? [system, ...messages.slice(1)] : [system, ...messages];
+    }
+    const window = applyContextWindow(messages, this.windowOptions());
+    const state: MiddlewareState = { conversationId: this.conversationId, currentNode: clone(this.tree.get(this.current)), metadata: clone(this.metadata) };
+    const sent = await runRequestMiddleware(this.middleware, window.messages.map(clone), state);
+    const o = options.configOverrides ?? {};
+    const callOptions: CompletionOptions = {};
+    if (o.model !== undefined) callOptions.model = o.model;
+    if (o.temperature !== undefined) callOptions.temperature = o.temperature;
+    if (o.maxTokens !== undefined) callOptions.maxTokens = o.maxTokens;
+    if (o.topP !== undefined) callOptions.topP = o.topP;
+    if (o.stop !== undefined) callOptions.stop = o.stop;
+    if (o.seed !== undefined) callOptions.seed = o.seed;
+    if (options.tools?.length) callOptions.tools = options.tools;
+    if (options.signal) callOptions.signal = options.signal;
+    return { parentId: this.current, messages: sent, callOptions, state, droppedCount: window.droppedCount };
+  }
+
+  /** Adds the model's answer under the node it answers, moves to it, persists, and fills in costs. */
+  private async attachAnswer(prepared: PreparedCall, response: LLMResponse, options: CompleteOptions, extra: Record<string, unknown>): Promise<LLMResponse> {
+    this.requireNode(prepared.parentId);
+    const message: LLMMessage = { role: 'assistant', content: response.content };
+    if (response.toolCalls?.length) message.toolCalls = clone(response.toolCalls);
+    if (response.thinking) message.thinking = response.thinking;
+    const metadata: Record<string, unknown> = {
+      ...clone(options.metadata ?? {}),
+      model: response.model,
+      provider: this.options.llm.name,
+      finishReason: response.finishReason,
+      ...extra,
+    };
+    if (response.usage) metadata.usage = clone(response.usage);
+    if (response.costUsd !== undefined) metadata.costUsd = response.costUsd;
+    if (prepared.droppedCount > 0) metadata.contextDroppedMessages = prepared.droppedCount;
+    if (options.configOverrides && Object.keys(options.configOverrides).length > 0) metadata.configOverrides = clone(options.configOverrides);
+    if (Object.keys(response.metadata ?? {}).length > 0) metadata.response = clone(response.metadata);
+    const node: ConversationNode = {
+      nodeId: this.tree.nextChildId(prepared.parentId),
+      parentId: prepared.parentId,
+      message,
+      timestamp: new Date().toISOString(),
+      metadata,
+    };
+    if (options.branchName !== undefined) node.branchName = options.branchName;
+    await this.commitNewNode(node);
+    return { ...response, cumulativeCostUsd: this.getCostByBranch(node.nodeId) };
+  }
+
+  private async commitNewNode(node: ConversationNode): Promise<void> {
+    await this.persist({ upsertNodes: [node], currentNodeId: node.nodeId });
+    this.tree.add(node);
+    this.current = node.nodeId;
+    this.notify('nodeAdded', [node.nodeId]);
+  }
+
+  /** Writes a change before memory is touched, so a failed write leaves both as they were. */
+  private async persist(change: Omit<ConversationChange, 'updatedAt'>): Promise<void> {
+    const updatedAt = new Date().toISOString();
+    await this.options.storage.applyChange(this.conversationId, { ...change, updatedAt });
+    this.updatedAt = updatedAt;
+  }
+
+  private notify(kind: ConversationChangeEvent['kind'], nodeIds: string[]): void {
+    this.changeEmitter.fire({ conversationId: this.conversationId, kind, nodeIds, currentNodeId: this.current });
+  }
+}

@@ -1,0 +1,63 @@
+import { ConversationTree, ROOT_NODE_ID } from './conversationTree';
+import type { ConversationNode, ConversationState } from './types';
+
+/** Options of the Markdown export. */
+export interface MarkdownExportOptions {
+  /** Every branch (each path root→leaf) as its own section; otherwise only root→current. */
+  allBranches?: boolean;
+}
+
+const ROLE_TITLES: Record<string, string> = { system: 'System', user: 'User', assistant: 'Assistant', tool: 'Tool', function: 'Function' };
+
+function fence(text: string, lang = ''): string {
+  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  const ticks = '`'.repeat(longest + 1);
+  return `${ticks}${lang}\n${text}\n${ticks}`;
+}
+
+function renderNode(node: ConversationNode): string {
+  const m = node.message;
+  const facts = [`node \`${node.nodeId === ROOT_NODE_ID ? '(root)' : node.nodeId}\``];
+  if (typeof node.metadata.model === 'string') facts.push(node.metadata.model);
+  if (typeof node.metadata.costUsd === 'number' && node.metadata.costUsd > 0) facts.push(`$${node.metadata.costUsd.toFixed(6)}`);
+  if (node.promptName) facts.push(`prompt \`${node.promptName}\``);
+  if (node.metadata.interrupted === true) facts.push('interrupted');
+  const title = `${ROLE_TITLES[m.role] ?? m.role}${m.name ? ` (${m.name})` : ''}`;
+  const parts = [`### ${title}\n\n_${facts.join(' · ')}_`];
+  if (m.thinking) parts.push(`<details><summary>Thinking</summary>\n\n${m.thinking}\n\n</details>`);
+  if (m.content) parts.push(m.content);
+  for (const call of m.toolCalls ?? []) {
+    parts.push(`Tool call \`${call.function.name}\` (\`${call.id}\`):\n\n${fence(call.function.arguments, 'json')}`);
+  }
+  if (typeof node.metadata.error === 'string') parts.push(`> Error: ${node.metadata.error}`);
+  return parts.join('\n\n');
+}
+
+function renderPath(nodes: ConversationNode[]): string {
+  return nodes
+    .filter((n) => !(n.nodeId === ROOT_NODE_ID && n.message.content === ''))
+    .map(renderNode)
+    .join('\n\n');
+}
+
+/**
+ * Writes a conversation as Markdown: the path root→current, or with `allBranches` every path
+ * root→leaf as a `##` section named by its branch name or leaf id, the current one marked.
+ */
+export function conversationToMarkdown(state: ConversationState, options: MarkdownExportOptions = {}): string {
+  const tree = new ConversationTree(state.nodes, state.tombstones);
+  const title = typeof state.metadata.title === 'string' ? state.metadata.title : `Conversation ${state.conversationId}`;
+  const header = `# ${title}\n\n_Conversation \`${state.conversationId}\`, created ${state.createdAt}, updated ${state.updatedAt}._`;
+  if (!options.allBranches) {
+    return `${header}\n\n${renderPath(tree.path(state.currentNodeId))}\n`;
+  }
+  const leaves = tree.all().filter((n) => tree.children(n.nodeId).length === 0);
+  const sections = leaves.map((leaf, i) => {
+    const path = tree.path(leaf.nodeId);
+    const named = [...path].reverse().find((n) => n.branchName)?.branchName;
+    const holdsCurrent = path.some((n) => n.nodeId === state.currentNodeId);
+    const label = `Branch ${i + 1}: ${named ?? `ends at node ${leaf.nodeId === ROOT_NODE_ID ? '(root)' : leaf.nodeId}`}${holdsCurrent ? ' (current)' : ''}`;
+    return `## ${label}\n\n${renderPath(path)}`;
+  });
+  return `${header}\n\n${sections.join('\n\n')}\n`;
+}
