@@ -1,0 +1,98 @@
+/**
+ * Which workspace files retrieval may see: secrets and tool folders are always left out, host
+ * globs (`files.exclude` style) and include globs narrow the rest.
+ */
+import picomatch from 'picomatch';
+
+/** Files that commonly hold credentials: never indexed, never returned, unless the host overrides the list. */
+export const DEFAULT_SECRET_PATTERNS: readonly string[] = [
+  '.env', '.env.*', '*.env', '*.pem', '*.key', '*.p12', '*.pfx', '*.crt', '*.cer', '*.der', '*.jks', '*.keystore',
+  '*.kdbx', '*.ppk', '*.gpg', 'id_rsa*', 'id_dsa*', 'id_ecdsa*', 'id_ed25519*', '.npmrc', '.yarnrc', '.yarnrc.yml',
+  '.pypirc', '.netrc', '_netrc', '.htpasswd', '.pgpass', '.git-credentials', '.dockercfg', 'credentials*',
+  'secrets.*', 'secret.*', '*.secret', '*.secrets', 'service-account*.json', '.ssh/**', '.aws/**', '.gnupg/**',
+];
+
+/** Folder names that are never entered. */
+export const ALWAYS_SKIPPED_DIRS: ReadonlySet<string> = new Set(['node_modules', '.git', '.hg', '.svn']);
+
+/** A host exclude setting: a list of globs, or VS Code's `files.exclude` map of glob to enabled. */
+export type ExcludeSetting = readonly string[] | Readonly<Record<string, boolean>>;
+
+/** Turns an exclude setting into the list of globs that are on. */
+export function excludeGlobs(setting: ExcludeSetting | undefined): string[] {
+  if (!setting) return [];
+  if (Array.isArray(setting)) return [...(setting as readonly string[])];
+  return Object.entries(setting as Record<string, boolean>).filter(([, on]) => on).map(([g]) => g);
+}
+
+/** A matcher over `/`-separated relative paths; an empty list matches nothing. */
+export function globMatcher(globs: readonly string[], options: { basename?: boolean } = {}): (relPath: string) => boolean {
+  if (globs.length === 0) return () => false;
+  const m = picomatch(globs as string[], { dot: true, nocase: options.basename === true, basename: options.basename });
+  return (p) => m(p);
+}
+
+/** Compiled rules of one index or adapter. */
+export class FileRules {
+  private readonly isSecretName: (p: string) => boolean;
+  private readonly isSecretPath: (p: string) => boolean;
+  private readonly isExcluded: (p: string) => boolean;
+  private readonly isIncluded: ((p: string) => boolean) | undefined;
+
+  constructor(options: { exclude?: ExcludeSetting; include?: readonly string[]; secretPatterns?: readonly string[] } = {}) {
+    const secrets = options.secretPatterns ?? DEFAULT_SECRET_PATTERNS;
+    this.isSecretName = globMatcher(secrets.filter((g) => !g.includes('/')), { basename: true });
+    this.isSecretPath = globMatcher(secrets.filter((g) => g.includes('/')).flatMap((g) => [g, `**/${g}`]));
+    const ex = excludeGlobs(options.exclude);
+    // `files.exclude` globs name a folder or a file; anything below an excluded folder is excluded too.
+    this.isExcluded = globMatcher(ex.flatMap((g) => [g, `${g.replace(/\/+$/, '')}/**`]));
+    this.isIncluded = options.include && options.include.length > 0 ? globMatcher(options.include) : undefined;
+  }
+
+  /** Whether a relative path names a secret file (by name, or by a folder such as `.ssh`). */
+  isSecret(relPath: string): boolean {
+    const name = relPath.slice(relPath.lastIndexOf('/') + 1);
+    return this.isSecretName(name) || this.isSecretPath(relPath);
+  }
+
+  /** Whether a folder (relative path) should not be entered. */
+  skipsDirectory(relDir: string): boolean {
+    const name = relDir.slice(relDir.lastIndexOf('/') + 1);
+    return ALWAYS_SKIPPED_DIRS.has(name) || this.isExcluded(relDir) || this.isSecretPath(`${relDir}/x`);
+  }
+
+  /** Whether a file (relative path) is left out by the tool folders, excludes, includes or secret rules. */
+  skipsFile(relPath: string): boolean {
+    const parts = relPath.split('/');
+    for (let i = 0; i < parts.length - 1; i++) if (ALWAYS_SKIPPED_DIRS.has(parts[i])) return true;
+    if (this.isExcluded(relPath) || this.isSecret(relPath)) return true;
+    return this.isIncluded !== undefined && !this.isIncluded(relPath);
+  }
+}
+
+const LANGUAGES: Record<string, string> = {
+  ts: 'typescript', tsx: 'typescriptreact', mts: 'typescript', cts: 'typescript', js: 'javascript', jsx: 'javascriptreact',
+  mjs: 'javascript', cjs: 'javascript', py: 'python', rb: 'ruby', go: 'go', rs: 'rust', java: 'java', kt: 'kotlin',
+  kts: 'kotlin', scala: 'scala', swift: 'swift', c: 'c', h: 'c', cc: 'cpp', cpp: 'cpp', cxx: 'cpp', hpp: 'cpp', hh: 'cpp',
+  cs: 'csharp', php: 'php', lua: 'lua', sh: 'shellscript', bash: 'shellscript', zsh: 'shellscript', ps1: 'powershell',
+  md: 'markdown', markdown: 'markdown', mdx: 'mdx', json: 'json', jsonc: 'jsonc', yaml: 'yaml', yml: 'yaml',
+  toml: 'toml', xml: 'xml', html: 'html', htm: 'html', css: 'css', scss: 'scss', less: 'less', sql: 'sql',
+  vue: 'vue', svelte: 'svelte', dart: 'dart', ex: 'elixir', exs: 'elixir', erl: 'erlang', hs: 'haskell',
+  ml: 'ocaml', r: 'r', jl: 'julia', zig: 'zig', txt: 'plaintext', hbs: 'handlebars', graphql: 'graphql', proto: 'proto3',
+};
+
+/** VS Code language id guessed from a file name (`plaintext` when unknown). */
+export function languageOf(path: string): string {
+  const name = path.slice(path.lastIndexOf('/') + 1).toLowerCase();
+  if (name === 'dockerfile') return 'dockerfile';
+  if (name === 'makefile') return 'makefile';
+  const dot = name.lastIndexOf('.');
+  return dot > 0 ? LANGUAGES[name.slice(dot + 1)] ?? 'plaintext' : 'plaintext';
+}
+
+/** True when the first 8 KB hold a NUL byte: the file is binary and not worth indexing. */
+export function looksBinary(bytes: Uint8Array): boolean {
+  const n = Math.min(bytes.length, 8192);
+  for (let i = 0; i < n; i++) if (bytes[i] === 0) return true;
+  return false;
+}

@@ -1,0 +1,468 @@
+/**
+ * The `workspace` retrieval adapter: a BM25 index over the chunks of every allowed text file of the
+ * workspace folders, kept up to date incrementally and saved to its own file, so reopening a
+ * workspace re-reads only the files whose size or modification time changed.
+ */
+import { createHash } from 'node:crypto';
+import * as path from 'node:path';
+import picomatch from 'picomatch';
+import type { Disposable, Logger, WorkspaceFiles } from '../files';
+import { nodeFiles } from '../nodeFiles';
+import type { RagAdapter, RagResultItem } from '../prompts/types';
+import { chunkText, splitLines, type ChunkOptions } from './chunker';
+import { FileRules, languageOf, looksBinary, type ExcludeSetting } from './fileRules';
+import { CorruptIndexFileError, readIndexFile, writeIndexFile } from './indexFile';
+import { InvertedIndex } from './invertedIndex';
+import { tokenize } from './tokenizer';
+import { WorkspaceScanner, type ScannedFile } from './workspaceScanner';
+
+/** Bump when the tokenizer, chunker or file layout changes: older saved indexes are then rebuilt. */
+const FORMAT_VERSION = 1;
+
+export interface WorkspaceIndexOptions {
+  /** Absolute paths of the workspace folders. */
+  folders: readonly string[];
+  /** The index file (next to the conversation store). */
+  storagePath: string;
+  /** Host excludes: globs, or a `files.exclude` map. */
+  exclude?: ExcludeSetting;
+  /** When given, only files matching one of these globs are indexed. */
+  include?: readonly string[];
+  /** Larger files are skipped (default 1,000,000 bytes). */
+  maxFileBytes?: number;
+  files?: WorkspaceFiles;
+  logger?: Logger;
+  /** Secret file globs never indexed; default `DEFAULT_SECRET_PATTERNS`. */
+  secretPatterns?: readonly string[];
+  /** Honour `.gitignore` files (default true). */
+  gitignore?: boolean;
+  chunking?: ChunkOptions;
+  /** Weight of a query term found in a file's path (default 1.5). */
+  pathBoost?: number;
+  /** Delay before a change from `updateFile`/`removeFile` is saved (default 2000 ms). */
+  saveDelayMs?: number;
+}
+
+/** Progress of `update()`: files checked so far out of those found. */
+export interface IndexProgress {
+  done: number;
+  total: number;
+  path?: string;
+}
+
+/** What one `update()` (or `updateFile`) did, in files. */
+export interface IndexUpdateResult {
+  added: number;
+  changed: number;
+  removed: number;
+  unchanged: number;
+  /** Too large or binary. */
+  skipped: number;
+}
+
+/** Size of the index. */
+export interface IndexStats {
+  files: number;
+  binaryFiles: number;
+  chunks: number;
+  terms: number;
+  postings: number;
+  storagePath: string;
+}
+
+interface FileRecord {
+  absPath: string;
+  readPath: string;
+  folder: number;
+  relPath: string;
+  size: number;
+  mtimeMs: number;
+  hash: string;
+  first: number;
+  count: number;
+  binary: boolean;
+}
+
+type SavedRecord = [absPath: string, readPath: string, size: number, mtimeMs: number, hash: string, first: number, count: number, binary: 0 | 1];
+
+interface Meta {
+  format: number;
+  files: SavedRecord[];
+}
+
+const decoder = new TextDecoder('utf-8');
+
+function sha1(bytes: Uint8Array): string {
+  return createHash('sha1').update(bytes).digest('hex');
+}
+
+function asList(v: unknown): string[] {
+  if (typeof v === 'string') return v.split(',').map((s) => s.trim()).filter(Boolean);
+  if (Array.isArray(v)) return v.filter((x): x is string => typeof x === 'string');
+  return [];
+}
+
+/** BM25 retrieval over the workspace's own files; the `workspace` RAG adapter. */
+export class WorkspaceIndex implements RagAdapter, Disposable {
+  private readonly files: WorkspaceFiles;
+  private readonly scanner: WorkspaceScanner;
+  private readonly index = new InvertedIndex();
+  private records: Array<FileRecord | undefined> = [];
+  private byPath = new Map<string, number>();
+  private pathIndex: Map<string, number[]> | undefined;
+  private readonly maxFileBytes: number;
+  private readonly progressListeners = new Set<(p: IndexProgress) => void>();
+  private queue: Promise<unknown> = Promise.resolve();
+  private dirty = false;
+  private saveTimer: ReturnType<typeof setTimeout> | undefined;
+  private disposed = false;
+
+  private constructor(private readonly options: WorkspaceIndexOptions) {
+    this.files = options.files ?? nodeFiles;
+    this.maxFileBytes = options.maxFileBytes ?? 1_000_000;
+    const rules = new FileRules({ exclude: options.exclude, include: options.include, secretPatterns: options.secretPatterns });
+    this.scanner = new WorkspaceScanner(options.folders, this.files, rules, { gitignore: options.gitignore, logger: options.logger });
+  }
+
+  /**
+   * Opens the index saved at `storagePath` (or an empty one when there is none or it is corrupt,
+   * with a warning). Call `update()` next to bring it up to date with the folders.
+   */
+  static async open(options: WorkspaceIndexOptions): Promise<WorkspaceIndex> {
+    const wi = new WorkspaceIndex(options);
+    try {
+      const saved = await readIndexFile<Meta>(options.storagePath);
+      if (saved && saved.meta.format === FORMAT_VERSION) wi.restore(saved.meta, saved.snapshot);
+      else if (saved) options.logger?.info(`The workspace index ${options.storagePath} is from another version; rebuilding it.`);
+    } catch (err) {
+      if (!(err instanceof CorruptIndexFileError)) throw err;
+      options.logger?.warn(err.message);
+      wi.dirty = true;
+    }
+    return wi;
+  }
+
+  private restore(meta: Meta, snapshot: Parameters<InvertedIndex['load']>[0]): void {
+    this.index.load(snapshot);
+    for (const [absPath, readPath, size, mtimeMs, hash, first, count, binary] of meta.files) {
+      const loc = this.scanner.locate(absPath);
+      // A file of a folder no longer open keeps its id until the next update() removes it.
+      const id = this.records.length;
+      this.records.push({ absPath, readPath: readPath || absPath, folder: loc?.folder ?? -1, relPath: loc?.relPath ?? absPath, size, mtimeMs, hash, first, count, binary: binary === 1 });
+      this.byPath.set(absPath, id);
+    }
+  }
+
+  /** Listens to `update()` progress. */
+  onProgress(listener: (p: IndexProgress) => void): Disposable {
+    this.progressListeners.add(listener);
+    return { dispose: () => this.progressListeners.delete(listener) };
+  }
+
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn, fn);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Scans the folders and indexes what changed: new files, files whose size or mtime differ (and
+   * whose content hash then differs), removed files. Saves the index when anything changed.
+   */
+  update(options: { signal?: AbortSignal } = {}): Promise<IndexUpdateResult> {
+    return this.serial(async () => {
+      const result: IndexUpdateResult = { added: 0, changed: 0, removed: 0, unchanged: 0, skipped: 0 };
+      const scanned = await this.scanner.scan(options.signal);
+      const seen = new Set<string>();
+      const total = scanned.length;
+      let done = 0;
+      const BATCH = 32;
+      for (let i = 0; i < scanned.length; i += BATCH) {
+        options.signal?.throwIfAborted();
+        const batch = scanned.slice(i, i + BATCH);
+        const reads = batch.map((f) => {
+          seen.add(f.absPath);
+          const id = this.byPath.get(f.absPath);
+          const rec = id === undefined ? undefined : this.records[id];
+          if (f.size > this.maxFileBytes) return undefined;
+          if (rec && rec.size === f.size && rec.mtimeMs === f.mtimeMs && rec.readPath === f.readPath && rec.folder === f.folder) return undefined;
+          return this.files.readFile(f.readPath).catch((err) => {
+            this.options.logger?.warn(`Could not read ${f.absPath}; it is left out of the index: ${String(err)}`);
+            return null;
+          });
+        });
+        for (let j = 0; j < batch.length; j++) {
+          const f = batch[j];
+          const bytes = await reads[j];
+          if (f.size > this.maxFileBytes) {
+            if (this.removeRecord(f.absPath)) result.removed++;
+            result.skipped++;
+          } else if (bytes === undefined) {
+            result.unchanged++;
+          } else if (bytes === null) {
+            if (this.removeRecord(f.absPath)) result.removed++;
+          } else {
+            const outcome = this.indexFile(f, bytes);
+            result[outcome]++;
+            if (outcome !== 'unchanged' && this.records[this.byPath.get(f.absPath)!]!.binary) result.skipped++;
+          }
+          done++;
+          for (const l of this.progressListeners) l({ done, total, path: f.absPath });
+        }
+      }
+      for (const p of [...this.byPath.keys()]) {
+        if (!seen.has(p) && this.removeRecord(p)) result.removed++;
+      }
+      if (this.dirty) await this.saveNow();
+      return result;
+    });
+  }
+
+  /** Indexes (or re-indexes) one file after a change event; rescans everything when a `.gitignore` changed. */
+  updateFile(filePath: string): Promise<IndexUpdateResult> {
+    const abs = path.resolve(filePath);
+    if (path.basename(abs) === '.gitignore') {
+      this.scanner.clearIgnoreCache();
+      return this.update();
+    }
+    return this.serial(async () => {
+      const result: IndexUpdateResult = { added: 0, changed: 0, removed: 0, unchanged: 0, skipped: 0 };
+      const f = await this.scanner.check(abs);
+      if (!f || f.size > this.maxFileBytes) {
+        if (f) result.skipped++;
+        if (this.removeRecord(abs)) result.removed++;
+      } else {
+        const bytes = await this.files.readFile(f.readPath).catch(() => null);
+        if (bytes === null) {
+          if (this.removeRecord(abs)) result.removed++;
+        } else {
+          result[this.indexFile(f, bytes)]++;
+        }
+      }
+      this.scheduleSave();
+      return result;
+    });
+  }
+
+  /** Drops a deleted file, or every file below a deleted folder. */
+  removeFile(filePath: string): Promise<IndexUpdateResult> {
+    const abs = path.resolve(filePath);
+    return this.serial(async () => {
+      const result: IndexUpdateResult = { added: 0, changed: 0, removed: 0, unchanged: 0, skipped: 0 };
+      const prefix = abs.endsWith(path.sep) ? abs : abs + path.sep;
+      for (const p of [...this.byPath.keys()]) {
+        if ((p === abs || p.startsWith(prefix)) && this.removeRecord(p)) result.removed++;
+      }
+      this.scheduleSave();
+      return result;
+    });
+  }
+
+  private removeRecord(absPath: string): boolean {
+    const id = this.byPath.get(absPath);
+    if (id === undefined) return false;
+    const rec = this.records[id]!;
+    this.index.remove(rec.first, rec.count);
+    this.records[id] = undefined;
+    this.byPath.delete(absPath);
+    this.pathIndex = undefined;
+    this.dirty = true;
+    return true;
+  }
+
+  private indexFile(f: ScannedFile, bytes: Uint8Array): 'added' | 'changed' | 'unchanged' {
+    const hash = sha1(bytes);
+    const id = this.byPath.get(f.absPath);
+    const old = id === undefined ? undefined : this.records[id];
+    this.dirty = true;
+    if (old && old.hash === hash && old.folder === f.folder) {
+      old.size = f.size;
+      old.mtimeMs = f.mtimeMs;
+      old.readPath = f.readPath;
+      return 'unchanged';
+    }
+    const rec: FileRecord = { absPath: f.absPath, readPath: f.readPath, folder: f.folder, relPath: f.relPath, size: f.size, mtimeMs: f.mtimeMs, hash, first: this.index.chunkCount, count: 0, binary: looksBinary(bytes) };
+    let fileId = id;
+    if (old) this.index.remove(old.first, old.count);
+    if (fileId === undefined) {
+      fileId = this.records.length;
+      this.records.push(rec);
+      this.byPath.set(f.absPath, fileId);
+    } else {
+      this.records[fileId] = rec;
+    }
+    if (!rec.binary) {
+      const chunks = chunkText(decoder.decode(bytes), { ...this.options.chunking, path: f.relPath });
+      for (const c of chunks) this.index.add(fileId, c.startLine, c.endLine, c.text);
+      rec.count = chunks.length;
+    }
+    this.pathIndex = undefined;
+    return old ? 'changed' : 'added';
+  }
+
+  /** Renumbers files and chunks densely and merges pending postings. */
+  private compact(): void {
+    const fileMap = new Int32Array(this.records.length).fill(-1);
+    const records: FileRecord[] = [];
+    for (let i = 0; i < this.records.length; i++) {
+      const r = this.records[i];
+      if (r) {
+        fileMap[i] = records.length;
+        records.push(r);
+      }
+    }
+    const chunkMap = this.index.compact(fileMap);
+    for (const r of records) if (r.count > 0) r.first = chunkMap[r.first];
+    this.records = records;
+    this.byPath = new Map(records.map((r, i) => [r.absPath, i]));
+    this.pathIndex = undefined;
+  }
+
+  private scheduleSave(): void {
+    if (!this.dirty || this.disposed) return;
+    if (this.saveTimer) clearTimeout(this.saveTimer);
+    this.saveTimer = setTimeout(() => {
+      this.saveTimer = undefined;
+      void this.save().catch((err) => this.options.logger?.error(String(err)));
+    }, this.options.saveDelayMs ?? 2000);
+    (this.saveTimer as { unref?: () => void }).unref?.();
+  }
+
+  /** Writes the index to `storagePath` now (atomically) when anything changed since the last save. */
+  save(): Promise<void> {
+    return this.serial(() => this.saveNow());
+  }
+
+  private async saveNow(): Promise<void> {
+    if (this.saveTimer) {
+      clearTimeout(this.saveTimer);
+      this.saveTimer = undefined;
+    }
+    if (!this.dirty) return;
+    this.compact();
+    const files: SavedRecord[] = this.records.map((r) => [r!.absPath, r!.readPath === r!.absPath ? '' : r!.readPath, r!.size, r!.mtimeMs, r!.hash, r!.first, r!.count, r!.binary ? 1 : 0]);
+    await writeIndexFile<Meta>(this.options.storagePath, { meta: { format: FORMAT_VERSION, files }, snapshot: this.index.snapshot() });
+    this.dirty = false;
+  }
+
+  /** The path shown in results: relative to its folder, prefixed by the folder name in a multi-root workspace. */
+  private displayPath(r: FileRecord): string {
+    return this.scanner.folders.length > 1 && r.folder >= 0 ? `${path.basename(this.scanner.folders[r.folder])}/${r.relPath}` : r.relPath;
+  }
+
+  private buildPathIndex(): Map<string, number[]> {
+    const idx = new Map<string, number[]>();
+    for (let i = 0; i < this.records.length; i++) {
+      const r = this.records[i];
+      if (!r || r.count === 0) continue;
+      for (const t of new Set(tokenize(r.relPath))) {
+        const l = idx.get(t);
+        if (l) l.push(i);
+        else idx.set(t, [i]);
+      }
+    }
+    return idx;
+  }
+
+  private allowedFiles(filters: Record<string, unknown> | undefined): Uint8Array | undefined {
+    if (!filters) return undefined;
+    const include = [...asList(filters.include), ...asList(filters.paths), ...asList(filters.glob)];
+    const exclude = asList(filters.exclude);
+    const languages = new Set(asList(filters.language ?? filters.languages).map((l) => l.toLowerCase()));
+    if (include.length === 0 && exclude.length === 0 && languages.size === 0) return undefined;
+    const inc = include.length ? picomatch(include, { dot: true }) : undefined;
+    const exc = exclude.length ? picomatch(exclude, { dot: true }) : undefined;
+    const allowed = new Uint8Array(this.records.length);
+    for (let i = 0; i < this.records.length; i++) {
+      const r = this.records[i];
+      if (!r) continue;
+      const shown = this.displayPath(r);
+      if (inc && !inc(r.relPath) && !inc(shown)) continue;
+      if (exc && (exc(r.relPath) || exc(shown))) continue;
+      if (languages.size && !languages.has(languageOf(r.relPath))) continue;
+      allowed[i] = 1;
+    }
+    return allowed;
+  }
+
+  /**
+   * The `k` best chunks for `query`, best first. `filters`: `include`/`exclude` (globs over the
+   * relative path) and `language` (VS Code language ids), each a string or a list.
+   */
+  async search(query: string, k: number, filters?: Record<string, unknown>): Promise<RagResultItem[]> {
+    const ranked = this.rank(query, k, filters);
+    const texts = new Map<number, Promise<string[] | undefined>>();
+    const items = await Promise.all(
+      ranked.map(async ({ file, startLine, endLine, score }) => {
+        const r = this.records[file]!;
+        let lines = texts.get(file);
+        if (!lines) {
+          lines = this.files.readFile(r.readPath).then((b) => splitLines(decoder.decode(b)), () => undefined);
+          texts.set(file, lines);
+        }
+        const all = await lines;
+        if (!all) return undefined;
+        const item: RagResultItem = {
+          content: all.slice(startLine - 1, endLine).join('\n'),
+          score,
+          path: this.displayPath(r),
+          startLine,
+          endLine,
+          metadata: { language: languageOf(r.relPath), absolutePath: r.absPath },
+        };
+        return item;
+      }),
+    );
+    return items.filter((x): x is RagResultItem => x !== undefined);
+  }
+
+  /** Ranking only, without reading any file: file ids, line ranges and scores. Used by `search` and benchmarks. */
+  rank(query: string, k: number, filters?: Record<string, unknown>): Array<{ file: number; path: string; startLine: number; endLine: number; score: number }> {
+    const tokens = tokenize(query);
+    if (tokens.length === 0 || k <= 0) return [];
+    this.pathIndex ??= this.buildPathIndex();
+    const boost = new Float64Array(this.records.length);
+    const weight = this.options.pathBoost ?? 1.5;
+    let fileCount = 0;
+    for (const r of this.records) if (r && r.count > 0) fileCount++;
+    for (const t of new Set(tokens)) {
+      const fs = this.pathIndex.get(t);
+      if (!fs) continue;
+      const idf = Math.log(1 + (fileCount - fs.length + 0.5) / (fs.length + 0.5));
+      for (const f of fs) boost[f] += weight * idf;
+    }
+    const hits = this.index.search(tokens, k, { fileBoost: boost, allowedFiles: this.allowedFiles(filters) });
+    return hits.map((h) => {
+      const file = this.index.fileOf(h.chunk);
+      const [startLine, endLine] = this.index.linesOf(h.chunk);
+      return { file, path: this.displayPath(this.records[file]!), startLine, endLine, score: h.score };
+    });
+  }
+
+  /** Counts of what the index holds. */
+  stats(): IndexStats {
+    let files = 0;
+    let binaryFiles = 0;
+    for (const r of this.records) {
+      if (!r) continue;
+      if (r.binary) binaryFiles++;
+      else files++;
+    }
+    return { files, binaryFiles, chunks: this.index.liveChunks, terms: this.index.termCount, postings: this.index.postingCount, storagePath: this.options.storagePath };
+  }
+
+  /** Relative paths (as shown in results) of the indexed text files, sorted. */
+  indexedPaths(): string[] {
+    return this.records.filter((r): r is FileRecord => !!r && !r.binary).map((r) => this.displayPath(r)).sort();
+  }
+
+  /** Stops pending work and saves unsaved changes. */
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    if (this.saveTimer) clearTimeout(this.saveTimer);
+    this.saveTimer = undefined;
+    this.progressListeners.clear();
+    await this.serial(() => this.saveNow());
+  }
+}
