@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { ConversationNotFoundError, InvalidArgumentError, InvalidOperationError, NodeNotFoundError, ProviderError } from '../errors';
-import type { CompletionOptions, LLMProvider } from '../llm/provider';
-import type { ConversationPromptBuilder, RagConfig, RagMetadata } from '../prompts/types';
-import type { ConversationChange, ConversationStorage } from '../storage/storage';
+import type { CompletionOptions } from '../llm/provider';
+import type { RagMetadata } from '../prompts/types';
+import type { ConversationChange } from '../storage/storage';
+import { buildAnswerNode } from './answerNode';
+import { toCompletionOptions } from './completionOptions';
 import { applyContextWindow, roughMessageTokens, type ContextWindowResult, type MessageTokenEstimator } from './contextWindow';
 import { ConversationTree, ROOT_NODE_ID, isSelfOrAncestor } from './conversationTree';
 import { Emitter, type ArborEvent } from './emitter';
@@ -10,92 +12,17 @@ import { fromDataknobsDict, toDataknobsDict, type DataknobsConversationDict } fr
 import { conversationToMarkdown, type MarkdownExportOptions } from './markdownExport';
 import { collectCachedRag, renderMessage } from './messageRendering';
 import { runRequestMiddleware, runResponseMiddleware, type ConversationMiddleware, type MiddlewareState } from './middleware/middleware';
+import type {
+  AddMessageOptions,
+  BranchInfo,
+  CompleteOptions,
+  ConversationChangeEvent,
+  ConversationManagerOptions,
+  CreateConversationOptions,
+} from './managerTypes';
 import { SerialQueue } from './serialQueue';
 import { StreamAccumulator } from './streamAccumulator';
-import type { ConversationNode, ConversationState, LLMMessage, LLMResponse, LLMStreamChunk, Role, ToolCall, ToolDefinition } from './types';
-
-/** What every manager needs: the model, the store, and how requests are built. */
-export interface ConversationManagerOptions {
-  llm: LLMProvider;
-  storage: ConversationStorage;
-  promptBuilder?: ConversationPromptBuilder;
-  middleware?: ConversationMiddleware[];
-  /** Store what each prompt's retrieval found on its node (`metadata.ragMetadata`). */
-  cacheRagResults?: boolean;
-  /** Reuse stored retrievals of the same prompt and role from any branch instead of searching again. */
-  reuseRagOnBranch?: boolean;
-  /** Most non-system messages per request (context window). */
-  maxHistory?: number;
-  /** Most estimated tokens per request (context window). */
-  maxContextTokens?: number;
-  /** Token estimate per message for the context window and the UI. */
-  estimateTokens?: MessageTokenEstimator;
-}
-
-/** Options of `ConversationManager.create`. */
-export interface CreateConversationOptions extends ConversationManagerOptions {
-  systemPrompt?: string;
-  systemPromptName?: string;
-  systemParams?: Record<string, unknown>;
-  metadata?: Record<string, unknown>;
-  conversationId?: string;
-}
-
-/** A message to add. Give `content`, or `promptName` to render a template from the prompt library. */
-export interface AddMessageOptions {
-  role: Role;
-  content?: string;
-  promptName?: string;
-  params?: Record<string, unknown>;
-  includeRag?: boolean;
-  ragConfigs?: RagConfig[];
-  metadata?: Record<string, unknown>;
-  name?: string;
-  toolCallId?: string;
-  toolCalls?: ToolCall[];
-  /** Store `content` exactly as typed instead of rendering it as a template. */
-  raw?: boolean;
-}
-
-/** Per-call model settings that override the provider's. */
-export interface ConfigOverrides {
-  model?: string;
-  temperature?: number;
-  maxTokens?: number;
-  topP?: number;
-  stop?: string[];
-  seed?: number;
-}
-
-/** Options of `complete` and `streamComplete`. */
-export interface CompleteOptions {
-  branchName?: string;
-  /** Merged into the new assistant node's metadata. */
-  metadata?: Record<string, unknown>;
-  configOverrides?: ConfigOverrides;
-  /** System prompt for this call only; the stored root is unchanged. */
-  systemPromptOverride?: string;
-  tools?: ToolDefinition[];
-  signal?: AbortSignal;
-}
-
-/** A child of a node, as the branch picker shows it. */
-export interface BranchInfo {
-  nodeId: string;
-  branchName?: string;
-  role: Role;
-  /** The first 100 characters of the message. */
-  preview: string;
-  timestamp: string;
-}
-
-/** What changed in a conversation; the extension's views listen to it. */
-export interface ConversationChangeEvent {
-  conversationId: string;
-  kind: 'nodeAdded' | 'nodeUpdated' | 'branchDeleted' | 'currentChanged' | 'metadataChanged';
-  nodeIds: string[];
-  currentNodeId: string;
-}
+import type { ConversationNode, ConversationState, LLMMessage, LLMResponse, LLMStreamChunk } from './types';
 
 interface PreparedCall {
   parentId: string;
@@ -490,45 +417,22 @@ export class ConversationManager {
     const window = applyContextWindow(messages, this.windowOptions());
     const state: MiddlewareState = { conversationId: this.conversationId, currentNode: clone(this.tree.get(this.current)), metadata: clone(this.metadata) };
     const sent = await runRequestMiddleware(this.middleware, window.messages.map(clone), state);
-    const o = options.configOverrides ?? {};
-    const callOptions: CompletionOptions = {};
-    if (o.model !== undefined) callOptions.model = o.model;
-    if (o.temperature !== undefined) callOptions.temperature = o.temperature;
-    if (o.maxTokens !== undefined) callOptions.maxTokens = o.maxTokens;
-    if (o.topP !== undefined) callOptions.topP = o.topP;
-    if (o.stop !== undefined) callOptions.stop = o.stop;
-    if (o.seed !== undefined) callOptions.seed = o.seed;
-    if (options.tools?.length) callOptions.tools = options.tools;
-    if (options.signal) callOptions.signal = options.signal;
+    const callOptions = toCompletionOptions(options);
     return { parentId: this.current, messages: sent, callOptions, state, droppedCount: window.droppedCount };
   }
 
   /** Adds the model's answer under the node it answers, moves to it, persists, and fills in costs. */
   private async attachAnswer(prepared: PreparedCall, response: LLMResponse, options: CompleteOptions, extra: Record<string, unknown>): Promise<LLMResponse> {
     this.requireNode(prepared.parentId);
-    const message: LLMMessage = { role: 'assistant', content: response.content };
-    if (response.toolCalls?.length) message.toolCalls = clone(response.toolCalls);
-    if (response.thinking) message.thinking = response.thinking;
-    const metadata: Record<string, unknown> = {
-      ...clone(options.metadata ?? {}),
-      model: response.model,
-      provider: this.options.llm.name,
-      finishReason: response.finishReason,
-      ...extra,
-    };
-    if (response.usage) metadata.usage = clone(response.usage);
-    if (response.costUsd !== undefined) metadata.costUsd = response.costUsd;
-    if (prepared.droppedCount > 0) metadata.contextDroppedMessages = prepared.droppedCount;
-    if (options.configOverrides && Object.keys(options.configOverrides).length > 0) metadata.configOverrides = clone(options.configOverrides);
-    if (Object.keys(response.metadata ?? {}).length > 0) metadata.response = clone(response.metadata);
-    const node: ConversationNode = {
+    const node = buildAnswerNode({
       nodeId: this.tree.nextChildId(prepared.parentId),
       parentId: prepared.parentId,
-      message,
-      timestamp: new Date().toISOString(),
-      metadata,
-    };
-    if (options.branchName !== undefined) node.branchName = options.branchName;
+      response,
+      options,
+      provider: this.options.llm.name,
+      droppedCount: prepared.droppedCount,
+      extra,
+    });
     await this.commitNewNode(node);
     return { ...response, cumulativeCostUsd: this.getCostByBranch(node.nodeId) };
   }

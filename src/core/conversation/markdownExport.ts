@@ -51,7 +51,7 @@ export function conversationToMarkdown(state: ConversationState, options: Markdo
   if (!options.allBranches) {
     return `${header}\n\n${renderPath(tree.path(state.currentNodeId))}\n`;
   }
-  const leaves = tree.all().filter((n) => tree.children(n.nodeId).length === 0);
+  const leaves = tree.subtree(ROOT_NODE_ID).filter((n) => tree.children(n.nodeId).length === 0);
   const sections = leaves.map((leaf, i) => {
     const path = tree.path(leaf.nodeId);
     const named = [...path].reverse().find((n) => n.branchName)?.branchName;

@@ -1,0 +1,89 @@
+import type { LLMProvider } from '../llm/provider';
+import type { ConversationPromptBuilder, RagConfig } from '../prompts/types';
+import type { ConversationStorage } from '../storage/storage';
+import type { MessageTokenEstimator } from './contextWindow';
+import type { ConversationMiddleware } from './middleware/middleware';
+import type { Role, ToolCall, ToolDefinition } from './types';
+
+/** What every manager needs: the model, the store, and how requests are built. */
+export interface ConversationManagerOptions {
+  llm: LLMProvider;
+  storage: ConversationStorage;
+  promptBuilder?: ConversationPromptBuilder;
+  middleware?: ConversationMiddleware[];
+  /** Store what each prompt's retrieval found on its node (`metadata.ragMetadata`). */
+  cacheRagResults?: boolean;
+  /** Reuse stored retrievals of the same prompt and role from any branch instead of searching again. */
+  reuseRagOnBranch?: boolean;
+  /** Most non-system messages per request (context window). */
+  maxHistory?: number;
+  /** Most estimated tokens per request (context window). */
+  maxContextTokens?: number;
+  /** Token estimate per message for the context window and the UI. */
+  estimateTokens?: MessageTokenEstimator;
+}
+
+/** Options of `ConversationManager.create`. */
+export interface CreateConversationOptions extends ConversationManagerOptions {
+  systemPrompt?: string;
+  systemPromptName?: string;
+  systemParams?: Record<string, unknown>;
+  metadata?: Record<string, unknown>;
+  conversationId?: string;
+}
+
+/** A message to add. Give `content`, or `promptName` to render a template from the prompt library. */
+export interface AddMessageOptions {
+  role: Role;
+  content?: string;
+  promptName?: string;
+  params?: Record<string, unknown>;
+  includeRag?: boolean;
+  ragConfigs?: RagConfig[];
+  metadata?: Record<string, unknown>;
+  name?: string;
+  toolCallId?: string;
+  toolCalls?: ToolCall[];
+  /** Store `content` exactly as typed instead of rendering it as a template. */
+  raw?: boolean;
+}
+
+/** Per-call model settings that override the provider's. */
+export interface ConfigOverrides {
+  model?: string;
+  temperature?: number;
+  maxTokens?: number;
+  topP?: number;
+  stop?: string[];
+  seed?: number;
+}
+
+/** Options of `complete` and `streamComplete`. */
+export interface CompleteOptions {
+  branchName?: string;
+  /** Merged into the new assistant node's metadata. */
+  metadata?: Record<string, unknown>;
+  configOverrides?: ConfigOverrides;
+  /** System prompt for this call only; the stored root is unchanged. */
+  systemPromptOverride?: string;
+  tools?: ToolDefinition[];
+  signal?: AbortSignal;
+}
+
+/** A child of a node, as the branch picker shows it. */
+export interface BranchInfo {
+  nodeId: string;
+  branchName?: string;
+  role: Role;
+  /** The first 100 characters of the message. */
+  preview: string;
+  timestamp: string;
+}
+
+/** What changed in a conversation; the extension's views listen to it. */
+export interface ConversationChangeEvent {
+  conversationId: string;
+  kind: 'nodeAdded' | 'nodeUpdated' | 'branchDeleted' | 'currentChanged' | 'metadataChanged';
+  nodeIds: string[];
+  currentNodeId: string;
+}
