@@ -7,4 +7,5 @@ export * from './files';
 export { nodeFiles } from './nodeFiles';
 export * from './llm/provider';
 export * from './storage/storage';
+export { SqlJsConversationStorage, type SqlJsStorageOptions } from './storage/sqlJsConversationStorage';
 export * from './prompts/types';

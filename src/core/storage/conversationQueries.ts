@@ -1,0 +1,149 @@
+/**
+ * Listing, counting and searching conversations in the sql.js tables: one WHERE clause built from
+ * the filters, so that list, count, search and bulk delete always agree on what matches.
+ */
+import type { Database, SqlValue } from 'sql.js';
+import { InvalidArgumentError } from '../errors';
+import { queryRows } from './conversationTables';
+import type { ConversationSummary, DeleteFilters, SearchOptions } from './storage';
+
+/** Deep equality of two JSON values (object key order does not matter). */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) {
+    return true;
+  }
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) {
+    return false;
+  }
+  if (Array.isArray(a) !== Array.isArray(b)) {
+    return false;
+  }
+  if (Array.isArray(a) && Array.isArray(b)) {
+    return a.length === b.length && a.every((item, i) => jsonEqual(item, b[i]));
+  }
+  const aKeys = Object.keys(a).filter((key) => (a as Record<string, unknown>)[key] !== undefined);
+  const bKeys = Object.keys(b).filter((key) => (b as Record<string, unknown>)[key] !== undefined);
+  return (
+    aKeys.length === bKeys.length &&
+    aKeys.every((key) => jsonEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]))
+  );
+}
+
+const METADATA_MATCHES = 'arbor_metadata_matches';
+
+/**
+ * Registers the SQL functions the queries use. Safe to call again (after `db.export()`, which
+ * may drop them).
+ */
+export function registerQueryFunctions(db: Database): void {
+  db.create_function(METADATA_MATCHES, (metadataJson: string, filterJson: string) => {
+    const metadata = JSON.parse(metadataJson) as Record<string, unknown>;
+    const filter = JSON.parse(filterJson) as Record<string, unknown>;
+    // JSON round-tripping maps an undefined filter value to a missing key, so "absent" matches it.
+    return Object.entries(filter).every(([key, value]) => jsonEqual(metadata[key], value)) ? 1 : 0;
+  });
+}
+
+function isoParam(value: string, name: string): string {
+  const time = Date.parse(value);
+  if (Number.isNaN(time)) {
+    throw new InvalidArgumentError(`${name} must be an ISO 8601 time such as "2025-01-31T12:00:00Z"; got "${value}".`);
+  }
+  return new Date(time).toISOString();
+}
+
+type Filter = Omit<SearchOptions, 'limit' | 'offset' | 'sortBy' | 'sortOrder'> & { conversationIds?: string[] };
+
+/** Builds the WHERE clause (on table alias `c`) for a set of filters. */
+export function buildWhere(filter: Filter): { sql: string; params: SqlValue[] } {
+  const clauses: string[] = [];
+  const params: SqlValue[] = [];
+  if (filter.filterMetadata && Object.keys(filter.filterMetadata).length > 0) {
+    clauses.push(`${METADATA_MATCHES}(c.metadata, ?) = 1`);
+    params.push(JSON.stringify(filter.filterMetadata));
+  }
+  if (filter.createdAfter !== undefined) {
+    clauses.push('c.created_at >= ?');
+    params.push(isoParam(filter.createdAfter, 'createdAfter'));
+  }
+  if (filter.createdBefore !== undefined) {
+    clauses.push('c.created_at < ?');
+    params.push(isoParam(filter.createdBefore, 'createdBefore'));
+  }
+  if (filter.contentContains !== undefined && filter.contentContains !== '') {
+    clauses.push('EXISTS (SELECT 1 FROM nodes n WHERE n.conversation_id = c.id AND instr(n.search_text, ?) > 0)');
+    params.push(filter.contentContains.toLowerCase());
+  }
+  if (filter.conversationIds !== undefined) {
+    clauses.push(`c.id IN (${filter.conversationIds.map(() => '?').join(', ')})`);
+    params.push(...filter.conversationIds);
+  }
+  return { sql: clauses.length ? `WHERE ${clauses.join(' AND ')}` : '', params };
+}
+
+const SORT_COLUMNS = { createdAt: 'c.created_at', updatedAt: 'c.updated_at', conversationId: 'c.id' } as const;
+
+function nonNegativeInteger(value: number | undefined, name: string, fallback: number): number {
+  if (value === undefined) {
+    return fallback;
+  }
+  if (!Number.isInteger(value) || value < 0) {
+    throw new InvalidArgumentError(`${name} must be a whole number of 0 or more; got ${value}.`);
+  }
+  return value;
+}
+
+/** Lists conversation summaries matching `options`; limit defaults to 100, offset always applies. */
+export function querySummaries(db: Database, options: SearchOptions): ConversationSummary[] {
+  const limit = nonNegativeInteger(options.limit, 'limit', 100);
+  const offset = nonNegativeInteger(options.offset, 'offset', 0);
+  const sortBy = options.sortBy ?? 'updatedAt';
+  const column = SORT_COLUMNS[sortBy];
+  if (!column) {
+    throw new InvalidArgumentError(`sortBy must be one of ${Object.keys(SORT_COLUMNS).join(', ')}; got "${String(sortBy)}".`);
+  }
+  const order = options.sortOrder ?? (sortBy === 'conversationId' ? 'asc' : 'desc');
+  if (order !== 'asc' && order !== 'desc') {
+    throw new InvalidArgumentError(`sortOrder must be "asc" or "desc"; got "${String(order)}".`);
+  }
+  const where = buildWhere(options);
+  const rows = queryRows(
+    db,
+    `SELECT c.id, c.metadata, c.created_at, c.updated_at,
+       (SELECT count(*) FROM nodes n WHERE n.conversation_id = c.id)
+     FROM conversations c ${where.sql}
+     ORDER BY ${column} ${order}, c.id ${order}
+     LIMIT ? OFFSET ?`,
+    [...where.params, limit, offset],
+  );
+  return rows.map(([conversationId, metadata, createdAt, updatedAt, nodeCount]) => ({
+    conversationId: String(conversationId),
+    metadata: JSON.parse(String(metadata)),
+    createdAt: String(createdAt),
+    updatedAt: String(updatedAt),
+    nodeCount: Number(nodeCount),
+  }));
+}
+
+/** Counts the conversations matching `filter`. */
+export function countMatching(db: Database, filter: Filter): number {
+  const where = buildWhere(filter);
+  return Number(queryRows(db, `SELECT count(*) FROM conversations c ${where.sql}`, where.params)[0][0]);
+}
+
+/** Ids of the conversations matching bulk-delete filters; refuses a filter that sets nothing. */
+export function idsForDelete(db: Database, filters: DeleteFilters): string[] {
+  const hasFilter =
+    (filters.filterMetadata !== undefined && Object.keys(filters.filterMetadata).length > 0) ||
+    filters.createdAfter !== undefined ||
+    filters.createdBefore !== undefined ||
+    filters.conversationIds !== undefined;
+  if (!hasFilter) {
+    throw new InvalidArgumentError(
+      'deleteConversations needs at least one filter (filterMetadata, createdAfter, createdBefore or conversationIds); ' +
+        'an empty filter would delete every conversation. Use explicit filters to delete many.',
+    );
+  }
+  const where = buildWhere(filters);
+  return queryRows(db, `SELECT c.id FROM conversations c ${where.sql}`, where.params).map((row) => String(row[0]));
+}

@@ -1,0 +1,192 @@
+/**
+ * The append-only journal beside a store's database file. Each line is one logical change with its
+ * byte length and a checksum, so a line torn by a kill is recognised and ignored; the first line names
+ * the generation of the database file the entries apply to.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { promises as fs, type Stats } from 'node:fs';
+import * as path from 'node:path';
+import type { ConversationState } from '../conversation/types';
+import type { ConversationChange } from './storage';
+
+/** One logical change, as written to the journal and replayed on open. */
+export type JournalEntry =
+  | { op: 'save'; state: ConversationState }
+  | { op: 'change'; conversationId: string; change: ConversationChange }
+  | { op: 'delete'; conversationIds: string[] };
+
+interface JournalHeader {
+  op: 'header';
+  format: 1;
+  generation: string;
+}
+
+/** What was read from a journal file. */
+export interface JournalRead {
+  /** Generation named by the header; null when the header is missing or damaged. */
+  generation: string | null;
+  /** Byte offset just after the header line. */
+  headerEnd: number;
+  entries: { entry: JournalEntry; end: number }[];
+  /** Offset after the last complete, valid line. */
+  validEnd: number;
+  /** File size when it was read; larger than `validEnd` when the tail is torn or still being written. */
+  size: number;
+  stat: Stats;
+}
+
+const NEWLINE = 0x0a;
+
+function checksum(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 16);
+}
+
+/** A new random generation id, written into a database file and the header of its journal. */
+export function newGeneration(): string {
+  return `${Date.now().toString(36)}-${randomBytes(6).toString('hex')}`;
+}
+
+/** Encodes one journal line: `J <bytes> <checksum> <json>\n`. */
+export function encodeJournalLine(value: JournalEntry | JournalHeader): Buffer {
+  const json = JSON.stringify(value);
+  return Buffer.from(`J ${Buffer.byteLength(json)} ${checksum(json)} ${json}\n`);
+}
+
+/** Decodes the line of `buf` that starts at `start`; null when it is incomplete or damaged. */
+function decodeLine(buf: Buffer, start: number): { value: unknown; end: number } | null {
+  const newline = buf.indexOf(NEWLINE, start);
+  if (newline < 0) {
+    return null;
+  }
+  const line = buf.toString('utf8', start, newline);
+  const match = /^J (\d+) ([0-9a-f]{16}) /.exec(line);
+  if (!match) {
+    return null;
+  }
+  const json = line.slice(match[0].length);
+  if (Buffer.byteLength(json) !== Number(match[1]) || checksum(json) !== match[2]) {
+    return null;
+  }
+  try {
+    return { value: JSON.parse(json), end: newline + 1 };
+  } catch {
+    return null;
+  }
+}
+
+async function readRange(handle: fs.FileHandle, start: number, end: number): Promise<Buffer> {
+  const buf = Buffer.alloc(Math.max(0, end - start));
+  let filled = 0;
+  while (filled < buf.length) {
+    const { bytesRead } = await handle.read(buf, filled, buf.length - filled, start + filled);
+    if (bytesRead === 0) {
+      break;
+    }
+    filled += bytesRead;
+  }
+  return filled < buf.length ? buf.subarray(0, filled) : buf;
+}
+
+/**
+ * Reads a journal. With `fromOffset` the entries after that byte offset are returned; without it,
+ * all of them. Returns null when the file does not exist.
+ */
+export async function readJournal(filePath: string, fromOffset?: number): Promise<JournalRead | null> {
+  let handle: fs.FileHandle;
+  try {
+    handle = await fs.open(filePath, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      return null;
+    }
+    throw error;
+  }
+  try {
+    const stat = await handle.stat();
+    const size = stat.size;
+    const head = await readRange(handle, 0, Math.min(size, 4096));
+    const header = decodeLine(head, 0);
+    const headerValue = header?.value as Partial<JournalHeader> | undefined;
+    if (!header || headerValue?.op !== 'header' || typeof headerValue.generation !== 'string') {
+      return { generation: null, headerEnd: 0, entries: [], validEnd: 0, size, stat };
+    }
+    const start = Math.max(fromOffset ?? header.end, header.end);
+    const data = await readRange(handle, start, size);
+    const entries: JournalRead['entries'] = [];
+    let position = 0;
+    for (;;) {
+      const line = decodeLine(data, position);
+      if (!line) {
+        break;
+      }
+      entries.push({ entry: line.value as JournalEntry, end: start + line.end });
+      position = line.end;
+    }
+    return { generation: headerValue.generation, headerEnd: header.end, entries, validEnd: start + position, size, stat };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Flushes a directory entry so that a rename or a new file survives a power cut (best effort). */
+export async function syncDirectory(dir: string): Promise<void> {
+  let handle: fs.FileHandle | undefined;
+  try {
+    handle = await fs.open(dir, 'r');
+    await handle.sync();
+  } catch {
+    // Some platforms (Windows) cannot open or sync a directory; the rename is still atomic there.
+  } finally {
+    await handle?.close().catch(() => undefined);
+  }
+}
+
+/** Writes `data` to a temporary file beside `target`, flushes it, and renames it over `target`. */
+export async function writeFileAtomic(target: string, data: Uint8Array): Promise<void> {
+  const temp = `${target}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const handle = await fs.open(temp, 'w');
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await fs.rename(temp, target);
+  } catch (error) {
+    await fs.rm(temp, { force: true });
+    throw error;
+  }
+  await syncDirectory(path.dirname(target));
+}
+
+/** Replaces the journal with an empty one for `generation`; returns the offset after its header. */
+export async function resetJournal(filePath: string, generation: string): Promise<number> {
+  const header = encodeJournalLine({ op: 'header', format: 1, generation });
+  await writeFileAtomic(filePath, header);
+  return header.length;
+}
+
+/**
+ * Appends entries at `offset` (the end of the valid part), cutting off a torn tail first, and
+ * flushes them to disk before returning the new end. The caller holds the write lock.
+ */
+export async function appendJournal(filePath: string, offset: number, entries: JournalEntry[]): Promise<number> {
+  const data = Buffer.concat(entries.map((entry) => encodeJournalLine(entry)));
+  const handle = await fs.open(filePath, 'r+');
+  try {
+    const { size } = await handle.stat();
+    if (size !== offset) {
+      await handle.truncate(offset);
+    }
+    let written = 0;
+    while (written < data.length) {
+      const { bytesWritten } = await handle.write(data, written, data.length - written, offset + written);
+      written += bytesWritten;
+    }
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  return offset + data.length;
+}

@@ -1,0 +1,215 @@
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConversationNotFoundError, InvalidArgumentError, NodeNotFoundError, StorageError } from '../errors';
+import { SqlJsConversationStorage } from './sqlJsConversationStorage';
+import { sampleConversation, sampleNode } from './storageTestData';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'arbor-storage-'));
+});
+afterEach(async () => {
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
+describe.each([
+  ['in memory', () => SqlJsConversationStorage.open()],
+  ['file-backed', () => SqlJsConversationStorage.open(path.join(dir, 'sub', 'arbor.db'))],
+])('SqlJsConversationStorage %s', (_label, open) => {
+  it('saves, loads, applies changes and deletes', async () => {
+    const storage = await open();
+    const state = sampleConversation('c1', 3, { metadata: { project: 'a' } });
+    state.nodes[1].branchName = 'main';
+    state.nodes[1].promptName = 'review';
+    await storage.saveConversation(state);
+    expect(await storage.loadConversation('c1')).toEqual(state);
+    expect(await storage.loadConversation('missing')).toBeNull();
+
+    const added = sampleNode('0.0.0', '0.0', 500, 9, 'assistant');
+    await storage.applyChange('c1', { upsertNodes: [added], currentNodeId: '0.0.0', updatedAt: '2025-02-01T00:00:00.000Z' });
+    const loaded = await storage.loadConversation('c1');
+    expect(loaded?.nodes.map((n) => n.nodeId)).toEqual(['', '0', '0.0', '0.0.0']);
+    expect(loaded?.currentNodeId).toBe('0.0.0');
+    expect(loaded?.updatedAt).toBe('2025-02-01T00:00:00.000Z');
+
+    await storage.applyChange('c1', {
+      deleteNodeIds: ['0.0', '0.0.0'],
+      currentNodeId: '0',
+      tombstones: ['0.0'],
+      metadata: { project: 'b' },
+      updatedAt: '2025-02-02T00:00:00.000Z',
+    });
+    const pruned = await storage.loadConversation('c1');
+    expect(pruned?.nodes.map((n) => n.nodeId)).toEqual(['', '0']);
+    expect(pruned?.tombstones).toEqual(['0.0']);
+    expect(pruned?.metadata).toEqual({ project: 'b' });
+
+    await expect(storage.applyChange('nope', { updatedAt: 'x' })).rejects.toBeInstanceOf(ConversationNotFoundError);
+    expect(await storage.deleteConversation('c1')).toBe(true);
+    expect(await storage.deleteConversation('c1')).toBe(false);
+    expect(await storage.loadConversation('c1')).toBeNull();
+    await storage.close();
+    await expect(storage.loadConversation('c1')).rejects.toBeInstanceOf(StorageError);
+  });
+
+  it('lists, counts and searches with filters, sorting, limit and offset', async () => {
+    const storage = await open();
+    for (let i = 0; i < 5; i++) {
+      const state = sampleConversation(`c${i}`, 2, {
+        createdAt: `2025-01-0${i + 1}T00:00:00.000Z`,
+        metadata: { team: i % 2 ? 'odd' : 'even', tags: ['x', i], nested: { n: i } },
+      });
+      state.updatedAt = `2025-03-0${5 - i}T00:00:00.000Z`;
+      state.nodes[1].message.content = i === 3 ? 'Grüße from the ÜBER branch' : `plain ${i}`;
+      await storage.saveConversation(state);
+    }
+    expect((await storage.listConversations()).map((s) => s.conversationId)).toEqual(['c0', 'c1', 'c2', 'c3', 'c4']);
+    expect((await storage.listConversations({ sortBy: 'createdAt', sortOrder: 'desc', limit: 2, offset: 1 })).map((s) => s.conversationId)).toEqual([
+      'c3',
+      'c2',
+    ]);
+    expect((await storage.listConversations({ sortBy: 'conversationId', offset: 4 })).map((s) => s.conversationId)).toEqual(['c4']);
+    const odd = await storage.listConversations({ filterMetadata: { team: 'odd' }, sortBy: 'conversationId' });
+    expect(odd.map((s) => s.conversationId)).toEqual(['c1', 'c3']);
+    expect(odd[0]).toMatchObject({ nodeCount: 2, createdAt: '2025-01-02T00:00:00.000Z', metadata: { team: 'odd' } });
+    expect((await storage.listConversations({ filterMetadata: { nested: { n: 2 }, tags: ['x', 2] } })).map((s) => s.conversationId)).toEqual(['c2']);
+    expect(await storage.countConversations({ filterMetadata: { team: 'even' } })).toBe(3);
+    expect(await storage.countConversations()).toBe(5);
+
+    expect((await storage.searchConversations({ contentContains: 'über' })).map((s) => s.conversationId)).toEqual(['c3']);
+    expect((await storage.searchConversations({ contentContains: 'PLAIN', sortBy: 'conversationId', offset: 1, limit: 2 })).map((s) => s.conversationId)).toEqual([
+      'c1',
+      'c2',
+    ]);
+    expect(
+      (await storage.searchConversations({ createdAfter: '2025-01-02T00:00:00Z', createdBefore: '2025-01-04T00:00:00Z', sortBy: 'createdAt', sortOrder: 'asc' })).map(
+        (s) => s.conversationId,
+      ),
+    ).toEqual(['c1', 'c2']);
+    expect(await storage.countConversations({ contentContains: 'plain', filterMetadata: { team: 'even' } })).toBe(3);
+    await expect(storage.searchConversations({ createdAfter: 'yesterday' })).rejects.toBeInstanceOf(InvalidArgumentError);
+    await expect(storage.listConversations({ limit: -1 })).rejects.toBeInstanceOf(InvalidArgumentError);
+    await storage.close();
+  });
+
+  it('searches content on every branch, not only the current one', async () => {
+    const storage = await open();
+    const state = sampleConversation('tree', 3);
+    state.nodes.push({ ...sampleNode('1', '', 50, 3), message: { role: 'user', content: 'A hidden SIBLING' } });
+    await storage.saveConversation(state);
+    expect((await storage.searchConversations({ contentContains: 'sibling' })).map((s) => s.conversationId)).toEqual(['tree']);
+    await storage.close();
+  });
+
+  it('deletes many, refusing an empty filter', async () => {
+    const storage = await open();
+    for (let i = 0; i < 4; i++) {
+      await storage.saveConversation(sampleConversation(`d${i}`, 1, { metadata: { keep: i < 2 }, createdAt: `2025-01-0${i + 1}T00:00:00.000Z` }));
+    }
+    await expect(storage.deleteConversations({})).rejects.toBeInstanceOf(InvalidArgumentError);
+    await expect(storage.deleteConversations({ filterMetadata: {} })).rejects.toBeInstanceOf(InvalidArgumentError);
+    expect(await storage.deleteConversations({ filterMetadata: { keep: false } })).toBe(2);
+    expect(await storage.deleteConversations({ conversationIds: ['d0', 'zz'] })).toBe(1);
+    expect(await storage.deleteConversations({ createdBefore: '2025-01-01T00:00:00Z' })).toBe(0);
+    expect((await storage.listConversations()).map((s) => s.conversationId)).toEqual(['d1']);
+    await storage.close();
+  });
+
+  it('merges metadata and forks whole or up to a node', async () => {
+    const storage = await open();
+    const source = sampleConversation('src', 4, { metadata: { a: 1, b: 2 } });
+    source.nodes.push(sampleNode('1', '', 100, 7));
+    await storage.saveConversation(source);
+    await storage.updateMetadata('src', { b: undefined, c: 'new' });
+    expect((await storage.loadConversation('src'))?.metadata).toEqual({ a: 1, c: 'new' });
+    await expect(storage.updateMetadata('nope', { a: 1 })).rejects.toBeInstanceOf(ConversationNotFoundError);
+
+    const whole = await storage.forkConversation('src', 'copy');
+    expect(whole.nodes).toHaveLength(5);
+    expect(whole.currentNodeId).toBe(source.currentNodeId);
+    const partial = await storage.forkConversation('src', 'part', { upToNodeId: '0.0' });
+    expect(partial.nodes.map((n) => n.nodeId)).toEqual(['', '0', '0.0']);
+    expect(partial.currentNodeId).toBe('0.0');
+    expect(await storage.loadConversation('part')).toEqual(partial);
+    expect((await storage.loadConversation('src'))?.nodes).toHaveLength(5);
+    await expect(storage.forkConversation('src', 'x', { upToNodeId: '9.9' })).rejects.toBeInstanceOf(NodeNotFoundError);
+    await expect(storage.forkConversation('src', 'copy')).rejects.toBeInstanceOf(InvalidArgumentError);
+    await expect(storage.forkConversation('gone', 'y')).rejects.toBeInstanceOf(ConversationNotFoundError);
+    await storage.close();
+  });
+
+  it('fires onDidChange for its own writes', async () => {
+    const storage = await open();
+    const seen: string[] = [];
+    const subscription = storage.onDidChange((id) => seen.push(id));
+    await storage.saveConversation(sampleConversation('e1', 1));
+    await storage.updateMetadata('e1', { x: 1 });
+    subscription.dispose();
+    await storage.deleteConversation('e1');
+    expect(seen).toEqual(['e1', 'e1']);
+    await storage.close();
+  });
+});
+
+describe('SqlJsConversationStorage persistence', () => {
+  it('sees everything after close and reopen, and after reopen without close (journal replay)', async () => {
+    const file = path.join(dir, 'arbor.db');
+    const first = await SqlJsConversationStorage.open(file);
+    await first.saveConversation(sampleConversation('kept', 3));
+    await first.close();
+
+    const second = await SqlJsConversationStorage.open(file);
+    expect((await second.loadConversation('kept'))?.nodes).toHaveLength(3);
+    await second.applyChange('kept', { upsertNodes: [sampleNode('0.0.0', '0.0', 800, 5)], currentNodeId: '0.0.0', updatedAt: '2025-05-01T00:00:00.000Z' });
+    await second.saveConversation(sampleConversation('late', 2));
+    await second.deleteConversation('kept');
+    await second.saveConversation(sampleConversation('kept', 2));
+    // No close: the database file is stale and only the journal holds these changes.
+    const third = await SqlJsConversationStorage.open(file);
+    expect((await third.loadConversation('kept'))?.nodes).toHaveLength(2);
+    expect((await third.loadConversation('late'))?.nodes).toHaveLength(2);
+    await third.close();
+    await second.close();
+    const fourth = await SqlJsConversationStorage.open(file);
+    expect(await fourth.countConversations()).toBe(2);
+    expect(fourth.warnings).toEqual([]);
+    await fourth.close();
+  });
+
+  it('checkpoints when the journal grows and keeps every change across checkpoints', async () => {
+    const file = path.join(dir, 'arbor.db');
+    const storage = await SqlJsConversationStorage.open(file, { checkpointEntries: 5 });
+    await storage.saveConversation(sampleConversation('c', 1));
+    for (let i = 0; i < 12; i++) {
+      await storage.applyChange('c', { upsertNodes: [sampleNode(String(i), '', 200, i)], updatedAt: new Date().toISOString() });
+    }
+    const journal = await fs.readFile(file + '.arbor-journal', 'utf8');
+    expect(journal.trim().split('\n').length).toBeLessThan(7);
+    const reader = await SqlJsConversationStorage.open(file);
+    expect((await reader.loadConversation('c'))?.nodes).toHaveLength(13);
+    await reader.close();
+    await storage.close();
+  });
+
+  it('ignores a torn last journal line and keeps writing after it', async () => {
+    const file = path.join(dir, 'arbor.db');
+    const storage = await SqlJsConversationStorage.open(file);
+    await storage.saveConversation(sampleConversation('t', 2));
+    const journalPath = file + '.arbor-journal';
+    const whole = await fs.readFile(journalPath);
+    await storage.applyChange('t', { upsertNodes: [sampleNode('1', '', 300, 1)], updatedAt: '2025-06-01T00:00:00.000Z' });
+    const withChange = await fs.readFile(journalPath);
+    // Simulate a kill in the middle of writing the second entry.
+    await fs.writeFile(journalPath, withChange.subarray(0, whole.length + Math.floor((withChange.length - whole.length) / 2)));
+    const reopened = await SqlJsConversationStorage.open(file);
+    expect((await reopened.loadConversation('t'))?.nodes.map((n) => n.nodeId)).toEqual(['', '0']);
+    await reopened.applyChange('t', { upsertNodes: [sampleNode('2', '', 300, 2)], updatedAt: '2025-06-02T00:00:00.000Z' });
+    const again = await SqlJsConversationStorage.open(file);
+    expect((await again.loadConversation('t'))?.nodes.map((n) => n.nodeId)).toEqual(['', '0', '2']);
+    await again.close();
+    await reopened.close();
+    await storage.close().catch(() => undefined);
+  });
+});
