@@ -1,0 +1,290 @@
+import * as nodePath from 'node:path';
+import { PromptError } from '../errors';
+import type { Disposable, WorkspaceFiles } from '../files';
+import { nodeFiles } from '../nodeFiles';
+import type { PromptDiagnostic, PromptInfo, PromptKind, PromptTemplate } from './libraryTypes';
+import { PartialResolver, type ResolvedTemplate } from './partialResolver';
+import { parsePromptFile, PROMPT_EXTENSIONS, type ParsedPromptFile } from './promptFile';
+import type { RagConfig } from './types';
+
+/** Options of `FileSystemPromptLibrary.open`. */
+export interface PromptLibraryOptions {
+  /** File access; Node's `fs` by default, `vscode.workspace.fs` in the extension. */
+  files?: WorkspaceFiles;
+  /** Reload changed files and fire `onDidChange` (needs `files.watch`). */
+  watch?: boolean;
+  /** Quiet time after the last change before reloading, in ms (default 50). */
+  debounceMs?: number;
+}
+
+/** What changed on a reload: prompt paths (relative to the prompts folder) added, edited or removed. */
+export interface PromptLibraryChange {
+  paths: string[];
+}
+
+const FOLDERS: Array<[string, PromptKind]> = [
+  ['system', 'system'],
+  ['user', 'user'],
+  ['messages', 'messages'],
+  ['rag', 'rag'],
+  ['partials', 'partial'],
+];
+
+interface CachedFile {
+  mtimeMs: number;
+  size: number;
+  parsed: ParsedPromptFile;
+}
+
+/**
+ * The prompt templates of a `prompts/` folder (system, user, messages, rag and partials sub-folders), in
+ * Markdown-with-front-matter or dataknobs YAML/JSON form. A broken file is reported in `diagnostics()` and
+ * the rest keeps working; with `watch` the library reloads what changed and fires `onDidChange`.
+ */
+export class FileSystemPromptLibrary implements Disposable {
+  private prompts = new Map<string, PromptTemplate>();
+  private fileProblems: PromptDiagnostic[] = [];
+  private templateProblems: PromptDiagnostic[] = [];
+  private readonly cache = new Map<string, CachedFile>();
+  private readonly listeners = new Set<(e: PromptLibraryChange) => void>();
+  private readonly resolver = new PartialResolver((kind, name) => this.prompts.get(`${kind}/${name}`));
+  private watcher?: Disposable;
+  private timer?: ReturnType<typeof setTimeout>;
+  private reloading: Promise<void> = Promise.resolve();
+  private disposed = false;
+
+  private constructor(
+    readonly promptDir: string,
+    private readonly files: WorkspaceFiles,
+    private readonly debounceMs: number,
+  ) {}
+
+  /** Loads every prompt below `promptDir`; a missing folder gives an empty library. */
+  static async open(promptDir: string, options: PromptLibraryOptions = {}): Promise<FileSystemPromptLibrary> {
+    const lib = new FileSystemPromptLibrary(promptDir, options.files ?? nodeFiles, options.debounceMs ?? 50);
+    await lib.reload();
+    if (options.watch && lib.files.watch && (await lib.files.stat(promptDir))?.type === 'directory') {
+      lib.watcher = lib.files.watch(promptDir, () => lib.scheduleReload());
+    }
+    return lib;
+  }
+
+  getSystemPrompt(name: string): PromptTemplate | undefined {
+    return this.prompts.get(`system/${name}`);
+  }
+
+  getUserPrompt(name: string): PromptTemplate | undefined {
+    return this.prompts.get(`user/${name}`);
+  }
+
+  getMessagePrompt(name: string): PromptTemplate | undefined {
+    return this.prompts.get(`messages/${name}`);
+  }
+
+  getPartial(name: string): PromptTemplate | undefined {
+    return this.prompts.get(`partial/${name}`);
+  }
+
+  /** The retrieval config of `prompts/rag/<name>.*`. */
+  getRagConfig(name: string): RagConfig | undefined {
+    return this.prompts.get(`rag/${name}`)?.ragConfigs?.[0];
+  }
+
+  /** Every loaded prompt, sorted by kind then name. */
+  listPrompts(): PromptInfo[] {
+    return [...this.prompts.values()]
+      .map((p) => ({ name: p.name, kind: p.kind, path: p.path, description: p.description, params: p.params }))
+      .sort((a, b) => (a.kind === b.kind ? a.name.localeCompare(b.name) : a.kind.localeCompare(b.kind)));
+  }
+
+  /** Every problem found in the folder: unreadable files, syntax errors, bad includes, unknown rag names. */
+  diagnostics(): PromptDiagnostic[] {
+    return [...this.fileProblems, ...this.templateProblems].sort((a, b) =>
+      a.file === b.file ? a.line - b.line || a.column - b.column : a.file.localeCompare(b.file),
+    );
+  }
+
+  /** Subscribes to reloads (only fired when opened with `watch: true`, or after `reload()`). */
+  onDidChange(listener: (e: PromptLibraryChange) => void): Disposable {
+    this.listeners.add(listener);
+    return { dispose: () => this.listeners.delete(listener) };
+  }
+
+  /**
+   * A prompt's template (or one of its messages) with its includes resolved. Throws a `PromptError` with
+   * file, line and column for a syntax error, an escaping or missing partial, or an include cycle.
+   */
+  resolveTemplate(prompt: PromptTemplate, text?: string, offset?: PromptTemplate['templateOffset']): ResolvedTemplate {
+    return this.resolver.resolve(prompt, text, offset);
+  }
+
+  /** The retrieval configs of a prompt with `prompts/rag/` names expanded; unknown names are listed apart. */
+  ragConfigsOf(prompt: PromptTemplate): { configs: RagConfig[]; unknown: string[] } {
+    const configs: RagConfig[] = [];
+    const unknown: string[] = [];
+    for (const entry of prompt.rag) {
+      if ('ref' in entry) {
+        const cfg = this.getRagConfig(entry.ref);
+        if (cfg) configs.push(cfg);
+        else unknown.push(entry.ref);
+      } else configs.push(entry);
+    }
+    return { configs, unknown };
+  }
+
+  /** Re-reads the folder now (files whose size and time are unchanged are not re-parsed). */
+  async reload(): Promise<PromptLibraryChange> {
+    let change: PromptLibraryChange = { paths: [] };
+    this.reloading = this.reloading.then(async () => {
+      change = await this.load();
+    });
+    await this.reloading;
+    if (change.paths.length) for (const l of [...this.listeners]) l(change);
+    return change;
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.watcher?.dispose();
+    if (this.timer) clearTimeout(this.timer);
+    this.listeners.clear();
+  }
+
+  private scheduleReload(): void {
+    if (this.disposed) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      if (!this.disposed) this.reload().catch(() => undefined);
+    }, this.debounceMs);
+  }
+
+  private async load(): Promise<PromptLibraryChange> {
+    const before = new Map([...this.prompts.values()].map((p) => [p.path, p.sha256]));
+    const prompts = new Map<string, PromptTemplate>();
+    const problems: PromptDiagnostic[] = [];
+    const seen = new Set<string>();
+    for (const [folder, kind] of FOLDERS) {
+      const files = await this.listFiles(nodePath.join(this.promptDir, folder), folder);
+      files.sort((a, b) => extRank(a) - extRank(b) || a.localeCompare(b));
+      for (const rel of files) {
+        const ext = PROMPT_EXTENSIONS.find((e) => rel.toLowerCase().endsWith(e));
+        if (!ext) {
+          problems.push({ file: rel, line: 1, column: 1, severity: 'warning', message: `ignored: prompt files end in ${PROMPT_EXTENSIONS.join(', ')}` });
+          continue;
+        }
+        const abs = nodePath.join(this.promptDir, ...rel.split('/'));
+        seen.add(abs);
+        const parsed = await this.readParsed(abs, rel, kind, promptName(rel, folder));
+        problems.push(...parsed.diagnostics);
+        if (!parsed.prompt) continue;
+        const key = `${kind}/${parsed.prompt.name}`;
+        const existing = prompts.get(key);
+        if (existing) {
+          problems.push({ file: rel, line: 1, column: 1, severity: 'warning', message: `ignored: ${existing.path} has the same prompt name "${parsed.prompt.name}"` });
+          continue;
+        }
+        prompts.set(key, parsed.prompt);
+      }
+    }
+    for (const key of this.cache.keys()) if (!seen.has(key)) this.cache.delete(key);
+    this.prompts = prompts;
+    this.fileProblems = problems;
+    this.resolver.prune(new Set([...prompts.values()].map((p) => `${p.path}\0${p.sha256}`)));
+    this.templateProblems = this.checkTemplates();
+
+    const after = new Map([...prompts.values()].map((p) => [p.path, p.sha256]));
+    const paths = new Set<string>();
+    for (const [path, sha] of after) if (before.get(path) !== sha) paths.add(path);
+    for (const path of before.keys()) if (!after.has(path)) paths.add(path);
+    return { paths: [...paths].sort() };
+  }
+
+  private async readParsed(abs: string, rel: string, kind: PromptKind, name: string): Promise<ParsedPromptFile> {
+    const stat = await this.files.stat(abs);
+    const cached = this.cache.get(abs);
+    if (stat && cached && cached.mtimeMs === stat.mtimeMs && cached.size === stat.size) return cached.parsed;
+    let parsed: ParsedPromptFile;
+    try {
+      const bytes = await this.files.readFile(abs);
+      parsed = parsePromptFile({ name, kind, path: rel, absolutePath: abs, bytes });
+    } catch (err) {
+      parsed = { diagnostics: [{ file: rel, line: 1, column: 1, severity: 'error', message: `could not read the file: ${(err as Error).message}` }] };
+    }
+    if (stat) this.cache.set(abs, { mtimeMs: stat.mtimeMs, size: stat.size, parsed });
+    return parsed;
+  }
+
+  /** Files below a folder, relative to the prompts folder; dot files and symbolic links are skipped. */
+  private async listFiles(dir: string, rel: string): Promise<string[]> {
+    let entries: Array<[string, string]>;
+    try {
+      entries = await this.files.readDirectory(dir);
+    } catch {
+      return [];
+    }
+    const out: string[] = [];
+    for (const [name, type] of entries) {
+      if (name.startsWith('.')) continue;
+      if (type === 'file') out.push(`${rel}/${name}`);
+      else if (type === 'directory') out.push(...(await this.listFiles(nodePath.join(dir, name), `${rel}/${name}`)));
+    }
+    return out;
+  }
+
+  /** Checks every template (syntax, includes) and every rag name, so problems show before a render. */
+  private checkTemplates(): PromptDiagnostic[] {
+    const out: PromptDiagnostic[] = [];
+    const report = (prompt: PromptTemplate, err: unknown) => {
+      if (err instanceof PromptError) {
+        out.push({ file: err.file ?? prompt.path, line: err.line ?? 1, column: err.column ?? 1, severity: 'error', message: stripPosition(err.message) });
+      } else throw err;
+    };
+    for (const prompt of this.prompts.values()) {
+      if (prompt.kind === 'rag') continue;
+      try {
+        const texts = prompt.kind === 'messages' ? (prompt.messages ?? []) : [{ content: prompt.template, offset: prompt.templateOffset }];
+        for (const t of texts) {
+          for (const h of this.resolver.prepare(prompt, t.content, t.offset).analysis.unknownHelpers) {
+            out.push({ file: prompt.path, line: h.line, column: h.column, severity: 'error', message: `unknown helper "${h.name}": use if, unless, each, with or lookup` });
+          }
+          this.resolver.resolve(prompt, t.content, t.offset);
+        }
+      } catch (err) {
+        report(prompt, err);
+      }
+      for (const ref of this.ragConfigsOf(prompt).unknown) {
+        out.push({ file: prompt.path, line: 1, column: 1, severity: 'error', message: `rag config "${ref}" was not found: add prompts/rag/${ref}.yaml or fix the name` });
+      }
+      for (const config of this.ragConfigsOf(prompt).configs) {
+        try {
+          this.resolver.prepare({ ...prompt, conditionalSections: false }, config.query, { line: 1, column: 0 });
+        } catch (err) {
+          report(prompt, new PromptError(`rag query "${config.query}" is not a valid template: ${stripPosition((err as Error).message)}`, prompt.path, 1, 1));
+        }
+      }
+    }
+    // The same syntax error is found once per prompt that includes the broken file: keep one of each.
+    const unique = new Map(out.map((d) => [`${d.file}:${d.line}:${d.column}:${d.message}`, d]));
+    return [...unique.values()];
+  }
+}
+
+/** `user/review/deep.prompt.md` in folder `user` is named `review/deep`: the path without folder and extensions. */
+function promptName(rel: string, folder: string): string {
+  const inside = rel.slice(folder.length + 1);
+  const slash = inside.lastIndexOf('/');
+  const base = inside.slice(slash + 1);
+  const dot = base.indexOf('.');
+  return inside.slice(0, slash + 1) + (dot > 0 ? base.slice(0, dot) : base);
+}
+
+function extRank(rel: string): number {
+  const i = PROMPT_EXTENSIONS.findIndex((e) => rel.toLowerCase().endsWith(e));
+  return i < 0 ? PROMPT_EXTENSIONS.length : i;
+}
+
+/** Diagnostics carry the position apart; drop the `file:line:col: ` prefix of the error message. */
+function stripPosition(message: string): string {
+  return message.replace(/^[^\s:]+:\d+:\d+: /, '');
+}

@@ -1,0 +1,80 @@
+import type { PromptModelSettings, RagConfig } from './types';
+
+/** Which folder of `prompts/` a file lives in; `partial` files only serve `{{> name}}` includes. */
+export type PromptKind = 'system' | 'user' | 'messages' | 'rag' | 'partial';
+
+/** What happens when a required parameter is missing: throw, render with a warning, or render silently. */
+export type ValidationLevel = 'error' | 'warn' | 'ignore';
+
+/** One declared parameter of a prompt (front matter `params`, or dataknobs `defaults`/`required_params`). */
+export interface PromptParam {
+  name: string;
+  default?: unknown;
+  required?: boolean;
+  description?: string;
+}
+
+/** A problem found while loading or rendering prompt files. Lines and columns are 1-based. */
+export interface PromptDiagnostic {
+  /** Path relative to the prompts folder, with `/` separators. */
+  file: string;
+  line: number;
+  column: number;
+  severity: 'error' | 'warning';
+  message: string;
+}
+
+/** One message of a `prompts/messages/` prompt; `content` is a template. */
+export interface MessageTemplate {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+  /** Where the content sits in the file, for error positions. */
+  offset: SourceOffset;
+}
+
+/** Where a template's text sits in its file, so template errors point at the file's own lines. */
+export interface SourceOffset {
+  /** File line of the template's first line, 1-based. */
+  line: number;
+  /** Columns to add on every template line (indentation of a YAML block scalar). */
+  column: number;
+}
+
+/** A rag config as written in a prompt: inline, or the name of a `prompts/rag/` config. */
+export type RagConfigEntry = RagConfig | { ref: string };
+
+/** A loaded prompt file, normalised from either format. */
+export interface PromptTemplate {
+  name: string;
+  kind: PromptKind;
+  /** Relative to the prompts folder, `/` separators. */
+  path: string;
+  absolutePath: string;
+  sha256: string;
+  gitBlobId: string;
+  description?: string;
+  /** The template text (body of a Markdown file, `template` of a dataknobs file). */
+  template: string;
+  templateOffset: SourceOffset;
+  /** Whether dataknobs `((...))` conditional sections apply (dataknobs files, or front matter `conditionalSections: true`). */
+  conditionalSections: boolean;
+  params: PromptParam[];
+  /** Own validation level; the builder's default applies when absent. */
+  validation?: ValidationLevel;
+  rag: RagConfigEntry[];
+  settings: PromptModelSettings;
+  /** Only for `messages` prompts. */
+  messages?: MessageTemplate[];
+  /** Only for `rag` files: the configs the file defines. */
+  ragConfigs?: RagConfig[];
+  metadata?: Record<string, unknown>;
+}
+
+/** What `listPrompts()` shows for each prompt. */
+export interface PromptInfo {
+  name: string;
+  kind: PromptKind;
+  path: string;
+  description?: string;
+  params: PromptParam[];
+}
