@@ -1,0 +1,137 @@
+// Bundles the extension with esbuild: the host (Node, CommonJS, `vscode` external), the chat webview
+// (browser IIFE plus its stylesheet), the prompt CLI, and the assets they load at run time (sql.js's
+// wasm, the codicon font). Everything lands in dist/, so the .vsix needs no node_modules.
+// Flags: --production minifies without sourcemaps (what the .vsix ships); --watch rebuilds on change.
+// An entry point whose file does not exist yet is skipped with a warning while the others build.
+import * as esbuild from 'esbuild';
+import { existsSync } from 'node:fs';
+import { chmod, copyFile, mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const dist = path.join(root, 'dist');
+const args = new Set(process.argv.slice(2));
+const production = args.has('--production');
+const watch = args.has('--watch');
+
+/** Fails the build on a bundling error but keeps going in watch mode, where the next save fixes it. */
+const reportPlugin = {
+  name: 'arbor-report',
+  setup(build) {
+    build.onEnd((result) => {
+      const out = build.initialOptions.outfile ? path.relative(root, build.initialOptions.outfile) : '?';
+      if (result.errors.length > 0) console.error(`[build] ${out}: ${result.errors.length} error(s)`);
+      else if (watch) console.log(`[build] ${out} rebuilt`);
+    });
+  },
+};
+
+const common = {
+  bundle: true,
+  minify: production,
+  sourcemap: !production,
+  logLevel: 'warning',
+  absWorkingDir: root,
+  plugins: [reportPlugin],
+  define: { 'process.env.NODE_ENV': JSON.stringify(production ? 'production' : 'development') },
+};
+
+/** The bundles: each is built only when its entry point exists. */
+const targets = [
+  {
+    entry: 'src/host/extension.ts',
+    options: { platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'], outfile: 'dist/extension.js' },
+  },
+  {
+    entry: 'webview/main.ts',
+    options: {
+      platform: 'browser',
+      format: 'iife',
+      target: 'es2022',
+      outfile: 'dist/webview/main.js',
+      loader: { '.ttf': 'file', '.woff': 'file', '.woff2': 'file', '.svg': 'file' },
+    },
+  },
+  {
+    entry: 'webview/styles.css',
+    options: {
+      outfile: 'dist/webview/main.css',
+      loader: { '.ttf': 'file', '.woff': 'file', '.woff2': 'file', '.svg': 'file' },
+    },
+  },
+  {
+    entry: 'src/core/prompts/cli.ts',
+    options: {
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      outfile: 'dist/cli.js',
+      banner: { js: '#!/usr/bin/env node' },
+    },
+  },
+];
+
+/** Files copied as they are: [from (relative to the repo), to (relative to dist/)]. */
+const assets = [
+  ['node_modules/sql.js/dist/sql-wasm.wasm', 'sql-wasm.wasm'],
+  ['node_modules/@vscode/codicons/dist/codicon.css', 'codicons/codicon.css'],
+  ['node_modules/@vscode/codicons/dist/codicon.ttf', 'codicons/codicon.ttf'],
+];
+
+async function copyAssets() {
+  for (const [from, to] of assets) {
+    const src = path.join(root, from);
+    if (!existsSync(src)) {
+      console.warn(`[build] warning: ${from} is missing (run npm install); not copied`);
+      continue;
+    }
+    const dest = path.join(dist, to);
+    await mkdir(path.dirname(dest), { recursive: true });
+    await copyFile(src, dest);
+  }
+}
+
+async function main() {
+  const started = performance.now();
+  if (!watch) await rm(dist, { recursive: true, force: true });
+  await mkdir(dist, { recursive: true });
+  await copyAssets();
+
+  const contexts = [];
+  const built = [];
+  for (const target of targets) {
+    if (!existsSync(path.join(root, target.entry))) {
+      console.warn(`[build] warning: ${target.entry} does not exist yet; skipped`);
+      continue;
+    }
+    const options = { ...common, ...target.options, entryPoints: [target.entry] };
+    options.outfile = path.join(root, options.outfile);
+    if (watch) {
+      const ctx = await esbuild.context(options);
+      await ctx.watch();
+      contexts.push(ctx);
+    } else {
+      await esbuild.build(options);
+    }
+    built.push(path.relative(root, options.outfile));
+  }
+  if (existsSync(path.join(dist, 'cli.js'))) await chmod(path.join(dist, 'cli.js'), 0o755);
+
+  const ms = Math.round(performance.now() - started);
+  console.log(`[build] ${production ? 'production' : 'development'} build of ${built.join(', ') || 'nothing'} in ${ms} ms`);
+  if (watch) {
+    console.log('[build] watching for changes (Ctrl+C to stop)');
+    const stop = async () => {
+      await Promise.all(contexts.map((ctx) => ctx.dispose()));
+      process.exit(0);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  }
+}
+
+main().catch((error) => {
+  console.error(`[build] failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

@@ -1,0 +1,126 @@
+import { existsSync } from 'node:fs';
+import { cp, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort, run, spawnGroup, waitForPort, type GroupProcess } from './processes';
+
+/** The repository's root folder. */
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+
+/** Where scripts/installCodeServer.sh puts code-server. */
+export const CODE_SERVER_BIN = path.join(REPO_ROOT, '.vscode-test/code-server/node_modules/.bin/code-server');
+
+/** The folders one VS Code instance uses: its user data, its extensions and the workspace it opens. */
+export interface Sandbox {
+  root: string;
+  dataDir: string;
+  extensionsDir: string;
+  workspace: string;
+}
+
+/** A running code-server and how to reach and stop it. */
+export interface RunningCodeServer {
+  port: number;
+  /** The workbench URL with the workspace folder open. */
+  url: string;
+  process: GroupProcess;
+  stop(): Promise<void>;
+}
+
+/** Throws an actionable error when code-server has not been installed yet. */
+export function assertCodeServerInstalled(): void {
+  if (!existsSync(CODE_SERVER_BIN)) {
+    throw new Error(`code-server is not installed at ${CODE_SERVER_BIN}: run \`bash scripts/installCodeServer.sh\` first`);
+  }
+}
+
+/**
+ * Builds the extension and packages it with vsce into `outFile` (the `package` npm script, so the
+ * tests install exactly what a user would).
+ */
+export async function packageExtension(outFile: string): Promise<string> {
+  await mkdir(path.dirname(outFile), { recursive: true });
+  await run('npm', ['run', '--silent', 'package', '--', '--out', outFile], { cwd: REPO_ROOT });
+  return outFile;
+}
+
+/**
+ * Makes fresh sandbox folders under `root`: an empty user-data and extensions folder, and a copy of
+ * `sample-workspace/` with the repository's sample prompts added (its own files win on a clash).
+ * With `keep` an existing sandbox is reused as it is, so `npm start` keeps conversations between runs.
+ */
+export async function prepareSandbox(root: string, options: { keep?: boolean } = {}): Promise<Sandbox> {
+  const sandbox: Sandbox = {
+    root,
+    dataDir: path.join(root, 'data'),
+    extensionsDir: path.join(root, 'extensions'),
+    workspace: path.join(root, 'workspace'),
+  };
+  if (!options.keep) await rm(root, { recursive: true, force: true });
+  await mkdir(path.join(sandbox.dataDir, 'User'), { recursive: true });
+  await mkdir(sandbox.extensionsDir, { recursive: true });
+  if (!existsSync(sandbox.workspace)) {
+    await cp(path.join(REPO_ROOT, 'sample-workspace'), sandbox.workspace, { recursive: true });
+    const repoPrompts = path.join(REPO_ROOT, 'prompts');
+    if (existsSync(repoPrompts) && (await readdir(repoPrompts)).length > 0) {
+      await cp(repoPrompts, path.join(sandbox.workspace, 'prompts'), { recursive: true, force: false, errorOnExist: false });
+    }
+  }
+  return sandbox;
+}
+
+/** Writes the user settings VS Code reads at start (`$data/User/settings.json`). */
+export async function writeUserSettings(sandbox: Sandbox, settings: Record<string, unknown>): Promise<void> {
+  const base = {
+    'workbench.startupEditor': 'none',
+    'security.workspace.trust.enabled': false,
+    'telemetry.telemetryLevel': 'off',
+    'update.mode': 'none',
+    'extensions.autoUpdate': false,
+    'extensions.autoCheckUpdates': false,
+    'workbench.tips.enabled': false,
+    'chat.commandCenter.enabled': false,
+    'workbench.enableExperiments': false,
+  };
+  const file = path.join(sandbox.dataDir, 'User', 'settings.json');
+  await writeFile(file, `${JSON.stringify({ ...base, ...settings }, null, 2)}\n`);
+}
+
+/** Installs a .vsix into the sandbox's extensions folder with code-server's own CLI. */
+export async function installVsix(sandbox: Sandbox, vsix: string): Promise<void> {
+  assertCodeServerInstalled();
+  await run(CODE_SERVER_BIN, [
+    '--extensions-dir', sandbox.extensionsDir,
+    '--user-data-dir', sandbox.dataDir,
+    '--install-extension', vsix,
+    '--force',
+  ]);
+}
+
+/** Starts code-server (no auth, 127.0.0.1, a free port unless given) on the sandbox's workspace. */
+export async function startCodeServer(sandbox: Sandbox, options: { port?: number; echo?: boolean } = {}): Promise<RunningCodeServer> {
+  assertCodeServerInstalled();
+  const port = options.port ?? (await freePort());
+  const proc = spawnGroup(
+    CODE_SERVER_BIN,
+    [
+      '--auth', 'none',
+      '--bind-addr', `127.0.0.1:${port}`,
+      '--user-data-dir', sandbox.dataDir,
+      '--extensions-dir', sandbox.extensionsDir,
+      '--disable-telemetry',
+      '--disable-update-check',
+      '--disable-workspace-trust',
+      '--disable-getting-started-override',
+      sandbox.workspace,
+    ],
+    { cwd: sandbox.root, echo: options.echo },
+  );
+  await waitForPort(port, 60_000, proc);
+  return {
+    port,
+    url: `http://127.0.0.1:${port}/?folder=${encodeURIComponent(sandbox.workspace)}`,
+    process: proc,
+    stop: () => proc.stop(),
+  };
+}

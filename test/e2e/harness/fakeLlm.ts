@@ -1,0 +1,46 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { REPO_ROOT } from './codeServer';
+import { freePort, spawnGroup, waitForPort, type GroupProcess } from './processes';
+
+/** The fake model server (test/fixtures/fakeLlmServer.ts) running as its own process. */
+export interface RunningFakeLlm {
+  port: number;
+  /** Base URL for the Ollama wire format. */
+  ollamaHost: string;
+  /** Base URL for the OpenAI wire format. */
+  openaiBaseUrl: string;
+  process: GroupProcess;
+  stop(): Promise<void>;
+}
+
+/** The fake server's script; it answers in both wire formats on one port. */
+export const FAKE_LLM_SCRIPT = path.join(REPO_ROOT, 'test/fixtures/fakeLlmServer.ts');
+
+/** Starts the fake model server standalone (`tsx fakeLlmServer.ts --port N`) and waits until it listens. */
+export async function startFakeLlm(options: { port?: number; echo?: boolean } = {}): Promise<RunningFakeLlm> {
+  if (!existsSync(FAKE_LLM_SCRIPT)) {
+    throw new Error(`the fake model server ${path.relative(REPO_ROOT, FAKE_LLM_SCRIPT)} does not exist yet`);
+  }
+  const port = options.port ?? (await freePort());
+  const tsx = path.join(REPO_ROOT, 'node_modules/.bin/tsx');
+  const proc = spawnGroup(tsx, [FAKE_LLM_SCRIPT, '--port', String(port)], { cwd: REPO_ROOT, echo: options.echo });
+  await waitForPort(port, 30_000, proc);
+  return {
+    port,
+    ollamaHost: `http://127.0.0.1:${port}`,
+    openaiBaseUrl: `http://127.0.0.1:${port}/v1`,
+    process: proc,
+    stop: () => proc.stop(),
+  };
+}
+
+/** The `arbor.*` settings that point the extension at a running fake server. */
+export function fakeLlmSettings(server: RunningFakeLlm, provider: 'ollama' | 'openai' = 'ollama', model = 'arbor-test-model'): Record<string, unknown> {
+  return {
+    'arbor.provider': provider,
+    'arbor.model': model,
+    'arbor.ollama.host': server.ollamaHost,
+    'arbor.openai.baseUrl': server.openaiBaseUrl,
+  };
+}

@@ -1,0 +1,140 @@
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { chromium, type Browser, type FrameLocator, type Locator, type Page } from 'playwright-core';
+import { REPO_ROOT } from './codeServer';
+
+/** The installed extension's id, which VS Code puts in its webviews' iframe URLs. */
+export const EXTENSION_ID = 'arbor-dev.arbor';
+
+/** Where failure screenshots go. */
+export const RESULTS_DIR = path.join(REPO_ROOT, 'test-results');
+
+/** Debian's Chromium (installed by scripts/installCodeServer.sh); CHROMIUM_PATH overrides it. */
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** Launches headless Chromium with the flags that keep it quiet and offline on these machines. */
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-dev-shm-usage',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-quic',
+    ],
+  });
+}
+
+/** A VS Code window in a browser page, with the moves the tests make in it. */
+export class Workbench {
+  constructor(
+    readonly page: Page,
+    readonly url: string,
+  ) {}
+
+  /** Opens the workbench URL in a new page and waits until VS Code has drawn itself. */
+  static async open(browser: Browser, url: string): Promise<Workbench> {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const workbench = new Workbench(page, url);
+    await page.goto(url);
+    await workbench.waitReady();
+    return workbench;
+  }
+
+  /** Waits for the workbench and its activity bar (where extension views appear once VS Code has read them). */
+  async waitReady(): Promise<void> {
+    await this.page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
+    await this.page.locator('.activitybar .action-item').first().waitFor({ timeout: 60_000 });
+  }
+
+  /** Reloads the window (as "Developer: Reload Window" does) and waits for it again. */
+  async reload(): Promise<void> {
+    await this.page.reload();
+    await this.waitReady();
+  }
+
+  /** The Arbor icon in the activity bar. */
+  arborIcon(): Locator {
+    return this.page.locator('.activitybar .action-item a[aria-label^="Arbor"], .activitybar [aria-label^="Arbor"]').first();
+  }
+
+  /** Shows the Arbor view container in the sidebar (clicking its icon only when it is not already showing). */
+  async openArborView(): Promise<void> {
+    await this.arborIcon().waitFor({ timeout: 30_000 });
+    if (!(await this.sidebarTitle().textContent())?.toLowerCase().includes('arbor')) {
+      await this.arborIcon().click();
+    }
+    // With one view in the container VS Code hides its header and titles the sidebar "Arbor: Conversations".
+    await this.page.locator('.part.sidebar .composite.title', { hasText: /arbor/i }).first().waitFor({ timeout: 30_000 });
+    await this.page.locator('.part.sidebar .pane-body').first().waitFor({ timeout: 30_000 });
+  }
+
+  /** The sidebar's title, which names the view container it shows. */
+  sidebarTitle(): Locator {
+    return this.page.locator('.part.sidebar .composite.title').first();
+  }
+
+  /** The rows of the Conversations tree. */
+  treeRows(): Locator {
+    return this.page.locator('.part.sidebar .pane-body [role="treeitem"]');
+  }
+
+  /** One row of the Conversations tree whose label contains `text`. */
+  treeRow(text: string | RegExp): Locator {
+    return this.treeRows().filter({ hasText: text });
+  }
+
+  /** Runs a command from the palette (F1) by its title, e.g. "Arbor: New Conversation". */
+  async runCommand(title: string): Promise<void> {
+    const input = this.page.locator('.quick-input-widget .quick-input-box input');
+    // The palette sometimes misses F1 while the workbench is still busy; try again then.
+    for (let attempt = 0; ; attempt++) {
+      await this.page.keyboard.press('Escape');
+      await this.page.keyboard.press('F1');
+      try {
+        await input.waitFor({ state: 'visible', timeout: 5_000 });
+        break;
+      } catch (error) {
+        if (attempt >= 3) throw error;
+      }
+    }
+    await input.fill(`>${title}`);
+    const row = this.page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first();
+    await row.waitFor({ timeout: 15_000 });
+    await row.click();
+  }
+
+  /** Picks an entry of an open context menu by its label. */
+  async pickMenuItem(label: string | RegExp): Promise<void> {
+    const item = this.page.locator('.context-view .monaco-menu .action-item', { hasText: label }).first();
+    await item.waitFor({ timeout: 10_000 });
+    await item.click();
+  }
+
+  /** Every Arbor webview iframe (outer frame) in the page. */
+  arborWebviews(): Locator {
+    return this.page.locator(`iframe.webview[src*="extensionId=${EXTENSION_ID}"]`);
+  }
+
+  /** The inner document of the visible Arbor chat webview (the active chat tab). */
+  chat(): FrameLocator {
+    return this.arborWebviews().filter({ visible: true }).first().contentFrame().locator('#active-frame').contentFrame();
+  }
+
+  /** Editor tabs whose title contains `text`. */
+  tab(text: string | RegExp): Locator {
+    return this.page.locator('.part.editor .tabs-container .tab', { hasText: text });
+  }
+
+  /** Saves a full-page PNG under test-results/ and returns its path. */
+  async screenshot(name: string): Promise<string> {
+    await mkdir(RESULTS_DIR, { recursive: true });
+    const file = path.join(RESULTS_DIR, `${name.replace(/[^a-z0-9-_]+/gi, '-').slice(0, 100)}.png`);
+    await this.page.screenshot({ path: file, fullPage: true });
+    return file;
+  }
+}
