@@ -44,6 +44,9 @@ function isAlnum(k: Kind): boolean {
  * it has more than one part. One-character parts and stop words are dropped.
  */
 export function forEachToken(text: string, emit: (token: string) => void): void {
+  // Lower-case once; slices of `lower` are the tokens when lower-casing kept every offset.
+  const lowered = text.toLowerCase();
+  const lower = lowered.length === text.length ? lowered : undefined;
   const n = text.length;
   let i = 0;
   while (i < n) {
@@ -65,18 +68,18 @@ export function forEachToken(text: string, emit: (token: string) => void): void 
         break;
       }
     }
-    emitWord(text, start, i, emit);
+    emitWord(text, lower, start, i, emit);
   }
 }
 
-function emitPart(text: string, s: number, e: number, emit: (token: string) => void): void {
+function emitPart(text: string, lower: string | undefined, s: number, e: number, emit: (token: string) => void): void {
   const len = e - s;
   if (len < 2 || len > MAX_TOKEN_LENGTH) return;
-  const t = text.slice(s, e).toLowerCase();
+  const t = lower !== undefined ? lower.slice(s, e) : text.slice(s, e).toLowerCase();
   if (!STOP_WORDS.has(t)) emit(t);
 }
 
-function emitWord(text: string, start: number, end: number, emit: (token: string) => void): void {
+function emitWord(text: string, lower: string | undefined, start: number, end: number, emit: (token: string) => void): void {
   let parts = 0;
   let partStart = -1;
   let prev = Kind.Other;
@@ -85,7 +88,7 @@ function emitWord(text: string, start: number, end: number, emit: (token: string
     const k = c === 45 ? Kind.Joiner : kindOf(c);
     if (k === Kind.Joiner) {
       if (partStart >= 0) {
-        emitPart(text, partStart, j, emit);
+        emitPart(text, lower, partStart, j, emit);
         parts++;
         partStart = -1;
       }
@@ -98,14 +101,14 @@ function emitWord(text: string, start: number, end: number, emit: (token: string
       else if ((k === Kind.Digit) !== (prev === Kind.Digit)) boundary = true;
       else if (k === Kind.Lower && prev === Kind.Upper && j - partStart > 1) {
         // "HTTPServer": the last upper-case letter starts the next part.
-        emitPart(text, partStart, j - 1, emit);
+        emitPart(text, lower, partStart, j - 1, emit);
         parts++;
         partStart = j - 1;
       }
     }
     if (boundary) {
       if (partStart >= 0) {
-        emitPart(text, partStart, j, emit);
+        emitPart(text, lower, partStart, j, emit);
         parts++;
       }
       partStart = j;
@@ -114,10 +117,10 @@ function emitWord(text: string, start: number, end: number, emit: (token: string
   }
   if (partStart >= 0) {
     if (parts === 0 && partStart === start) {
-      emitPart(text, start, end, emit);
+      emitPart(text, lower, start, end, emit);
       return;
     }
-    emitPart(text, partStart, end, emit);
+    emitPart(text, lower, partStart, end, emit);
     parts++;
   }
   if (parts > 1) {
@@ -126,7 +129,7 @@ function emitWord(text: string, start: number, end: number, emit: (token: string
     let e = end;
     while (s < e && kindOf(text.charCodeAt(s)) === Kind.Joiner) s++;
     while (e > s && (kindOf(text.charCodeAt(e - 1)) === Kind.Joiner || text.charCodeAt(e - 1) === 45)) e--;
-    emitPart(text, s, e, emit);
+    emitPart(text, lower, s, e, emit);
   }
 }
 
