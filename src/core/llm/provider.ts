@@ -9,6 +9,11 @@ export interface CompletionOptions {
   stop?: string[];
   seed?: number;
   tools?: ToolDefinition[];
+  /**
+   * Ask a reasoning model to think (Ollama's `think`). A level (`low`/`medium`/`high`) is also sent to
+   * OpenAI-compatible servers as `reasoning_effort`; `true`/`false` only reaches Ollama.
+   */
+  think?: boolean | 'low' | 'medium' | 'high';
   signal?: AbortSignal;
 }
 

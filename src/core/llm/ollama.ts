@@ -1,0 +1,223 @@
+import { Ollama, type ChatRequest, type ChatResponse, type Message, type Tool } from 'ollama';
+import type { LLMMessage, LLMResponse, LLMStreamChunk, ToolCall, Usage } from '../conversation/types';
+import { CallGuard } from './callGuard';
+import { toOllamaProviderError } from './ollamaErrors';
+import { ollamaFetch, type OllamaResponseInfo } from './ollamaFetch';
+import type { CompletionOptions, LLMProvider, ModelInfo } from './provider';
+import { brokenStreamError, type ErrorContext } from './providerErrors';
+import { fromOllamaToolCalls, toOllamaMessages } from './wireMessages';
+
+/** Settings of an `OllamaProvider`. */
+export interface OllamaProviderOptions {
+  /** Where Ollama listens (default `http://127.0.0.1:11434`). */
+  host?: string;
+  /** The model used when a call does not name one, e.g. `llama3.2`. */
+  model: string;
+  /** Longest silence from Ollama before the call fails with a timeout, in ms (default 300 000; loading a model takes a while). */
+  timeoutMs?: number;
+  /** Default for `think` when a call does not set it. */
+  think?: CompletionOptions['think'];
+  /** Context length to ask for (`num_ctx`); Ollama's own default is small. */
+  numCtx?: number;
+  /** How long Ollama keeps the model loaded after a call (`keep_alive`, e.g. "10m"). */
+  keepAlive?: string | number;
+  /** Model for `embed` (default: `model`). */
+  embeddingModel?: string;
+  /** Send earlier answers' `thinking` back in the history (default false). */
+  sendThinking?: boolean;
+  /** Extra headers on every request (for Ollama behind an authenticating proxy). */
+  headers?: Record<string, string>;
+}
+
+const DEFAULT_HOST = 'http://127.0.0.1:11434';
+const DEFAULT_TIMEOUT_MS = 300_000;
+
+/**
+ * A model served by Ollama's native API (`/api/chat`, `/api/tags`, `/api/embed`), built on the `ollama`
+ * package. Passes `think` through and returns the reasoning as `thinking`, sends and receives tool calls,
+ * sends images, and honours an `AbortSignal` on every request. Local models cost 0.
+ */
+export class OllamaProvider implements LLMProvider {
+  readonly name = 'ollama';
+  readonly model: string;
+  readonly host: string;
+
+  constructor(private readonly options: OllamaProviderOptions) {
+    this.model = options.model;
+    this.host = normalizeHost(options.host);
+  }
+
+  async complete(messages: LLMMessage[], options: CompletionOptions = {}): Promise<LLMResponse> {
+    const model = options.model ?? this.model;
+    const guard = new CallGuard(options.signal, this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    const info: OllamaResponseInfo = {};
+    const ctx = this.context(model, guard);
+    try {
+      const res = await this.client(guard, info).chat({ ...this.request(messages, options, model), stream: false });
+      const toolCalls = fromOllamaToolCalls(res.message?.tool_calls);
+      const usage = toUsage(res);
+      return {
+        content: res.message?.content ?? '',
+        model: res.model || model,
+        finishReason: finishReason(res, toolCalls),
+        usage,
+        ...(toolCalls.length ? { toolCalls } : {}),
+        ...(res.message?.thinking ? { thinking: res.message.thinking } : {}),
+        costUsd: 0,
+        metadata: { provider: this.name, ...durations(res) },
+      };
+    } catch (err) {
+      throw toOllamaProviderError(err, ctx, info);
+    } finally {
+      guard.dispose();
+    }
+  }
+
+  /**
+   * Streams the answer from `/api/chat` NDJSON. Text and thinking arrive as `delta`/`thinkingDelta`; the last
+   * chunk has `done: true`, the finish reason, usage (`prompt_eval_count`/`eval_count`), cost 0 and, when the
+   * model called tools, the whole calls.
+   */
+  async *stream(messages: LLMMessage[], options: CompletionOptions = {}): AsyncGenerator<LLMStreamChunk> {
+    const model = options.model ?? this.model;
+    const guard = new CallGuard(options.signal, this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    const info: OllamaResponseInfo = {};
+    const ctx = this.context(model, guard);
+    let iterator: (AsyncIterable<ChatResponse> & { abort(): void }) | undefined;
+    try {
+      try {
+        iterator = await this.client(guard, info).chat({ ...this.request(messages, options, model), stream: true });
+      } catch (err) {
+        throw toOllamaProviderError(err, ctx, info);
+      }
+      ctx.phase = 'stream';
+      const toolCalls: ToolCall[] = [];
+      let last: ChatResponse | undefined;
+      try {
+        for await (const part of iterator) {
+          const text = part.message?.content ?? '';
+          const thinking = part.message?.thinking ?? '';
+          toolCalls.push(...fromOllamaToolCalls(part.message?.tool_calls));
+          if (text || thinking) yield { delta: text, ...(thinking ? { thinkingDelta: thinking } : {}), done: false, model: part.model || model };
+          if (part.done) last = part;
+        }
+      } catch (err) {
+        throw toOllamaProviderError(err, ctx, info);
+      }
+      if (guard.cancelled || guard.timedOut) throw toOllamaProviderError(new Error('aborted'), ctx, info);
+      if (!last) throw brokenStreamError(ctx, 'Ollama closed the stream without its final "done" message');
+      const usage = toUsage(last);
+      yield {
+        delta: '',
+        done: true,
+        finishReason: finishReason(last, toolCalls),
+        ...(usage ? { usage } : {}),
+        ...(toolCalls.length ? { toolCalls } : {}),
+        costUsd: 0,
+        model: last.model || model,
+      };
+    } finally {
+      iterator?.abort();
+      guard.dispose();
+    }
+  }
+
+  /** The installed models, from `/api/tags`. */
+  async listModels(): Promise<ModelInfo[]> {
+    const guard = new CallGuard(undefined, this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    const info: OllamaResponseInfo = {};
+    try {
+      const res = await this.client(guard, info).list();
+      return (res.models ?? []).map((m) => ({
+        id: m.name || m.model,
+        details: { ...(m.details ?? {}), size: m.size, digest: m.digest, modifiedAt: m.modified_at },
+      }));
+    } catch (err) {
+      throw toOllamaProviderError(err, this.context(this.model, guard), info);
+    } finally {
+      guard.dispose();
+    }
+  }
+
+  /** Embeddings of each text, in order, from `/api/embed`. */
+  async embed(texts: string[]): Promise<number[][]> {
+    if (texts.length === 0) return [];
+    const model = this.options.embeddingModel ?? this.model;
+    const guard = new CallGuard(undefined, this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    const info: OllamaResponseInfo = {};
+    try {
+      const res = await this.client(guard, info).embed({ model, input: texts, ...(this.options.keepAlive !== undefined ? { keep_alive: this.options.keepAlive } : {}) });
+      return res.embeddings;
+    } catch (err) {
+      throw toOllamaProviderError(err, this.context(model, guard), info);
+    } finally {
+      guard.dispose();
+    }
+  }
+
+  // A client per call is cheap (no connection of its own) and lets each call carry its own signal.
+  private client(guard: CallGuard, info: OllamaResponseInfo): Ollama {
+    return new Ollama({ host: this.host, fetch: ollamaFetch(guard, info), headers: this.options.headers });
+  }
+
+  private request(messages: LLMMessage[], options: CompletionOptions, model: string): Omit<ChatRequest, 'stream'> {
+    const modelOptions: Record<string, unknown> = {};
+    if (options.temperature !== undefined) modelOptions.temperature = options.temperature;
+    if (options.maxTokens !== undefined) modelOptions.num_predict = options.maxTokens;
+    if (options.topP !== undefined) modelOptions.top_p = options.topP;
+    if (options.stop?.length) modelOptions.stop = options.stop;
+    if (options.seed !== undefined) modelOptions.seed = options.seed;
+    if (this.options.numCtx !== undefined) modelOptions.num_ctx = this.options.numCtx;
+    const think = options.think ?? this.options.think;
+    return {
+      model,
+      messages: toOllamaMessages(messages, this.options.sendThinking) as Message[],
+      ...(options.tools?.length ? { tools: options.tools as unknown as Tool[] } : {}),
+      ...(think !== undefined ? { think } : {}),
+      ...(Object.keys(modelOptions).length ? { options: modelOptions } : {}),
+      ...(this.options.keepAlive !== undefined ? { keep_alive: this.options.keepAlive } : {}),
+    };
+  }
+
+  private context(model: string, guard: CallGuard): ErrorContext {
+    return {
+      provider: this.name,
+      where: `Ollama at ${this.host}`,
+      endpoint: this.host,
+      connectionHint: 'Is Ollama running? Start it with `ollama serve` or change arbor.ollama.host.',
+      authHint: 'Check the credentials of the proxy in front of Ollama (or OLLAMA_API_KEY for ollama.com).',
+      model,
+      phase: 'request',
+      guard,
+    };
+  }
+}
+
+/** `localhost:11434` or `:11434` to a full URL, as the `ollama` package reads them; no trailing slash. */
+function normalizeHost(host: string | undefined): string {
+  let h = (host ?? '').trim();
+  if (!h) return DEFAULT_HOST;
+  if (h.startsWith(':')) h = `http://127.0.0.1${h}`;
+  if (!/^[a-z]+:\/\//i.test(h)) h = `http://${h}`;
+  return h.replace(/\/+$/, '');
+}
+
+function toUsage(res: Partial<ChatResponse>): Usage | undefined {
+  if (res.prompt_eval_count === undefined && res.eval_count === undefined) return undefined;
+  const promptTokens = res.prompt_eval_count ?? 0;
+  const completionTokens = res.eval_count ?? 0;
+  return { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens };
+}
+
+function finishReason(res: Partial<ChatResponse>, toolCalls: ToolCall[]): string {
+  if (toolCalls.length) return 'tool_calls';
+  return res.done_reason || 'stop';
+}
+
+function durations(res: Partial<ChatResponse>): Record<string, number> {
+  const out: Record<string, number> = {};
+  if (typeof res.total_duration === 'number') out.totalDurationNs = res.total_duration;
+  if (typeof res.load_duration === 'number') out.loadDurationNs = res.load_duration;
+  if (typeof res.eval_duration === 'number') out.evalDurationNs = res.eval_duration;
+  return out;
+}

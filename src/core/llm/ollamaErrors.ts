@@ -1,0 +1,28 @@
+import type { ProviderError } from '../errors';
+import type { OllamaResponseInfo } from './ollamaFetch';
+import { httpStatusError, mapCommonFailure, parseRetryAfter, unknownError, type ErrorContext } from './providerErrors';
+
+/** Turns anything the `ollama` package throws into a `ProviderError` with an actionable message. */
+export function toOllamaProviderError(err: unknown, ctx: ErrorContext, info: OllamaResponseInfo = {}): ProviderError {
+  const common = mapCommonFailure(err, ctx);
+  if (common) return common;
+  const status = statusOf(err) ?? info.status;
+  if (status !== undefined && status >= 400) {
+    const serverMessage = err instanceof Error ? ((err as { error?: string }).error ?? err.message) : String(err);
+    return httpStatusError(ctx, status, serverMessage, {
+      retryAfterSeconds: parseRetryAfter(info.retryAfter),
+      modelNotFound: status === 404 && /model|not found/i.test(serverMessage)
+        ? `Model '${ctx.model}' is not installed in Ollama at ${ctx.endpoint}. Run \`ollama pull ${ctx.model}\`.`
+        : undefined,
+      cause: err,
+    });
+  }
+  return unknownError(ctx, err);
+}
+
+// The package's `ResponseError` is not exported; it is recognised by its name and `status_code`.
+function statusOf(err: unknown): number | undefined {
+  if (typeof err !== 'object' || err === null) return undefined;
+  const e = err as { name?: string; status_code?: unknown };
+  return e.name === 'ResponseError' && typeof e.status_code === 'number' ? e.status_code : undefined;
+}

@@ -1,0 +1,248 @@
+import { OpenAI } from 'openai';
+import type { LLMMessage, LLMResponse, LLMStreamChunk, Usage } from '../conversation/types';
+import { CallGuard } from './callGuard';
+import { toOpenAIProviderError } from './openaiErrors';
+import { PricingTable, type ModelPrice } from './pricing';
+import type { CompletionOptions, LLMProvider, ModelInfo } from './provider';
+import { brokenStreamError, unknownError, type ErrorContext } from './providerErrors';
+import { fromOpenAIToolCalls, openAIFinishReason, reasoningOf, toOpenAIMessages, ToolCallAccumulator } from './wireMessages';
+
+/** Settings of an `OpenAIProvider`. */
+export interface OpenAIProviderOptions {
+  /** The API root, e.g. `https://api.openai.com/v1` or `http://localhost:1234/v1` (LM Studio). */
+  baseURL?: string;
+  /** Sent as a bearer token. Local servers that need none may leave it out. */
+  apiKey?: string;
+  /** The model used when a call does not name one. */
+  model: string;
+  /** Prices merged over the shipped table, or a whole table. */
+  pricing?: Record<string, ModelPrice> | PricingTable;
+  /** Longest silence from the server before the call fails with a timeout, in ms (default 300 000). */
+  timeoutMs?: number;
+  /** Retries done by the `openai` package on connection errors, 408/409/429/5xx (default 2). */
+  maxRetries?: number;
+  /** Model for `embed` (default: `model`). */
+  embeddingModel?: string;
+  /** Send earlier answers' `thinking` back as `reasoning_content` (default false). */
+  sendThinking?: boolean;
+  /** Which request field carries `maxTokens`; by default `max_completion_tokens` for o-series and gpt-5, else `max_tokens`. */
+  maxTokensField?: 'max_tokens' | 'max_completion_tokens';
+  /** Extra headers on every request (e.g. OpenRouter's `HTTP-Referer`). */
+  headers?: Record<string, string>;
+}
+
+const DEFAULT_TIMEOUT_MS = 300_000;
+
+/**
+ * A model behind any OpenAI-compatible chat-completions API (OpenAI, LM Studio, vLLM, llama.cpp server,
+ * Ollama's /v1), built on the `openai` package. Streams with usage, assembles streamed tool calls, passes
+ * reasoning text (`reasoning_content`/`reasoning`) through as `thinking`, prices calls from a table.
+ */
+export class OpenAIProvider implements LLMProvider {
+  readonly name = 'openai';
+  readonly model: string;
+  readonly baseURL: string;
+  private readonly client: OpenAI;
+  private readonly pricing: PricingTable;
+  private readonly timeoutMs: number;
+  private readonly maxRetries: number;
+  private readonly secrets: string[];
+
+  constructor(private readonly options: OpenAIProviderOptions) {
+    this.model = options.model;
+    this.baseURL = (options.baseURL || 'https://api.openai.com/v1').replace(/\/+$/, '');
+    this.pricing = options.pricing instanceof PricingTable ? options.pricing : new PricingTable(options.pricing);
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.maxRetries = options.maxRetries ?? 2;
+    this.secrets = options.apiKey ? [options.apiKey] : [];
+    this.client = new OpenAI({
+      baseURL: this.baseURL,
+      // The package refuses to start without a key; local servers ignore this placeholder.
+      apiKey: options.apiKey || 'no-key',
+      organization: null,
+      project: null,
+      maxRetries: this.maxRetries,
+      timeout: 2_147_483_647,
+      logLevel: 'off',
+      defaultHeaders: options.headers,
+    });
+  }
+
+  /** The price table this provider bills from. */
+  get pricingTable(): PricingTable {
+    return this.pricing;
+  }
+
+  async complete(messages: LLMMessage[], options: CompletionOptions = {}): Promise<LLMResponse> {
+    const model = options.model ?? this.model;
+    const guard = new CallGuard(options.signal, this.timeoutMs);
+    const ctx = this.context(model, guard);
+    try {
+      const res = await this.client.chat.completions.create(
+        { ...this.requestBody(messages, options, model), stream: false } as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
+        { signal: guard.signal },
+      );
+      const choice = res.choices?.[0];
+      if (!choice) throw unknownError(ctx, new Error('the answer had no choices'));
+      const usage = toUsage(res.usage);
+      const answeredBy = res.model || model;
+      const thinking = reasoningOf(choice.message);
+      const toolCalls = fromOpenAIToolCalls(choice.message.tool_calls);
+      return {
+        content: choice.message.content ?? '',
+        model: answeredBy,
+        finishReason: openAIFinishReason(choice.finish_reason) ?? 'stop',
+        usage,
+        ...(toolCalls ? { toolCalls } : {}),
+        ...(thinking ? { thinking } : {}),
+        costUsd: this.cost(answeredBy, model, usage),
+        metadata: { provider: this.name, ...(res.id ? { responseId: res.id } : {}) },
+      };
+    } catch (err) {
+      throw toOpenAIProviderError(err, ctx);
+    } finally {
+      guard.dispose();
+    }
+  }
+
+  /**
+   * Streams the answer. Text and reasoning arrive as `delta`/`thinkingDelta`; the last chunk has
+   * `done: true`, the finish reason, usage, cost and, when the model called tools, the whole calls.
+   */
+  async *stream(messages: LLMMessage[], options: CompletionOptions = {}): AsyncGenerator<LLMStreamChunk> {
+    const model = options.model ?? this.model;
+    const guard = new CallGuard(options.signal, this.timeoutMs);
+    const ctx = this.context(model, guard);
+    try {
+      let stream: AsyncIterable<OpenAI.Chat.ChatCompletionChunk>;
+      try {
+        stream = await this.client.chat.completions.create(
+          { ...this.requestBody(messages, options, model), stream: true, stream_options: { include_usage: true } } as OpenAI.Chat.ChatCompletionCreateParamsStreaming,
+          { signal: guard.signal },
+        );
+      } catch (err) {
+        throw toOpenAIProviderError(err, ctx);
+      }
+      ctx.phase = 'stream';
+      guard.touch();
+      const tools = new ToolCallAccumulator();
+      let finishReason: string | undefined;
+      let usage: Usage | undefined;
+      let answeredBy = model;
+      try {
+        for await (const chunk of stream) {
+          guard.touch();
+          if (chunk.model) answeredBy = chunk.model;
+          if (chunk.usage) usage = toUsage(chunk.usage);
+          const choice = chunk.choices?.[0];
+          if (!choice) continue;
+          const delta = choice.delta ?? {};
+          tools.add(delta.tool_calls);
+          const text = typeof delta.content === 'string' ? delta.content : '';
+          const thinking = reasoningOf(delta);
+          if (choice.finish_reason) finishReason = choice.finish_reason;
+          if (text || thinking) yield { delta: text, ...(thinking ? { thinkingDelta: thinking } : {}), done: false, model: answeredBy };
+        }
+      } catch (err) {
+        throw toOpenAIProviderError(err, ctx);
+      }
+      // The package ends a stream quietly when its request is aborted; say why instead.
+      if (guard.cancelled || guard.timedOut) throw toOpenAIProviderError(new Error('aborted'), ctx);
+      if (!finishReason) throw brokenStreamError(ctx, 'the server closed the stream without saying the answer was complete');
+      const toolCalls = tools.result();
+      yield {
+        delta: '',
+        done: true,
+        finishReason: openAIFinishReason(finishReason),
+        ...(usage ? { usage } : {}),
+        ...(toolCalls ? { toolCalls } : {}),
+        costUsd: this.cost(answeredBy, model, usage),
+        model: answeredBy,
+      };
+    } finally {
+      guard.dispose();
+    }
+  }
+
+  /** The models of `GET /models`, with the context length when the server reports one (vLLM, OpenRouter). */
+  async listModels(): Promise<ModelInfo[]> {
+    const guard = new CallGuard(undefined, this.timeoutMs);
+    const ctx = this.context(this.model, guard);
+    try {
+      const out: ModelInfo[] = [];
+      for await (const m of this.client.models.list({ signal: guard.signal })) {
+        const raw = m as unknown as Record<string, unknown>;
+        const contextLength = [raw.context_length, raw.max_model_len, raw.context_window].find((v) => typeof v === 'number') as number | undefined;
+        out.push({
+          id: m.id,
+          ...(contextLength ? { contextLength } : {}),
+          details: { ownedBy: m.owned_by, created: m.created },
+        });
+      }
+      return out;
+    } catch (err) {
+      throw toOpenAIProviderError(err, ctx);
+    } finally {
+      guard.dispose();
+    }
+  }
+
+  /** Embeddings of each text, in order, from `POST /embeddings` (floats, which every compatible server supports). */
+  async embed(texts: string[]): Promise<number[][]> {
+    if (texts.length === 0) return [];
+    const model = this.options.embeddingModel ?? this.model;
+    const guard = new CallGuard(undefined, this.timeoutMs);
+    const ctx = this.context(model, guard);
+    try {
+      const res = await this.client.embeddings.create({ model, input: texts, encoding_format: 'float' }, { signal: guard.signal });
+      return [...res.data].sort((a, b) => a.index - b.index).map((d) => d.embedding);
+    } catch (err) {
+      throw toOpenAIProviderError(err, ctx);
+    } finally {
+      guard.dispose();
+    }
+  }
+
+  private requestBody(messages: LLMMessage[], options: CompletionOptions, model: string): Record<string, unknown> {
+    const body: Record<string, unknown> = { model, messages: toOpenAIMessages(messages, this.options.sendThinking) };
+    if (options.temperature !== undefined) body.temperature = options.temperature;
+    if (options.maxTokens !== undefined) body[this.maxTokensField(model)] = options.maxTokens;
+    if (options.topP !== undefined) body.top_p = options.topP;
+    if (options.stop?.length) body.stop = options.stop;
+    if (options.seed !== undefined) body.seed = options.seed;
+    if (options.tools?.length) body.tools = options.tools;
+    if (typeof options.think === 'string') body.reasoning_effort = options.think;
+    return body;
+  }
+
+  private maxTokensField(model: string): string {
+    if (this.options.maxTokensField) return this.options.maxTokensField;
+    return /^(o\d|gpt-5)/i.test(model.slice(model.lastIndexOf('/') + 1)) ? 'max_completion_tokens' : 'max_tokens';
+  }
+
+  private cost(answeredBy: string, requested: string, usage: Usage | undefined): number {
+    const model = this.pricing.priceOf(answeredBy) ? answeredBy : requested;
+    return this.pricing.costUsd(model, usage);
+  }
+
+  private context(model: string, guard: CallGuard): ErrorContext {
+    return {
+      provider: this.name,
+      where: `the server at ${this.baseURL}`,
+      endpoint: this.baseURL,
+      connectionHint: 'Is the server running? Start it, or change arbor.openai.baseUrl.',
+      authHint: "Set a valid key with 'Arbor: Set OpenAI API Key'.",
+      model,
+      phase: 'request',
+      guard,
+      secrets: this.secrets,
+    };
+  }
+}
+
+function toUsage(u: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number } | null | undefined): Usage | undefined {
+  if (!u) return undefined;
+  const promptTokens = u.prompt_tokens ?? 0;
+  const completionTokens = u.completion_tokens ?? 0;
+  return { promptTokens, completionTokens, totalTokens: u.total_tokens ?? promptTokens + completionTokens };
+}

@@ -1,0 +1,218 @@
+import { ProviderError, type ProviderErrorKind } from '../errors';
+import type { CallGuard } from './callGuard';
+
+/**
+ * The building blocks that turn any failure of a model call into a `ProviderError` whose message says what
+ * happened and what to do. The OpenAI and Ollama mappings (`openaiErrors.ts`, `ollamaErrors.ts`) classify
+ * their library's errors and then call these, so both providers word the same failure the same way.
+ */
+
+/** Where a failure happened and how to word it. */
+export interface ErrorContext {
+  /** Provider name, copied to `ProviderError.provider`. */
+  provider: string;
+  /** How to name the server in a sentence: "the server at http://…/v1", "Ollama at http://…". */
+  where: string;
+  /** The URL to name, for messages that need it alone. */
+  endpoint: string;
+  /** What to do when the server cannot be reached at all. */
+  connectionHint: string;
+  /** What to do when the server rejects the credentials. */
+  authHint: string;
+  model: string;
+  /** `request` until the answer starts arriving, then `stream`. */
+  phase: 'request' | 'stream';
+  guard?: CallGuard;
+  /** Strings that must never appear in a message (API keys). */
+  secrets?: string[];
+}
+
+/** Thrown inside a stream reader when a line is not the JSON it should be. */
+export class MalformedStreamDataError extends Error {
+  constructor(readonly sample: string) {
+    super(`Malformed stream data: ${sample}`);
+    this.name = 'MalformedStreamDataError';
+  }
+}
+
+/** Thrown inside a stream reader when the server sends an error object in the middle of an answer. */
+export class StreamedServerError extends Error {
+  constructor(readonly serverMessage: string) {
+    super(serverMessage);
+    this.name = 'StreamedServerError';
+  }
+}
+
+/** Replaces every secret (and anything shaped like an `sk-…` key) in a text with a placeholder. */
+export function redactSecrets(text: string, secrets: readonly string[] = []): string {
+  let out = text;
+  for (const secret of secrets) {
+    if (secret && secret.length >= 4) out = out.split(secret).join('[redacted]');
+  }
+  return out.replace(/\bsk-[A-Za-z0-9_*-]{6,}/g, 'sk-[redacted]');
+}
+
+/** The first `code` (ECONNREFUSED, ENOTFOUND, UND_ERR_SOCKET…) found along an error's cause chain. */
+export function errorCode(err: unknown): string | undefined {
+  const seen = new Set<unknown>();
+  const queue: unknown[] = [err];
+  while (queue.length > 0) {
+    const e = queue.shift();
+    if (!e || typeof e !== 'object' || seen.has(e)) continue;
+    seen.add(e);
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[A-Z][A-Z0-9_]+$/.test(code)) return code;
+    queue.push((e as { cause?: unknown }).cause);
+    if (Array.isArray((e as { errors?: unknown }).errors)) queue.push(...(e as { errors: unknown[] }).errors);
+  }
+  return undefined;
+}
+
+/** True for the errors `fetch` and the libraries throw when a request is aborted. */
+export function isAbortLike(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && ((err as Error).name === 'AbortError' || (err as Error).name === 'APIUserAbortError');
+}
+
+/** Seconds to wait from a Retry-After header (delta-seconds or an HTTP date); `undefined` when absent or unreadable. */
+export function parseRetryAfter(value: string | null | undefined, now = Date.now()): number | undefined {
+  if (!value) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.ceil(Number(trimmed));
+  const date = Date.parse(trimmed);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, Math.ceil((date - now) / 1000));
+}
+
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT',
+  'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_SOCKET', 'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+]);
+
+/** True when the cause chain shows a network-level failure (refused, DNS, reset, TLS). */
+export function isConnectionFailure(err: unknown): boolean {
+  const code = errorCode(err);
+  return code !== undefined && CONNECTION_CODES.has(code);
+}
+
+function make(ctx: ErrorContext, kind: ProviderErrorKind, retryable: boolean, message: string, extra: { status?: number; retryAfterSeconds?: number; cause?: unknown } = {}): ProviderError {
+  return new ProviderError(redactSecrets(message, ctx.secrets), { kind, retryable, provider: ctx.provider, ...extra });
+}
+
+function quoteServer(serverMessage: string | undefined): string {
+  const text = (serverMessage ?? '').replace(/\s+/g, ' ').trim();
+  if (!text) return '';
+  return `: "${text.length > 300 ? `${text.slice(0, 300)}…` : text}"`;
+}
+
+/** The caller cancelled the request. */
+export function abortedError(ctx: ErrorContext, cause?: unknown): ProviderError {
+  return make(ctx, 'aborted', false, `The request to ${ctx.where} was cancelled.`, { cause });
+}
+
+/** The server said nothing for `timeoutMs`. */
+export function timeoutError(ctx: ErrorContext, cause?: unknown): ProviderError {
+  const seconds = ctx.guard ? Math.round(ctx.guard.timeoutMs / 100) / 10 : undefined;
+  const waited = seconds !== undefined ? ` within ${seconds} s` : '';
+  const during = ctx.phase === 'stream' ? ' stopped sending the answer and sent nothing more' : ' did not answer';
+  return make(ctx, 'timeout', true, `${capitalize(ctx.where)}${during}${waited}. It may be busy or still loading the model '${ctx.model}'; try again, or raise the timeout.`, { cause });
+}
+
+/** The server could not be reached at all. */
+export function connectionError(ctx: ErrorContext, cause: unknown): ProviderError {
+  const code = errorCode(cause);
+  const why = code === 'ECONNREFUSED' ? 'connection refused'
+    : code === 'ENOTFOUND' || code === 'EAI_AGAIN' ? 'host name not found'
+      : code && /CERT|SIGNED|VERIFY/.test(code) ? `TLS certificate problem ${code}`
+        : code ?? 'network error';
+  return make(ctx, 'connection', true, `Cannot reach ${ctx.where} (${why}). ${ctx.connectionHint}`, { cause });
+}
+
+/** The answer stopped arriving part-way (connection reset, cut, or ended without finishing). */
+export function brokenStreamError(ctx: ErrorContext, detail: string, cause?: unknown): ProviderError {
+  return make(ctx, 'stream', true, `The answer from ${ctx.where} broke off before it was finished (${detail}). Retry to get a complete answer.`, { cause });
+}
+
+/** The server sent data that is not what its wire format promises. */
+export function malformedStreamError(ctx: ErrorContext, sample: string, cause?: unknown): ProviderError {
+  const shown = sample.length > 80 ? `${sample.slice(0, 80)}…` : sample;
+  return make(ctx, 'stream', true, `${capitalize(ctx.where)} sent malformed data in the middle of the answer (${JSON.stringify(shown)}). Retry; if it keeps happening, check that the server speaks the expected API.`, { cause });
+}
+
+/** The server reported an error inside an answer that had already started. */
+export function streamedServerError(ctx: ErrorContext, serverMessage: string, cause?: unknown): ProviderError {
+  return make(ctx, 'server', true, `${capitalize(ctx.where)} reported an error in the middle of the answer${quoteServer(serverMessage)}. Retry; if it keeps happening, check the server's log.`, { cause });
+}
+
+/** An HTTP error status, worded by what it usually means. */
+export function httpStatusError(
+  ctx: ErrorContext,
+  status: number,
+  serverMessage: string | undefined,
+  opts: { retryAfterSeconds?: number; modelNotFound?: string; cause?: unknown; code?: string } = {},
+): ProviderError {
+  const quoted = quoteServer(serverMessage);
+  const { cause } = opts;
+  if (status === 401 || status === 403) {
+    const what = status === 401 ? 'rejected the API key' : 'refused access with this API key';
+    return make(ctx, 'auth', false, `${capitalize(ctx.where)} ${what} (HTTP ${status}${quoted}). ${ctx.authHint}`, { status, cause });
+  }
+  if (status === 404) {
+    if (opts.modelNotFound) return make(ctx, 'model_not_found', false, opts.modelNotFound, { status, cause });
+    return make(ctx, 'bad_request', false, `${capitalize(ctx.where)} has no such endpoint (HTTP 404${quoted}). Check the server address: OpenAI-compatible servers usually end in /v1.`, { status, cause });
+  }
+  if (status === 429) {
+    if (opts.code === 'insufficient_quota') {
+      return make(ctx, 'rate_limit', false, `${capitalize(ctx.where)} says the account has no quota left (HTTP 429${quoted}). Check the plan and billing of this API key.`, { status, cause });
+    }
+    const wait = opts.retryAfterSeconds !== undefined ? `Try again in ${opts.retryAfterSeconds} s.` : 'Wait a moment and try again.';
+    return make(ctx, 'rate_limit', true, `${capitalize(ctx.where)} is rate-limiting requests (HTTP 429${quoted}). ${wait}`, { status, retryAfterSeconds: opts.retryAfterSeconds, cause });
+  }
+  if (status === 408 || status === 504) {
+    return make(ctx, 'timeout', true, `${capitalize(ctx.where)} timed out (HTTP ${status}${quoted}). Try again.`, { status, cause });
+  }
+  if (status >= 500) {
+    return make(ctx, 'server', true, `${capitalize(ctx.where)} failed with HTTP ${status}${quoted}. Try again; if it keeps failing, check the server's log.`, { status, retryAfterSeconds: opts.retryAfterSeconds, cause });
+  }
+  if (status >= 400) {
+    return make(ctx, 'bad_request', false, `${capitalize(ctx.where)} refused the request for model '${ctx.model}' (HTTP ${status}${quoted}). Check the model's settings (temperature, max tokens, tools) and the message.`, { status, cause });
+  }
+  return make(ctx, 'unknown', false, `${capitalize(ctx.where)} answered with unexpected HTTP ${status}${quoted}.`, { status, cause });
+}
+
+/**
+ * What every mapping does first: a `ProviderError` passes through, a fired guard wins over the error it
+ * caused (so a timeout is not reported as an abort), then malformed data, mid-stream server errors and
+ * network failures. Returns `undefined` when the error needs the library-specific mapping.
+ */
+export function mapCommonFailure(err: unknown, ctx: ErrorContext): ProviderError | undefined {
+  if (err instanceof ProviderError) return err;
+  if (ctx.guard?.timedOut) return timeoutError(ctx, err);
+  if (ctx.guard?.cancelled) return abortedError(ctx, err);
+  if (err instanceof MalformedStreamDataError) return malformedStreamError(ctx, err.sample, err);
+  if (err instanceof SyntaxError && ctx.phase === 'stream') return malformedStreamError(ctx, err.message, err);
+  if (err instanceof StreamedServerError) return streamedServerError(ctx, err.serverMessage, err);
+  if (isAbortLike(err)) return abortedError(ctx, err);
+  if (ctx.phase === 'stream' && (err instanceof TypeError || isConnectionFailure(err))) {
+    return brokenStreamError(ctx, describeNetwork(err), err);
+  }
+  if (isConnectionFailure(err)) return connectionError(ctx, err);
+  return undefined;
+}
+
+/** The last resort: an error nothing recognised, reported with its own text. */
+export function unknownError(ctx: ErrorContext, err: unknown): ProviderError {
+  const text = err instanceof Error ? err.message : String(err);
+  if (ctx.phase === 'stream') return brokenStreamError(ctx, text, err);
+  return make(ctx, 'unknown', false, `The call to ${ctx.where} failed: ${text}`, { cause: err });
+}
+
+function describeNetwork(err: unknown): string {
+  const code = errorCode(err);
+  if (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET') return 'the connection was closed';
+  const text = err instanceof Error ? err.message : String(err);
+  return code ? `${text}, ${code}` : text;
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
