@@ -1,0 +1,330 @@
+import * as lockfile from 'proper-lockfile';
+import type { Database, SqlJsStatic } from 'sql.js';
+import { StorageError } from '../errors';
+import { registerQueryFunctions } from './conversationQueries';
+import { applyEntry, queryRows, readStoreMeta, writeStoreMeta } from './conversationTables';
+import { fileIdentity, moveAside, readDatabaseFile, sameIdentity, type FileIdentity } from './databaseFile';
+import { appendJournal, newGeneration, readJournal, resetJournal, writeFileAtomic, type JournalEntry } from './journal';
+import { ensureSchema } from './schema';
+
+/** Tuning of the journal, checkpoints and the cross-process lock. */
+export interface JournalOptions {
+  /** Fold the journal into the database file once it passes this many bytes (default 8 MiB). */
+  checkpointBytes?: number;
+  /** ...or this many entries (default 5000). */
+  checkpointEntries?: number;
+  /** A lock older than this is taken over, e.g. after a window was killed (default 10 s, minimum 2 s). */
+  lockStaleMs?: number;
+  /** How long a write waits for another window's lock before failing (default 30 s). */
+  lockWaitMs?: number;
+}
+
+/** The files of one store. */
+export interface StoreFiles {
+  db: string;
+  journal: string;
+  lock: string;
+}
+
+/**
+ * A sql.js database kept in step with its files: the database file (written only by checkpoints,
+ * through a temporary file and a rename) and the journal of changes since (appended and flushed per
+ * write). It catches up with other processes' appends and checkpoints, and takes the shared lock
+ * for writes. Without files it is a plain in-memory database.
+ */
+export class JournaledDatabase {
+  private generation = '';
+  /** End of the journal lines already applied; null when the journal is not of our generation. */
+  private journalOffset: number | null = null;
+  private journalEntries = 0;
+  private journalId: FileIdentity | null = null;
+  private dbId: FileIdentity | null = null;
+
+  constructor(
+    private readonly SQL: SqlJsStatic,
+    /** The live database; replaced when another process's checkpoint is loaded. */
+    public db: Database,
+    readonly files: StoreFiles | undefined,
+    private readonly options: JournalOptions,
+    private readonly warn: (message: string) => void,
+  ) {}
+
+  /** Opens the files under the lock: loads, repairs or creates them (see `reload`). */
+  async load(): Promise<void> {
+    await this.withLock(() => this.reload([]));
+  }
+
+  /**
+   * Applies `entry` in a transaction, appends and flushes it to the journal, then commits; checkpoints
+   * when the journal is large. The caller holds the lock and has caught up. Returns touched ids.
+   */
+  async commit(entry: JournalEntry): Promise<string[]> {
+    this.db.run('BEGIN');
+    let touched: string[];
+    try {
+      touched = applyEntry(this.db, entry);
+      if (this.files) {
+        await this.append(entry);
+      }
+      this.db.run('COMMIT');
+    } catch (error) {
+      this.db.run('ROLLBACK');
+      throw error instanceof StorageError || !this.files
+        ? error
+        : new StorageError(`Could not write to the conversation store ${this.files.db}: ${String(error)}. Nothing was changed.`, { cause: error });
+    }
+    await this.maybeCheckpoint();
+    return touched;
+  }
+
+  /** Folds the journal into the database file (caller holds the lock and has caught up). */
+  async checkpoint(onlyIfJournalHasEntries = false): Promise<void> {
+    if (this.files && (!onlyIfJournalHasEntries || this.journalEntries > 0)) {
+      await this.writeCheckpoint();
+    }
+  }
+
+  private async append(entry: JournalEntry): Promise<void> {
+    const files = this.files as StoreFiles;
+    if (this.journalOffset === null) {
+      this.journalOffset = await resetJournal(files.journal, this.generation);
+      this.journalEntries = 0;
+    }
+    this.journalOffset = await appendJournal(files.journal, this.journalOffset, [entry]);
+    this.journalEntries++;
+    this.journalId = await fileIdentity(files.journal);
+  }
+
+  private async maybeCheckpoint(): Promise<void> {
+    const maxBytes = this.options.checkpointBytes ?? 8 * 1024 * 1024;
+    const maxEntries = this.options.checkpointEntries ?? 5000;
+    if (this.files && ((this.journalOffset ?? 0) > maxBytes || this.journalEntries > maxEntries)) {
+      await this.writeCheckpoint();
+    }
+  }
+
+  /** Runs `task` holding the store's cross-process lock (no lock in memory). */
+  async withLock<T>(task: () => Promise<T>): Promise<T> {
+    if (!this.files) {
+      return task();
+    }
+    const stale = Math.max(2000, this.options.lockStaleMs ?? 10_000);
+    const waitMs = this.options.lockWaitMs ?? 30_000;
+    let release: () => Promise<void>;
+    try {
+      release = await lockfile.lock(this.files.db, {
+        realpath: false,
+        lockfilePath: this.files.lock,
+        stale,
+        update: Math.floor(stale / 2),
+        retries: { retries: Math.ceil(waitMs / 50), factor: 1.3, minTimeout: 2, maxTimeout: 50 },
+        onCompromised: (error) => this.warn(`The lock on ${this.files?.db} was lost: ${String(error)}`),
+      });
+    } catch (error) {
+      throw new StorageError(
+        `Could not lock the conversation store ${this.files.db} within ${waitMs} ms: ${String(error)}. ` +
+          `Another Arbor window may be busy with it; if none is, delete ${this.files.lock} and try again.`,
+        { cause: error },
+      );
+    }
+    try {
+      return await task();
+    } finally {
+      await release().catch(() => undefined);
+    }
+  }
+
+  /**
+   * Brings the in-memory database up to date with the files: a full reload when the database file
+   * was replaced (another process checkpointed), otherwise the journal lines appended since the
+   * last look. Ids of touched conversations are pushed onto `changed`.
+   */
+  async catchUp(holdingLock: boolean, changed: string[]): Promise<void> {
+    const files = this.files;
+    if (!files) {
+      return;
+    }
+    const dbId = await fileIdentity(files.db);
+    if (!sameIdentity(dbId, this.dbId)) {
+      if (holdingLock) {
+        await this.reload(changed);
+      } else {
+        await this.withLock(() => this.reload(changed));
+      }
+      return;
+    }
+    const journalId = await fileIdentity(files.journal);
+    if (sameIdentity(journalId, this.journalId)) {
+      return;
+    }
+    const journal = await readJournal(files.journal, this.journalOffset ?? undefined);
+    if (!journal) {
+      // Deleted by hand: the next write starts a new one.
+      this.journalOffset = null;
+      this.journalId = null;
+      return;
+    }
+    if (journal.generation !== this.generation || this.journalOffset === null) {
+      // Replaced or damaged without (yet) a new database file seen here: only a full reload is safe.
+      if (holdingLock) {
+        await this.reload(changed);
+      } else {
+        await this.withLock(() => this.reload(changed));
+      }
+      return;
+    }
+    for (const { entry } of journal.entries) {
+      changed.push(...this.replay(entry));
+    }
+    this.journalEntries += journal.entries.length;
+    this.journalOffset = journal.validEnd;
+    this.journalId = { ino: journal.stat.ino, size: journal.stat.size, mtimeMs: journal.stat.mtimeMs };
+  }
+
+  private replay(entry: JournalEntry): string[] {
+    try {
+      return this.inTransaction(() => applyEntry(this.db, entry));
+    } catch (error) {
+      this.warn(`Skipped a journal entry of ${this.files?.journal} that could not be applied: ${String(error)}`);
+      return [];
+    }
+  }
+
+  private inTransaction<T>(fn: () => T): T {
+    this.db.run('BEGIN');
+    try {
+      const result = fn();
+      this.db.run('COMMIT');
+      return result;
+    } catch (error) {
+      this.db.run('ROLLBACK');
+      throw error;
+    }
+  }
+
+  /**
+   * Loads the database file and replays its journal (caller holds the lock). Repairs what it must:
+   * creates a missing store, moves damaged files aside, migrates an older schema, resets a journal
+   * that an interrupted checkpoint already folded in. A newer schema major is refused untouched.
+   */
+  private async reload(changed: string[]): Promise<void> {
+    const files = this.files as StoreFiles;
+    const read = await readDatabaseFile(this.SQL, files.db);
+    let db: Database;
+    let mustCheckpoint = false;
+    if (read.kind === 'ok') {
+      db = read.db;
+      try {
+        mustCheckpoint = ensureSchema(db, files.db);
+      } catch (error) {
+        db.close();
+        throw error;
+      }
+    } else {
+      if (read.kind === 'corrupt') {
+        const movedTo = await moveAside(files.db);
+        this.warn(`The conversation store ${files.db} could not be opened because ${read.reason}. It was moved to ${movedTo} and a new, empty store was created.`);
+      }
+      db = new this.SQL.Database();
+      ensureSchema(db, files.db);
+      mustCheckpoint = true;
+    }
+    registerQueryFunctions(db);
+    let generation = readStoreMeta(db, 'generation');
+    const journal = await readJournal(files.journal);
+    let journalOffset: number | null = null;
+    let journalEntries = 0;
+    if (journal && journal.generation === null && journal.size > 0) {
+      const movedTo = await moveAside(files.journal);
+      this.warn(`The journal ${files.journal} has a damaged header; it was moved to ${movedTo}. Changes in it were not applied.`);
+    } else if (journal && journal.generation !== null && journal.generation === generation) {
+      const previous = this.db;
+      this.db = db;
+      try {
+        for (const { entry } of journal.entries) {
+          this.replay(entry);
+        }
+      } finally {
+        this.db = previous;
+      }
+      journalOffset = journal.validEnd;
+      journalEntries = journal.entries.length;
+    } else if (journal && journal.entries.length > 0 && read.kind !== 'ok') {
+      const movedTo = await moveAside(files.journal);
+      this.warn(`The journal ${files.journal} belongs to a database that is gone; it was moved to ${movedTo}.`);
+    }
+    if (generation === null) {
+      generation = newGeneration();
+      writeStoreMeta(db, 'generation', generation);
+      mustCheckpoint = true;
+    }
+    const before = this.summaryVersions();
+    this.db.close();
+    this.db = db;
+    this.generation = generation;
+    this.journalOffset = journalOffset;
+    this.journalEntries = journalEntries;
+    changed.push(...diffVersions(before, this.summaryVersions()));
+    if (mustCheckpoint) {
+      await this.writeCheckpoint();
+    } else {
+      if (journalOffset === null) {
+        this.journalOffset = await resetJournal(files.journal, generation);
+      }
+      this.dbId = read.kind === 'ok' ? { ino: read.stat.ino, size: read.stat.size, mtimeMs: read.stat.mtimeMs } : null;
+      this.journalId = await fileIdentity(files.journal);
+    }
+  }
+
+  /** `updated_at` (and node count) per conversation, to tell what a full reload changed. */
+  private summaryVersions(): Map<string, string> {
+    try {
+      const rows = queryRows(this.db, 'SELECT c.id, c.updated_at, (SELECT count(*) FROM nodes n WHERE n.conversation_id = c.id) FROM conversations c');
+      return new Map(rows.map(([id, updatedAt, count]) => [String(id), `${String(updatedAt)}#${String(count)}`]));
+    } catch {
+      return new Map();
+    }
+  }
+
+  /**
+   * Writes the whole database to a temporary file, renames it over the database file, then starts
+   * an empty journal of a new generation. A kill between the two steps leaves a journal of the old
+   * generation, which the next open recognises as already folded in and discards.
+   */
+  private async writeCheckpoint(): Promise<void> {
+    const files = this.files as StoreFiles;
+    const previous = this.generation;
+    const generation = newGeneration();
+    writeStoreMeta(this.db, 'generation', generation);
+    try {
+      const data = this.db.export();
+      registerQueryFunctions(this.db);
+      await writeFileAtomic(files.db, data);
+    } catch (error) {
+      writeStoreMeta(this.db, 'generation', previous);
+      throw new StorageError(`Could not write the conversation store ${files.db}: ${String(error)}. The journal still holds every change.`, {
+        cause: error,
+      });
+    }
+    this.generation = generation;
+    this.dbId = await fileIdentity(files.db);
+    this.journalOffset = await resetJournal(files.journal, generation);
+    this.journalEntries = 0;
+    this.journalId = await fileIdentity(files.journal);
+  }
+}
+
+function diffVersions(before: Map<string, string>, after: Map<string, string>): string[] {
+  const changed: string[] = [];
+  for (const [id, version] of after) {
+    if (before.get(id) !== version) {
+      changed.push(id);
+    }
+  }
+  for (const id of before.keys()) {
+    if (!after.has(id)) {
+      changed.push(id);
+    }
+  }
+  return changed;
+}
