@@ -9,6 +9,24 @@ export * from './llm/provider';
 export * from './storage/storage';
 export { SqlJsConversationStorage, type SqlJsStorageOptions } from './storage/sqlJsConversationStorage';
 export * from './prompts/types';
+export * from './prompts/libraryTypes';
+export { FileSystemPromptLibrary, type PromptLibraryOptions, type PromptLibraryChange } from './prompts/fileSystemPromptLibrary';
+export { PromptBuilder, type PromptBuilderOptions, type PromptRenderOptions, type MessagesRenderResult } from './prompts/promptBuilder';
+export {
+  runRagConfigs,
+  formatRagResults,
+  renderRagQuery,
+  ragQueryHash,
+  DEFAULT_ITEM_TEMPLATE,
+  DEFAULT_RAG_K,
+  DEFAULT_RAG_PLACEHOLDER,
+  type RagRunOptions,
+  type RagRunResult,
+} from './prompts/ragRunner';
+export { convertConditionalSections } from './prompts/conditionalSections';
+export { gitBlobId, sha256Hex } from './prompts/hashes';
+export { checkPromptFolder, type PromptCheckReport } from './prompts/checkPrompts';
+export { runPromptsCli, type CliIo } from './prompts/cli';
 export * from './rag/tokenizer';
 export * from './rag/chunker';
 export * from './rag/fileRules';
