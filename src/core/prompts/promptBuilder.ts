@@ -211,9 +211,9 @@ export class PromptBuilder implements ConversationPromptBuilder {
     for (const p of job.params) if (p.default !== undefined) defaults[p.name] = p.default;
     const given = options.params ?? {};
     const system = this.systemValues(options);
-    const paramsUsed = { ...defaults, ...given };
     // The editor's values beat a prompt's defaults; what the caller passes beats both.
     const values: Record<string, unknown> = { ...defaults, ...system, ...given };
+    const paramsUsed = Object.fromEntries(Object.keys({ ...defaults, ...given }).map((k) => [k, values[k]]));
 
     const placeholders = new Set(job.ragConfigs.map((c) => c.placeholder ?? DEFAULT_RAG_PLACEHOLDER));
     const required = requiredParams(job.params, job.templates, placeholders, new Set(Object.keys(system)));
