@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from '../errors';
+import { estimateMessageTokens } from '../llm/tokens';
 import type { LLMMessage } from './types';
 
 /** Estimates the tokens one message costs in a request. */
@@ -10,7 +11,7 @@ export interface ContextWindowOptions {
   maxHistory?: number;
   /** Most estimated tokens to send, system messages included. */
   maxContextTokens?: number;
-  /** Token estimate per message; defaults to a characters-based estimate. */
+  /** Token estimate per message; defaults to `estimateMessageTokens`. */
   estimate?: MessageTokenEstimator;
 }
 
@@ -26,15 +27,6 @@ export interface ContextWindowResult {
   tokenEstimates: number[];
   /** Estimated tokens of the kept messages. */
   totalTokens: number;
-}
-
-/** A rough estimate (four characters a token plus a few tokens of framing), used when no estimator is given. */
-export function roughMessageTokens(message: LLMMessage): number {
-  let chars = message.content.length + (message.name?.length ?? 0);
-  for (const call of message.toolCalls ?? []) {
-    chars += call.function.name.length + call.function.arguments.length;
-  }
-  return Math.ceil(chars / 4) + 4;
 }
 
 /**
@@ -84,7 +76,7 @@ function checkLimit(name: string, value: number | undefined): void {
 export function applyContextWindow(messages: readonly LLMMessage[], options: ContextWindowOptions = {}): ContextWindowResult {
   checkLimit('maxHistory', options.maxHistory);
   checkLimit('maxContextTokens', options.maxContextTokens);
-  const estimate = options.estimate ?? roughMessageTokens;
+  const estimate = options.estimate ?? estimateMessageTokens;
   const tokenEstimates = messages.map((m) => estimate(m));
   const kept = new Set<number>();
   let tokens = 0;

@@ -5,7 +5,8 @@ import type { RagMetadata } from '../prompts/types';
 import type { ConversationChange } from '../storage/storage';
 import { buildAnswerNode } from './answerNode';
 import { toCompletionOptions } from './completionOptions';
-import { applyContextWindow, roughMessageTokens, type ContextWindowResult, type MessageTokenEstimator } from './contextWindow';
+import { estimateMessageTokens } from '../llm/tokens';
+import { applyContextWindow, type ContextWindowResult, type MessageTokenEstimator } from './contextWindow';
 import { ConversationTree, ROOT_NODE_ID, isSelfOrAncestor } from './conversationTree';
 import { Emitter, type ArborEvent } from './emitter';
 import { fromDataknobsDict, toDataknobsDict, type DataknobsConversationDict } from './exchange';
@@ -383,7 +384,7 @@ export class ConversationManager {
   }
 
   private get estimator(): MessageTokenEstimator {
-    return this.options.estimateTokens ?? roughMessageTokens;
+    return this.options.estimateTokens ?? estimateMessageTokens;
   }
 
   private windowOptions() {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { applyContextWindow, groupTurns, roughMessageTokens } from '../../../src/core/conversation/contextWindow';
+import { applyContextWindow, groupTurns } from '../../../src/core/conversation/contextWindow';
+import { estimateMessageTokens } from '../../../src/core/llm/tokens';
 import type { LLMMessage } from '../../../src/core/conversation/types';
 import { InvalidArgumentError } from '../../../src/core/errors';
 
@@ -30,7 +31,7 @@ describe('applyContextWindow', () => {
     expect(out.messages).toEqual(history);
     expect(out.droppedCount).toBe(0);
     expect(out.tokenEstimates).toHaveLength(history.length);
-    expect(out.totalTokens).toBe(history.reduce((s, m) => s + roughMessageTokens(m), 0));
+    expect(out.totalTokens).toBe(history.reduce((s, m) => s + estimateMessageTokens(m), 0));
   });
 
   it('keeps system messages and the newest whole turns under maxHistory', () => {
