@@ -1,0 +1,133 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SqlJsConversationStorage } from './sqlJsConversationStorage';
+import { sampleConversation } from './storageTestData';
+
+const ROOT = path.resolve(__dirname, '../../..');
+const WRITER = path.join(ROOT, 'test/fixtures/storageWriter.ts');
+
+interface Writer {
+  child: ChildProcess;
+  acked: string[];
+  lines: string[];
+  stderr: string[];
+  exited: Promise<number | null>;
+  waitForLine(predicate: (line: string) => boolean): Promise<void>;
+}
+
+function startWriter(args: string[]): Writer {
+  const child = spawn(process.execPath, ['--import', 'tsx', WRITER, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const acked: string[] = [];
+  const lines: string[] = [];
+  const stderr: string[] = [];
+  const waiters: { predicate: (line: string) => boolean; resolve: () => void }[] = [];
+  let buffered = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString();
+    let newline: number;
+    while ((newline = buffered.indexOf('\n')) >= 0) {
+      const line = buffered.slice(0, newline);
+      buffered = buffered.slice(newline + 1);
+      lines.push(line);
+      if (line.startsWith('ACK ')) {
+        acked.push(line.slice(4));
+      }
+      for (const waiter of [...waiters]) {
+        if (waiter.predicate(line)) {
+          waiters.splice(waiters.indexOf(waiter), 1);
+          waiter.resolve();
+        }
+      }
+    }
+  });
+  child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return {
+    child,
+    acked,
+    lines,
+    stderr,
+    exited,
+    waitForLine: (predicate) =>
+      new Promise<void>((resolve, reject) => {
+        if (lines.some(predicate)) {
+          resolve();
+          return;
+        }
+        waiters.push({ predicate, resolve });
+        void exited.then((code) => reject(new Error(`writer exited (${code}) first: ${stderr.join('')}`)));
+      }),
+  };
+}
+
+let dir: string;
+beforeEach(async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'arbor-storage-proc-'));
+});
+afterEach(async () => {
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
+describe('SqlJsConversationStorage across processes', () => {
+  it('keeps every acknowledged node when the writer is killed with SIGKILL at a random moment', async () => {
+    const file = path.join(dir, 'killed.db');
+    for (let round = 0; round < 3; round++) {
+      // A low checkpoint threshold makes some kills land inside a checkpoint too.
+      const writer = startWriter([file, `round-${round}`, `r${round}`, 'forever', String(15 + round * 10)]);
+      await writer.waitForLine((line) => line.startsWith('ACK '));
+      await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 900));
+      writer.child.kill('SIGKILL');
+      await writer.exited;
+      expect(writer.acked.length).toBeGreaterThan(0);
+
+      const storage = await SqlJsConversationStorage.open(file, { lockStaleMs: 2000 });
+      const stored = new Set((await storage.loadConversation(`round-${round}`))?.nodes.map((node) => node.nodeId));
+      const missing = writer.acked.filter((id) => !stored.has(id));
+      expect(missing).toEqual([]);
+      for (let earlier = 0; earlier < round; earlier++) {
+        expect(await storage.loadConversation(`round-${earlier}`)).not.toBeNull();
+      }
+      expect(storage.warnings).toEqual([]);
+      await storage.close();
+    }
+  }, 120_000);
+
+  it('loses no write when two processes append to the same store, and each sees the other', async () => {
+    const file = path.join(dir, 'shared.db');
+    const setup = await SqlJsConversationStorage.open(file);
+    await setup.saveConversation(sampleConversation('shared', 1));
+    await setup.close();
+
+    const count = 60;
+    const a = startWriter([file, 'shared', 'a', String(count), '25', `b-${count - 1}`]);
+    const b = startWriter([file, 'shared', 'b', String(count), '25', `a-${count - 1}`]);
+    const [codeA, codeB] = await Promise.all([a.exited, b.exited]);
+    expect({ codeA, codeB, stderr: [...a.stderr, ...b.stderr].join('') }).toEqual({ codeA: 0, codeB: 0, stderr: '' });
+    expect(a.lines).toContain(`SAW b-${count - 1}`);
+    expect(b.lines).toContain(`SAW a-${count - 1}`);
+
+    const storage = await SqlJsConversationStorage.open(file);
+    const ids = new Set((await storage.loadConversation('shared'))?.nodes.map((node) => node.nodeId));
+    expect(ids.size).toBe(1 + 2 * count);
+    for (const id of [...a.acked, ...b.acked]) {
+      expect(ids.has(id)).toBe(true);
+    }
+    await storage.close();
+  }, 120_000);
+
+  it('notices another process\'s changes on poll and fires onDidChange', async () => {
+    const file = path.join(dir, 'watched.db');
+    const watcher = await SqlJsConversationStorage.open(file);
+    const seen: string[] = [];
+    watcher.onDidChange((id) => seen.push(id));
+    const writer = startWriter([file, 'remote', 'w', '3']);
+    expect(await writer.exited).toBe(0);
+    expect(await watcher.poll()).toContain('remote');
+    expect(seen).toContain('remote');
+    expect((await watcher.loadConversation('remote'))?.nodes).toHaveLength(4);
+    await watcher.close();
+  }, 60_000);
+});
