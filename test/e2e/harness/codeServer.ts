@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { cp, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, run, spawnGroup, waitForPort, type GroupProcess } from './processes';
@@ -69,8 +69,13 @@ export async function prepareSandbox(root: string, options: { keep?: boolean } =
   return sandbox;
 }
 
-/** Writes the user settings VS Code reads at start (`$data/User/settings.json`). */
-export async function writeUserSettings(sandbox: Sandbox, settings: Record<string, unknown>): Promise<void> {
+/**
+ * Writes the user settings VS Code reads at start (`$data/User/settings.json`): quiet defaults for a
+ * scripted window plus `settings`. With `merge`, settings already in the file (the user's own changes
+ * in an `npm start` sandbox) are kept unless `settings` names them; a file that is not plain JSON is
+ * left alone rather than lost.
+ */
+export async function writeUserSettings(sandbox: Sandbox, settings: Record<string, unknown>, options: { merge?: boolean } = {}): Promise<void> {
   const base = {
     'workbench.startupEditor': 'none',
     'security.workspace.trust.enabled': false,
@@ -83,7 +88,16 @@ export async function writeUserSettings(sandbox: Sandbox, settings: Record<strin
     'workbench.enableExperiments': false,
   };
   const file = path.join(sandbox.dataDir, 'User', 'settings.json');
-  await writeFile(file, `${JSON.stringify({ ...base, ...settings }, null, 2)}\n`);
+  let existing: Record<string, unknown> = {};
+  if (options.merge && existsSync(file)) {
+    try {
+      existing = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
+    } catch {
+      console.warn(`[arbor] ${file} is not plain JSON (comments?); leaving it as it is`);
+      return;
+    }
+  }
+  await writeFile(file, `${JSON.stringify({ ...base, ...existing, ...settings }, null, 2)}\n`);
 }
 
 /** Installs a .vsix into the sandbox's extensions folder with code-server's own CLI. */
