@@ -1,0 +1,137 @@
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { StorageError } from '../errors';
+import { loadSqlJs } from './databaseFile';
+import { SCHEMA_1_0 } from './schema';
+import { JOURNAL_SUFFIX, SqlJsConversationStorage } from './sqlJsConversationStorage';
+import { sampleConversation } from './storageTestData';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'arbor-storage-recovery-'));
+});
+afterEach(async () => {
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
+async function corruptCopies(file: string): Promise<string[]> {
+  const names = await fs.readdir(path.dirname(file));
+  return names.filter((name) => name.startsWith(`${path.basename(file)}.corrupt-`));
+}
+
+describe('SqlJsConversationStorage damaged and foreign files', () => {
+  it('moves a file that is not a database aside, keeps its bytes, and opens a fresh store', async () => {
+    const file = path.join(dir, 'notes.db');
+    await fs.writeFile(file, 'these are my notes, not a database\n'.repeat(20));
+    const warnings: string[] = [];
+    const storage = await SqlJsConversationStorage.open(file, { logger: { warn: (message) => warnings.push(message) } });
+    const moved = await corruptCopies(file);
+    expect(moved).toHaveLength(1);
+    expect(await fs.readFile(path.join(dir, moved[0]), 'utf8')).toBe('these are my notes, not a database\n'.repeat(20));
+    expect(storage.warnings).toHaveLength(1);
+    expect(storage.warnings[0]).toMatch(/not an SQLite database.*moved to .*notes\.db\.corrupt-/);
+    expect(warnings).toEqual(storage.warnings);
+    await storage.saveConversation(sampleConversation('fresh', 2));
+    await storage.close();
+    const reopened = await SqlJsConversationStorage.open(file);
+    expect(await reopened.countConversations()).toBe(1);
+    expect(reopened.warnings).toEqual([]);
+    await reopened.close();
+  });
+
+  it('moves a truncated database aside instead of opening or overwriting it', async () => {
+    const file = path.join(dir, 'cut.db');
+    const storage = await SqlJsConversationStorage.open(file);
+    for (let i = 0; i < 20; i++) {
+      await storage.saveConversation(sampleConversation(`c${i}`, 20, { bytes: () => 1500 }));
+    }
+    await storage.close();
+    const whole = await fs.readFile(file);
+    const cut = whole.subarray(0, Math.floor(whole.length / 2));
+    await fs.writeFile(file, cut);
+
+    const reopened = await SqlJsConversationStorage.open(file);
+    expect(reopened.warnings[0]).toMatch(/truncated/);
+    const moved = await corruptCopies(file);
+    expect(moved).toHaveLength(1);
+    expect((await fs.readFile(path.join(dir, moved[0]))).equals(cut)).toBe(true);
+    expect(await reopened.countConversations()).toBe(0);
+    await reopened.close();
+  });
+
+  it('refuses a file from a newer schema major version and leaves it byte-identical', async () => {
+    const SQL = await loadSqlJs();
+    const db = new SQL.Database();
+    db.exec(SCHEMA_1_0);
+    db.exec(`INSERT INTO conversations VALUES ('future', '{}', '', '[]', '2030-01-01T00:00:00Z', '2030-01-01T00:00:00Z'); PRAGMA user_version = 2003;`);
+    const bytes = db.export();
+    db.close();
+    const file = path.join(dir, 'future.db');
+    await fs.writeFile(file, bytes);
+
+    const opening = SqlJsConversationStorage.open(file);
+    await expect(opening).rejects.toBeInstanceOf(StorageError);
+    await expect(opening).rejects.toThrow(/newer Arbor \(storage schema 2\.3.*left untouched/);
+    expect((await fs.readFile(file)).equals(Buffer.from(bytes))).toBe(true);
+    expect(await fs.readdir(dir)).toEqual(['future.db']);
+  });
+
+  it('migrates a schema 1.0 file on open and makes its old messages searchable', async () => {
+    const SQL = await loadSqlJs();
+    const db = new SQL.Database();
+    db.exec(SCHEMA_1_0);
+    db.run(`INSERT INTO conversations VALUES ('old', '{"v":1}', '0', '[]', '2024-01-01T00:00:00.000Z', '2024-01-02T00:00:00.000Z')`);
+    db.run(`INSERT INTO nodes VALUES ('old', '', NULL, '{"role":"system","content":""}', '2024-01-01T00:00:00.000Z', NULL, NULL, '{}')`);
+    db.run(`INSERT INTO nodes VALUES ('old', '0', '', ?, '2024-01-01T00:00:01.000Z', 'review', NULL, '{}')`, [
+      JSON.stringify({ role: 'user', content: 'ÉCOLE and Straße' }),
+    ]);
+    const file = path.join(dir, 'old.db');
+    await fs.writeFile(file, db.export());
+    db.close();
+
+    const storage = await SqlJsConversationStorage.open(file);
+    const state = await storage.loadConversation('old');
+    expect(state?.nodes.map((node) => node.nodeId)).toEqual(['', '0']);
+    expect(state?.nodes[1].promptName).toBe('review');
+    expect((await storage.searchConversations({ contentContains: 'école' })).map((s) => s.conversationId)).toEqual(['old']);
+    await storage.close();
+
+    const onDisk = new SQL.Database(await fs.readFile(file));
+    expect(onDisk.exec('PRAGMA user_version')[0].values[0][0]).toBe(1001);
+    onDisk.close();
+  });
+
+  it('refuses an SQLite database that is not an Arbor store without touching it', async () => {
+    const SQL = await loadSqlJs();
+    const db = new SQL.Database();
+    db.exec('CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL); INSERT INTO invoices VALUES (1, 9.5);');
+    const bytes = db.export();
+    db.close();
+    const file = path.join(dir, 'invoices.db');
+    await fs.writeFile(file, bytes);
+    await expect(SqlJsConversationStorage.open(file)).rejects.toThrow(/not an Arbor store/);
+    expect((await fs.readFile(file)).equals(Buffer.from(bytes))).toBe(true);
+  });
+
+  it('discards a journal that a checkpoint had already folded in (kill between the two renames)', async () => {
+    const file = path.join(dir, 'window.db');
+    const storage = await SqlJsConversationStorage.open(file);
+    await storage.saveConversation(sampleConversation('a', 2));
+    const staleJournal = await fs.readFile(file + JOURNAL_SUFFIX);
+    await storage.checkpoint();
+    await storage.deleteConversation('a');
+    await storage.close();
+    // The old journal is back, as if the process died after renaming the database but before the journal;
+    // replaying it would wrongly bring back the deleted conversation.
+    await fs.writeFile(file + JOURNAL_SUFFIX, staleJournal);
+    const reopened = await SqlJsConversationStorage.open(file);
+    await reopened.saveConversation(sampleConversation('b', 2));
+    expect((await reopened.listConversations({ sortBy: 'conversationId' })).map((s) => s.conversationId)).toEqual(['b']);
+    const again = await SqlJsConversationStorage.open(file);
+    expect(await again.countConversations()).toBe(1);
+    await again.close();
+    await reopened.close();
+  });
+});
