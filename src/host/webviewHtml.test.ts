@@ -11,10 +11,11 @@ describe('chat HTML', () => {
   });
 
   it('puts the nonce on the script and escapes attribute values', () => {
-    const html = buildChatHtml({ cspSource: 'vscode-resource:', nonce: 'N1', scriptUri: 'https://x/main.js?a=1&b="2"', styleUris: ['https://x/main.css'], title: '<Chat>' });
+    const html = buildChatHtml({ cspSource: 'vscode-resource:', nonce: 'N1', scriptUri: 'https://x/main.js?a=1&b="2"', styles: [{ href: 'https://x/codicon.css', id: 'vscode-codicon-stylesheet' }, { href: 'https://x/main.css' }], title: '<Chat>' });
     expect(html).toContain('<div id="root"></div>');
     expect(html).toContain('<script nonce="N1" src="https://x/main.js?a=1&amp;b=&quot;2&quot;"></script>');
     expect(html).toContain('<link rel="stylesheet" href="https://x/main.css" nonce="N1">');
+    expect(html).toContain('<link rel="stylesheet" id="vscode-codicon-stylesheet" href="https://x/codicon.css" nonce="N1">');
     expect(html).toContain('<title>&lt;Chat&gt;</title>');
     expect(html.match(/<script/g)).toHaveLength(1);
   });

@@ -10,7 +10,8 @@ export interface ChatHtmlOptions {
   cspSource: string;
   nonce: string;
   scriptUri: string;
-  styleUris: string[];
+  /** Stylesheets in order; an `id` is put on the link (the codicon sheet needs `vscode-codicon-stylesheet`). */
+  styles: Array<{ href: string; id?: string }>;
   title: string;
 }
 
@@ -37,7 +38,9 @@ function escapeAttr(value: string): string {
 /** The whole HTML document of a chat panel. */
 export function buildChatHtml(options: ChatHtmlOptions): string {
   const nonce = escapeAttr(options.nonce);
-  const links = options.styleUris.map((href) => `  <link rel="stylesheet" href="${escapeAttr(href)}" nonce="${nonce}">`).join('\n');
+  const links = options.styles
+    .map((s) => `  <link rel="stylesheet"${s.id ? ` id="${escapeAttr(s.id)}"` : ''} href="${escapeAttr(s.href)}" nonce="${nonce}">`)
+    .join('\n');
   return `<!DOCTYPE html>
 <html lang="en">
 <head>

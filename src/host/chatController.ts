@@ -1,0 +1,369 @@
+import * as vscode from 'vscode';
+import type { ConversationManager } from '../core/index';
+import { assertNever } from '../shared/protocol';
+import type { Attachment, FromWebview, PromptSummary, SendMessage, ToWebview } from '../shared/protocol';
+import { buildChatState } from './chatView';
+import { editorValues, findWorkspaceFiles, insertIntoEditor, openWorkspaceFile, selectionAttachment } from './editorActions';
+import { isNoServer, isUserAbort, toErrorView } from './errorView';
+import { firstLine } from './labels';
+import type { Services } from './services';
+import { noServerHint } from './settings';
+import { Settings } from './constants';
+import { branchTip, conversationTitle } from './treeModel';
+import { composeUserMessage } from './workspacePaths';
+
+/** How long the model list may take before the picker shows only the configured model. */
+const LIST_MODELS_TIMEOUT_MS = 4000;
+
+interface ActiveStream {
+  requestId: string;
+  abort: AbortController;
+  parentNodeId: string;
+  model: string;
+  text: string;
+  thinking: string;
+}
+
+/**
+ * One chat panel's conversation: answers every message the webview sends (exhaustively), streams
+ * model answers into it, and posts a fresh `state` after every change. Posts are queued until the
+ * webview says `ready`, and re-sent when it reloads.
+ */
+export class ChatController implements vscode.Disposable {
+  private ready = false;
+  private readonly pending: ToWebview[] = [];
+  private stream?: ActiveStream;
+  private readonly disposables: vscode.Disposable[] = [];
+  private disposed = false;
+  private readonly _onDidDispose = new vscode.EventEmitter<void>();
+  /** Fires when the panel closed. */
+  readonly onDidDispose = this._onDidDispose.event;
+
+  constructor(
+    readonly panel: vscode.WebviewPanel,
+    readonly conversationId: string,
+    private readonly services: Services,
+  ) {
+    this.disposables.push(
+      this._onDidDispose,
+      panel.webview.onDidReceiveMessage((msg: FromWebview) => this.handle(msg)),
+      panel.onDidDispose(() => this.dispose()),
+      services.onDidChangeConversation((id) => {
+        if (id === this.conversationId && !this.stream) void this.postState();
+      }),
+      services.onDidChangeSettings(() => {
+        void this.postState();
+        void this.postModels();
+      }),
+      services.onDidChangeTrust(() => {
+        void this.postState();
+        void this.postPrompts();
+      }),
+      services.onDidLoadLibrary((lib) => {
+        void this.postPrompts();
+        if (lib) this.disposables.push(lib.onDidChange(() => void this.postPrompts()));
+      }),
+    );
+  }
+
+  /** Whether a model answer is streaming. */
+  get busy(): boolean {
+    return this.stream !== undefined;
+  }
+
+  private post(message: ToWebview): void {
+    if (this.disposed) return;
+    if (!this.ready) {
+      // State, models and prompts are sent fresh on `ready`; only one-off messages wait.
+      if (message.type === 'attach' || message.type === 'notice') this.pending.push(message);
+      return;
+    }
+    void this.panel.webview.postMessage(message);
+  }
+
+  /** Adds context to the message being written (Ask About Selection). */
+  attach(attachments: Attachment[], text?: string): void {
+    this.post({ type: 'attach', attachments, text });
+  }
+
+  /** Moves to the parent of `nodeId`, so the next message becomes its sibling (Branch from Here). */
+  async branchFrom(nodeId: string): Promise<void> {
+    const manager = await this.services.manager(this.conversationId);
+    await manager.branchFrom(nodeId);
+    await this.postState();
+  }
+
+  /** Shows the branch through `nodeId` (Switch to Here, or a search match). */
+  async switchTo(nodeId: string): Promise<void> {
+    const manager = await this.services.manager(this.conversationId);
+    await manager.switchToNode(nodeId);
+    await this.postState();
+  }
+
+  /** Sends the whole chat state; the panel's title follows the conversation's. */
+  async postState(): Promise<void> {
+    try {
+      const manager = await this.services.manager(this.conversationId);
+      const title = this.titleOf(manager);
+      this.panel.title = firstLine(title, 40);
+      const s = this.services.settings;
+      this.post({
+        type: 'state',
+        state: buildChatState({
+          conversationId: this.conversationId,
+          title,
+          currentNodeId: manager.currentNodeId,
+          nodes: manager.getAllNodes(),
+          totalCostUsd: manager.getTotalCost(),
+          model: s.model,
+          provider: s.provider,
+          busy: this.busy,
+          restricted: !this.services.trusted,
+        }),
+      });
+    } catch (err) {
+      this.services.logger.error(`Could not show conversation ${this.conversationId}`, err);
+      this.post({ type: 'notice', level: 'error', message: toErrorView(err).message });
+    }
+  }
+
+  private titleOf(manager: ConversationManager): string {
+    const firstUser = manager.getAllNodes().find((n) => n.message.role === 'user');
+    const display = firstUser?.metadata.displayText;
+    return conversationTitle(manager.getMetadata() as Record<string, unknown>, typeof display === 'string' ? display : firstUser?.message.content);
+  }
+
+  private async handle(msg: FromWebview): Promise<void> {
+    try {
+      switch (msg.type) {
+        case 'ready':
+          return await this.onReady();
+        case 'send':
+          return await this.send(msg);
+        case 'stop':
+          if (this.stream && (this.stream.requestId === msg.requestId || !msg.requestId)) this.stream.abort.abort();
+          return;
+        case 'regenerate':
+          return await this.regenerate(msg.requestId, msg.nodeId, msg.model);
+        case 'edit':
+          return await this.edit(msg.requestId, msg.nodeId, msg.text);
+        case 'switch': {
+          const manager = await this.services.manager(this.conversationId);
+          await manager.switchToNode(branchTip(manager.getAllNodes(), msg.nodeId));
+          return await this.postState();
+        }
+        case 'retry':
+          return await this.retry(msg.requestId);
+        case 'copy':
+          await vscode.env.clipboard.writeText(msg.text);
+          return;
+        case 'insert':
+          await insertIntoEditor(this.services, msg.text);
+          return;
+        case 'openFile':
+          await openWorkspaceFile(this.services, msg.path, msg.startLine, msg.endLine);
+          return;
+        case 'selectModel':
+          return await this.selectModel(msg.model);
+        case 'findFiles': {
+          const result = await findWorkspaceFiles(this.services, msg.query).catch((err) => ({ error: err }));
+          if (Array.isArray(result)) this.post({ type: 'response', requestId: msg.requestId, result });
+          else this.post({ type: 'response', requestId: msg.requestId, error: toErrorView(result.error) });
+          return;
+        }
+        case 'attachSelection': {
+          const selection = selectionAttachment(this.services);
+          if (selection) this.attach([selection]);
+          else this.post({ type: 'notice', level: 'info', message: 'Select some text in an editor first, then attach it with #selection.' });
+          return;
+        }
+        default:
+          assertNever(msg);
+      }
+    } catch (err) {
+      this.services.logger.error(`Chat request "${msg.type}" failed`, err);
+      const view = toErrorView(err, this.hint());
+      if ('requestId' in msg && msg.requestId && msg.type !== 'findFiles') {
+        this.post({ type: 'streamDone', requestId: msg.requestId, error: view });
+        await this.postState();
+      } else {
+        this.post({ type: 'notice', level: 'error', message: view.message });
+      }
+    }
+  }
+
+  private async onReady(): Promise<void> {
+    this.ready = true;
+    await this.postState();
+    for (const m of this.pending.splice(0)) void this.panel.webview.postMessage(m);
+    const s = this.stream;
+    if (s) {
+      this.post({ type: 'streamStart', requestId: s.requestId, parentNodeId: s.parentNodeId, model: s.model });
+      if (s.text || s.thinking) this.post({ type: 'streamDelta', requestId: s.requestId, delta: s.text, thinkingDelta: s.thinking || undefined });
+    }
+    void this.postModels();
+    void this.postPrompts();
+  }
+
+  private hint(): string {
+    return noServerHint(this.services.settings, this.services.settings.provider === 'openai');
+  }
+
+  private async postModels(): Promise<void> {
+    const current = this.services.settings.model;
+    try {
+      const provider = await this.services.provider();
+      const listed = await Promise.race([
+        provider.listModels(),
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), LIST_MODELS_TIMEOUT_MS)),
+      ]);
+      const models = [...new Set([current, ...listed.map((m) => m.id)])].sort((a, b) => a.localeCompare(b));
+      this.post({ type: 'models', models, current });
+    } catch (err) {
+      this.post({ type: 'models', models: [current], current });
+      if (isNoServer(err)) {
+        const hasKey = !!(await this.services.apiKeys.get());
+        this.post({ type: 'notice', level: 'warning', message: `No model server is reachable. ${noServerHint(this.services.settings, hasKey)}` });
+      }
+      this.services.logger.warn('Could not list models', err);
+    }
+  }
+
+  private async postPrompts(): Promise<void> {
+    try {
+      const library = this.services.trusted ? await this.services.promptLibrary() : undefined;
+      const prompts: PromptSummary[] = (library?.listPrompts() ?? [])
+        .filter((p) => p.kind === 'user')
+        .map((p) => ({
+          name: p.name,
+          description: p.description,
+          params: p.params.map((q) => ({
+            name: q.name,
+            required: !!q.required,
+            default: q.default === undefined ? undefined : typeof q.default === 'string' ? q.default : JSON.stringify(q.default),
+            description: q.description,
+          })),
+        }));
+      this.post({ type: 'prompts', prompts });
+    } catch (err) {
+      this.services.logger.warn('Could not list prompts', err);
+      this.post({ type: 'prompts', prompts: [] });
+    }
+  }
+
+  private refuseWhileBusy(requestId: string): boolean {
+    if (!this.stream) return false;
+    this.post({ type: 'streamDone', requestId, error: { message: 'An answer is still streaming: stop it or wait for it first.', kind: 'busy', retryable: true } });
+    return true;
+  }
+
+  private async send(msg: SendMessage): Promise<void> {
+    if (this.refuseWhileBusy(msg.requestId)) return;
+    const manager = await this.services.manager(this.conversationId);
+    const resolved = await this.services.workspaceFiles.resolveAttachments(msg.attachments);
+    const stored = msg.attachments.map(({ text: _text, ...a }) => a);
+    if (msg.promptName) {
+      const params = { ...editorValues(this.services), input: msg.text, ...(msg.params ?? {}) };
+      const node = await manager.addMessage({
+        role: 'user',
+        promptName: msg.promptName,
+        params,
+        includeRag: this.services.trusted,
+        metadata: { attachments: stored, displayText: msg.text.trim() ? `/${msg.promptName} ${msg.text.trim()}` : `/${msg.promptName}` },
+      });
+      if (resolved.length > 0) {
+        this.services.logger.debug(`Prompt message ${node.nodeId} ignores inline attachments; the prompt decides its context.`);
+      }
+    } else {
+      if (!msg.text.trim() && resolved.length === 0) return;
+      await manager.addMessage({ role: 'user', content: composeUserMessage(msg.text, resolved), raw: true, metadata: { attachments: stored, displayText: msg.text } });
+    }
+    if (!manager.getMetadata('title')) {
+      const title = firstLine(msg.text || (msg.promptName ? `/${msg.promptName}` : '') || resolved[0]?.path || 'New conversation', 80);
+      await manager.setMetadata('title', title);
+    }
+    await this.answer(msg.requestId, msg.model);
+  }
+
+  private async regenerate(requestId: string, nodeId: string, model?: string): Promise<void> {
+    if (this.refuseWhileBusy(requestId)) return;
+    const manager = await this.services.manager(this.conversationId);
+    await manager.branchFrom(nodeId);
+    await this.answer(requestId, model);
+  }
+
+  private async edit(requestId: string, nodeId: string, text: string): Promise<void> {
+    if (this.refuseWhileBusy(requestId)) return;
+    const manager = await this.services.manager(this.conversationId);
+    const original = manager.getNode(nodeId);
+    const shown = original.metadata.displayText;
+    // Keep what was attached to the original: its text follows the typed text in the content.
+    const tail = typeof shown === 'string' && original.message.content.startsWith(shown) ? original.message.content.slice(shown.length) : '';
+    await manager.branchFrom(nodeId);
+    await manager.addMessage({
+      role: 'user',
+      content: text + tail,
+      raw: true,
+      metadata: { attachments: original.metadata.attachments ?? [], displayText: text },
+    });
+    await this.answer(requestId);
+  }
+
+  private async retry(requestId: string): Promise<void> {
+    if (this.refuseWhileBusy(requestId)) return;
+    const manager = await this.services.manager(this.conversationId);
+    const current = manager.getNode(manager.currentNodeId);
+    if (current.message.role === 'assistant') await manager.branchFrom(current.nodeId);
+    await this.answer(requestId);
+  }
+
+  private async selectModel(model: string): Promise<void> {
+    const config = vscode.workspace.getConfiguration(Settings.section);
+    const inspect = config.inspect(Settings.model);
+    const target = inspect?.workspaceValue !== undefined ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+    await config.update(Settings.model, model, target);
+  }
+
+  /** Streams the model's answer to the current node into the webview; the node is kept even when stopped. */
+  private async answer(requestId: string, model?: string): Promise<void> {
+    const manager = await this.services.manager(this.conversationId);
+    const chosen = model && model.trim() ? model.trim() : this.services.settings.model;
+    const stream: ActiveStream = { requestId, abort: new AbortController(), parentNodeId: manager.currentNodeId, model: chosen, text: '', thinking: '' };
+    this.stream = stream;
+    this.post({ type: 'streamStart', requestId, parentNodeId: stream.parentNodeId, model: chosen });
+    let error: ReturnType<typeof toErrorView> | undefined;
+    try {
+      await this.services.whileBusy(this.conversationId, async () => {
+        for await (const chunk of manager.streamComplete({ signal: stream.abort.signal, configOverrides: { model: chosen } })) {
+          if (!chunk.delta && !chunk.thinkingDelta) continue;
+          stream.text += chunk.delta;
+          if (chunk.thinkingDelta) stream.thinking += chunk.thinkingDelta;
+          this.post({ type: 'streamDelta', requestId, delta: chunk.delta, thinkingDelta: chunk.thinkingDelta });
+        }
+      });
+    } catch (err) {
+      if (!isUserAbort(err, stream.abort.signal)) {
+        error = toErrorView(err, this.hint());
+        this.services.logger.warn(`Answer failed: ${error.message}`);
+      }
+    } finally {
+      this.stream = undefined;
+      this.post({ type: 'streamDone', requestId, error });
+      await manager.setMetadata('totalCostUsd', manager.getTotalCost()).catch(() => undefined);
+      await this.postState();
+    }
+  }
+
+  /** Brings the panel to the front. */
+  reveal(): void {
+    this.panel.reveal();
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.stream?.abort.abort();
+    this._onDidDispose.fire();
+    for (const d of this.disposables.splice(0)) d.dispose();
+  }
+}

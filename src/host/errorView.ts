@@ -1,0 +1,27 @@
+/**
+ * Turns any failure into the `ErrorView` the chat shows, keeping a provider's actionable message
+ * and adding the settings-specific fix when no model server could be reached. Pure.
+ */
+import { ArborError, ProviderError } from '../core/index';
+import type { ErrorView } from '../shared/protocol';
+
+/** Whether the failure means no model server answered at all (not running, wrong host, bad key). */
+export function isNoServer(err: unknown): boolean {
+  return err instanceof ProviderError && (err.kind === 'connection' || err.kind === 'auth');
+}
+
+/** The chat's view of an error; `hint` is appended when the server was not reachable. */
+export function toErrorView(err: unknown, hint?: string): ErrorView {
+  if (err instanceof ProviderError) {
+    const message = isNoServer(err) && hint && !err.message.includes(hint) ? `${err.message} ${hint}` : err.message;
+    return { message, kind: err.kind, retryable: err.retryable };
+  }
+  if (err instanceof ArborError) return { message: err.message, kind: err.name, retryable: false };
+  if (err instanceof Error) return { message: err.message, kind: 'unknown', retryable: true };
+  return { message: String(err), kind: 'unknown', retryable: true };
+}
+
+/** Whether the failure is the user's own Stop (the partial answer is kept, no error shown). */
+export function isUserAbort(err: unknown, signal: AbortSignal): boolean {
+  return signal.aborted && (!(err instanceof ProviderError) || err.kind === 'aborted');
+}

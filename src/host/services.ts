@@ -1,0 +1,376 @@
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import {
+  ConversationManager,
+  FilesAdapter,
+  FileSystemPromptLibrary,
+  OllamaProvider,
+  OpenAIProvider,
+  PromptBuilder,
+  SqlJsConversationStorage,
+  WorkspaceIndex,
+} from '../core/index';
+import type { ConversationManagerOptions, LLMProvider, RagAdapter } from '../core/index';
+import { Settings } from './constants';
+import { DelegatingPromptBuilder, DelegatingProvider } from './delegates';
+import { OutputChannelLogger } from './logger';
+import { ApiKeyStore } from './secrets';
+import { parseSettings, type ArborSettings } from './settings';
+import { VscodeWorkspaceFiles } from './vscodeFiles';
+import { WorkspaceFileReader } from './workspaceFileReader';
+
+/**
+ * Everything the extension's features share, built once in `activate()` and loaded lazily: the
+ * sql.js store, the model provider (rebuilt when settings or the key change), the prompt library
+ * and builder, the workspace index, and one `ConversationManager` per open conversation.
+ */
+export class Services implements vscode.Disposable {
+  readonly logger: OutputChannelLogger;
+  readonly apiKeys: ApiKeyStore;
+  readonly files = new VscodeWorkspaceFiles();
+  readonly workspaceFiles: WorkspaceFileReader;
+
+  private readonly _onDidChangeSettings = new vscode.EventEmitter<ArborSettings>();
+  /** Fires after the `arbor.*` settings or the API key changed (the provider is rebuilt lazily). */
+  readonly onDidChangeSettings = this._onDidChangeSettings.event;
+  private readonly _onDidChangeTrust = new vscode.EventEmitter<boolean>();
+  /** Fires when the workspace becomes trusted (prompts and indexing turn on). */
+  readonly onDidChangeTrust = this._onDidChangeTrust.event;
+  private readonly _onDidChangeConversation = new vscode.EventEmitter<string>();
+  /** Fires with a conversation id after it changed, in this window or (on the next poll) in another. */
+  readonly onDidChangeConversation = this._onDidChangeConversation.event;
+  private readonly _onDidLoadIndex = new vscode.EventEmitter<WorkspaceIndex>();
+  /** Fires once the workspace index has been opened. */
+  readonly onDidLoadIndex = this._onDidLoadIndex.event;
+  private readonly _onDidLoadLibrary = new vscode.EventEmitter<FileSystemPromptLibrary | undefined>();
+  /** Fires when the prompt library was (re)opened, e.g. after the folder setting changed. */
+  readonly onDidLoadLibrary = this._onDidLoadLibrary.event;
+
+  private current: ArborSettings;
+  private storagePromise?: Promise<SqlJsConversationStorage>;
+  private providerPromise?: Promise<LLMProvider>;
+  private libraryPromise?: Promise<FileSystemPromptLibrary | undefined>;
+  private builderPromise?: Promise<PromptBuilder | undefined>;
+  private indexPromise?: Promise<WorkspaceIndex | undefined>;
+  private readonly managers = new Map<string, Promise<ConversationManager>>();
+  private readonly busy = new Set<string>();
+  private readonly disposables: vscode.Disposable[] = [];
+  private lastEditor?: vscode.TextEditor;
+  private readonly llm: DelegatingProvider;
+  private readonly promptBuilderProxy: DelegatingPromptBuilder;
+
+  constructor(private readonly context: vscode.ExtensionContext) {
+    this.logger = new OutputChannelLogger('Arbor');
+    this.apiKeys = new ApiKeyStore(context.secrets);
+    this.workspaceFiles = new WorkspaceFileReader(this.files, () => this.folderPaths());
+    this.current = this.readSettings();
+    this.llm = new DelegatingProvider(
+      () => this.provider(),
+      () => ({ name: this.current.provider, model: this.current.model }),
+    );
+    this.promptBuilderProxy = new DelegatingPromptBuilder(
+      () => this.promptBuilder(),
+      () =>
+        this.trusted
+          ? 'Workspace prompts need an open folder: open a folder that has a prompts/ folder.'
+          : 'Workspace prompts are off in Restricted Mode: trust this workspace to use them.',
+    );
+    this.lastEditor = vscode.window.activeTextEditor;
+    this.disposables.push(
+      this.logger,
+      this.apiKeys,
+      this._onDidChangeSettings,
+      this._onDidChangeTrust,
+      this._onDidChangeConversation,
+      this._onDidLoadIndex,
+      this._onDidLoadLibrary,
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (!e.affectsConfiguration(Settings.section)) return;
+        const before = this.current;
+        this.current = this.readSettings();
+        this.providerPromise = undefined;
+        if (before.promptsFolder !== this.current.promptsFolder) this.reopenLibrary();
+        this._onDidChangeSettings.fire(this.current);
+      }),
+      this.apiKeys.onDidChange(() => {
+        this.providerPromise = undefined;
+        this._onDidChangeSettings.fire(this.current);
+      }),
+      vscode.workspace.onDidGrantWorkspaceTrust(() => {
+        this.reopenLibrary();
+        this._onDidChangeTrust.fire(true);
+      }),
+      vscode.window.onDidChangeActiveTextEditor((e) => {
+        if (e) this.lastEditor = e;
+      }),
+    );
+  }
+
+  /** The validated settings. */
+  get settings(): ArborSettings {
+    return this.current;
+  }
+
+  /** Whether the workspace is trusted; when not, prompts and indexing are off (restricted mode). */
+  get trusted(): boolean {
+    return vscode.workspace.isTrusted;
+  }
+
+  /** The text editor the user worked in last (the chat panel takes focus from it). */
+  get lastTextEditor(): vscode.TextEditor | undefined {
+    const active = vscode.window.activeTextEditor;
+    if (active) return active;
+    if (this.lastEditor && vscode.window.visibleTextEditors.includes(this.lastEditor)) return this.lastEditor;
+    return this.lastEditor && !this.lastEditor.document.isClosed ? this.lastEditor : vscode.window.visibleTextEditors[0];
+  }
+
+  /** The extension's installed files (for `dist/`). */
+  get extensionUri(): vscode.Uri {
+    return this.context.extensionUri;
+  }
+
+  /** Absolute paths of the workspace folders on disk. */
+  folderPaths(): string[] {
+    return (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+  }
+
+  /** The absolute prompts folder (in the first workspace folder), or `undefined` with no folder open. */
+  promptsFolderPath(): string | undefined {
+    const root = this.folderPaths()[0];
+    return root ? path.join(root, this.current.promptsFolder) : undefined;
+  }
+
+  private readSettings(): ArborSettings {
+    const config = vscode.workspace.getConfiguration(Settings.section);
+    const parsed = parseSettings((key) => config.get(key));
+    for (const warning of parsed.warnings) this.logger.warn(warning);
+    return parsed.settings;
+  }
+
+  /** Where conversations and the index live: the workspace's storage folder, else the global one. */
+  private storageDir(): string {
+    return (this.context.storageUri ?? this.context.globalStorageUri).fsPath;
+  }
+
+  /** The sql.js store, opened on first use. */
+  storage(): Promise<SqlJsConversationStorage> {
+    this.storagePromise ??= (async () => {
+      const dir = this.storageDir();
+      await fs.mkdir(dir, { recursive: true });
+      const file = path.join(dir, 'arbor.sqlite');
+      const storage = await SqlJsConversationStorage.open(file, {
+        wasmPath: vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'sql-wasm.wasm').fsPath,
+        logger: this.logger,
+      });
+      this.logger.info(`Conversations are stored in ${file}`);
+      const sub = storage.onDidChange?.((id) => this.onStorageChanged(id));
+      if (sub) this.disposables.push(sub);
+      this.watchStore(dir);
+      return storage;
+    })();
+    this.storagePromise.catch(() => (this.storagePromise = undefined));
+    return this.storagePromise;
+  }
+
+  /** Reads changes other windows made (the tree and open chats then refresh). */
+  async pollStorage(): Promise<void> {
+    if (!this.storagePromise) return;
+    const storage = await this.storagePromise;
+    await storage.poll?.();
+  }
+
+  /** Other windows write the same store: poll it when its files change and when this window gets focus. */
+  private watchStore(dir: string): void {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const poll = () => {
+      if (timer) clearTimeout(timer);
+      timer = setTimeout(() => {
+        timer = undefined;
+        this.pollStorage().catch((err) => this.logger.warn('Could not read changes from other windows', err));
+      }, 100);
+    };
+    const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(dir), 'arbor.sqlite*'));
+    this.disposables.push(
+      watcher,
+      watcher.onDidChange(poll),
+      watcher.onDidCreate(poll),
+      vscode.window.onDidChangeWindowState((e) => {
+        if (e.focused) poll();
+      }),
+      { dispose: () => timer && clearTimeout(timer) },
+    );
+  }
+
+  private onStorageChanged(conversationId: string): void {
+    void this.syncManager(conversationId).finally(() => this._onDidChangeConversation.fire(conversationId));
+  }
+
+  /** Re-reads a cached manager whose conversation another window changed, unless a request is running. */
+  private async syncManager(conversationId: string): Promise<void> {
+    const cached = this.managers.get(conversationId);
+    if (!cached || this.busy.has(conversationId)) return;
+    try {
+      const manager = await cached;
+      const storage = await this.storage();
+      const stored = await storage.loadConversation(conversationId);
+      if (!stored) {
+        this.managers.delete(conversationId);
+        return;
+      }
+      const mine = manager.toState();
+      if (stored.updatedAt !== mine.updatedAt || stored.currentNodeId !== mine.currentNodeId || stored.nodes.length !== mine.nodes.length) {
+        this.managers.set(conversationId, ConversationManager.resume(conversationId, await this.managerOptions()));
+      }
+    } catch (err) {
+      this.logger.warn(`Could not reload conversation ${conversationId}`, err);
+    }
+  }
+
+  /** The model provider of the current settings and key. */
+  provider(): Promise<LLMProvider> {
+    this.providerPromise ??= (async () => {
+      const s = this.current;
+      if (s.provider === 'openai') {
+        const apiKey = await this.apiKeys.get();
+        return new OpenAIProvider({ baseURL: s.openaiBaseUrl, apiKey, model: s.model, pricing: s.pricing });
+      }
+      return new OllamaProvider({ host: s.ollamaHost, model: s.model });
+    })();
+    return this.providerPromise;
+  }
+
+  /** The prompt library of the workspace's prompts folder; `undefined` when untrusted or no folder is open. */
+  promptLibrary(): Promise<FileSystemPromptLibrary | undefined> {
+    this.libraryPromise ??= (async () => {
+      const dir = this.promptsFolderPath();
+      if (!dir || !this.trusted) return undefined;
+      const library = await FileSystemPromptLibrary.open(dir, { files: this.files, watch: true });
+      this._onDidLoadLibrary.fire(library);
+      return library;
+    })();
+    this.libraryPromise.catch((err) => {
+      this.logger.error('Could not open the prompt library', err);
+      this.libraryPromise = undefined;
+    });
+    return this.libraryPromise;
+  }
+
+  private reopenLibrary(): void {
+    const old = this.libraryPromise;
+    this.libraryPromise = undefined;
+    this.builderPromise = undefined;
+    void old?.then((lib) => lib?.dispose()).catch(() => undefined);
+    void this.promptLibrary().catch(() => undefined);
+  }
+
+  /** The prompt builder over the library, with the `workspace` (index) and `files` retrieval adapters. */
+  promptBuilder(): Promise<PromptBuilder | undefined> {
+    this.builderPromise ??= (async () => {
+      const library = await this.promptLibrary();
+      if (!library) return undefined;
+      const s = this.current;
+      const adapters: Record<string, RagAdapter> = {
+        files: new FilesAdapter({ folders: this.folderPaths(), files: this.files, exclude: s.ragExclude, maxFileBytes: s.ragMaxFileBytes }),
+      };
+      const index = await this.workspaceIndex();
+      if (index) adapters.workspace = index;
+      return new PromptBuilder(library, { adapters });
+    })();
+    this.builderPromise.catch(() => (this.builderPromise = undefined));
+    return this.builderPromise;
+  }
+
+  /** The workspace index (opened, not yet updated); `undefined` when untrusted or no folder is open. */
+  workspaceIndex(): Promise<WorkspaceIndex | undefined> {
+    this.indexPromise ??= (async () => {
+      const folders = this.folderPaths();
+      if (folders.length === 0 || !this.trusted) return undefined;
+      const dir = this.storageDir();
+      await fs.mkdir(dir, { recursive: true });
+      const s = this.current;
+      const index = await WorkspaceIndex.open({
+        folders,
+        storagePath: path.join(dir, 'index.bin'),
+        exclude: s.ragExclude,
+        include: s.ragInclude.length > 0 ? s.ragInclude : undefined,
+        maxFileBytes: s.ragMaxFileBytes,
+        files: this.files,
+        logger: this.logger,
+      });
+      this._onDidLoadIndex.fire(index);
+      return index;
+    })();
+    this.indexPromise.catch((err) => {
+      this.logger.error('Could not open the workspace index', err);
+      this.indexPromise = undefined;
+    });
+    return this.indexPromise;
+  }
+
+  /** The options every manager gets: the delegating provider and builder, and the context window. */
+  async managerOptions(): Promise<ConversationManagerOptions> {
+    return {
+      llm: this.llm,
+      storage: await this.storage(),
+      promptBuilder: this.promptBuilderProxy,
+      cacheRagResults: true,
+      reuseRagOnBranch: true,
+      maxHistory: this.current.maxHistory,
+      maxContextTokens: this.current.maxTokens,
+    };
+  }
+
+  /** Starts a new, empty conversation. */
+  async createConversation(metadata: Record<string, unknown> = {}): Promise<ConversationManager> {
+    const manager = await ConversationManager.create({ ...(await this.managerOptions()), metadata: { title: '', ...metadata } });
+    this.track(manager);
+    this.managers.set(manager.conversationId, Promise.resolve(manager));
+    return manager;
+  }
+
+  /** The manager of a stored conversation, shared by every view of it (`ConversationNotFoundError` if gone). */
+  manager(conversationId: string): Promise<ConversationManager> {
+    let cached = this.managers.get(conversationId);
+    if (!cached) {
+      cached = this.managerOptions().then((o) => ConversationManager.resume(conversationId, o));
+      cached.then((m) => this.track(m)).catch(() => this.managers.delete(conversationId));
+      this.managers.set(conversationId, cached);
+    }
+    return cached;
+  }
+
+  /** Adopts a manager made elsewhere (a fork). */
+  adopt(manager: ConversationManager): void {
+    this.track(manager);
+    this.managers.set(manager.conversationId, Promise.resolve(manager));
+  }
+
+  /** Forgets a conversation's manager (after it was deleted). */
+  forget(conversationId: string): void {
+    this.managers.delete(conversationId);
+    this._onDidChangeConversation.fire(conversationId);
+  }
+
+  /** Runs `work` with the conversation marked busy, so changes from other windows wait for it. */
+  async whileBusy<T>(conversationId: string, work: () => Promise<T>): Promise<T> {
+    this.busy.add(conversationId);
+    try {
+      return await work();
+    } finally {
+      this.busy.delete(conversationId);
+    }
+  }
+
+  private track(manager: ConversationManager): void {
+    const sub = manager.onDidChange((e) => this._onDidChangeConversation.fire(e.conversationId));
+    this.disposables.push(sub);
+  }
+
+  dispose(): void {
+    for (const d of this.disposables.splice(0)) d.dispose();
+    void this.libraryPromise?.then((l) => l?.dispose()).catch(() => undefined);
+    void this.indexPromise?.then((i) => i?.dispose()).catch(() => undefined);
+    void this.storagePromise?.then((s) => s.close()).catch(() => undefined);
+  }
+}

@@ -1,0 +1,141 @@
+import * as vscode from 'vscode';
+import type { ConversationNode } from '../core/index';
+import type { ActivationClock } from './activationTiming';
+import { Commands, TreeItemContext, Views } from './constants';
+import { roleIcon } from './labels';
+import type { Services } from './services';
+import { buildRuns, conversationEntry, type ConversationEntry, type RunEntry, type TreeEntry } from './treeModel';
+
+/** How many conversations the tree lists. */
+const LIST_LIMIT = 200;
+
+interface LoadedConversation {
+  nodes: ConversationNode[];
+  currentNodeId: string;
+  runs: RunEntry[];
+}
+
+/**
+ * The Conversations tree: conversations newest first, each expanding into its runs and forks
+ * (shaped by `treeModel.ts`). It refreshes whenever any conversation changes, in this window or,
+ * through the store's poll, in another.
+ */
+export class ConversationsTreeProvider implements vscode.TreeDataProvider<TreeEntry>, vscode.Disposable {
+  private readonly _onDidChangeTreeData = new vscode.EventEmitter<TreeEntry | undefined>();
+  readonly onDidChangeTreeData = this._onDidChangeTreeData.event;
+  private readonly loaded = new Map<string, LoadedConversation>();
+  private readonly parents = new Map<string, TreeEntry>();
+  private conversations: ConversationEntry[] = [];
+  private refreshTimer?: ReturnType<typeof setTimeout>;
+  private readonly subscription: vscode.Disposable;
+
+  constructor(private readonly services: Services, private readonly clock?: ActivationClock) {
+    this.subscription = services.onDidChangeConversation((id) => {
+      this.loaded.delete(id);
+      this.scheduleRefresh();
+    });
+  }
+
+  /** Reloads everything now. */
+  refresh(): void {
+    this.loaded.clear();
+    this._onDidChangeTreeData.fire(undefined);
+  }
+
+  private scheduleRefresh(): void {
+    if (this.refreshTimer) clearTimeout(this.refreshTimer);
+    this.refreshTimer = setTimeout(() => {
+      this.refreshTimer = undefined;
+      this._onDidChangeTreeData.fire(undefined);
+    }, 60);
+  }
+
+  getTreeItem(entry: TreeEntry): vscode.TreeItem {
+    if (entry.kind === 'conversation') {
+      const item = new vscode.TreeItem(entry.label, vscode.TreeItemCollapsibleState.Collapsed);
+      item.id = `conversation:${entry.conversationId}`;
+      item.description = entry.description;
+      item.tooltip = entry.tooltip;
+      item.iconPath = new vscode.ThemeIcon('comment-discussion');
+      item.contextValue = TreeItemContext.conversation;
+      item.command = { command: Commands.openConversation, title: 'Open', arguments: [entry] };
+      return item;
+    }
+    const state =
+      entry.children.length === 0
+        ? vscode.TreeItemCollapsibleState.None
+        : entry.onCurrentPath
+          ? vscode.TreeItemCollapsibleState.Expanded
+          : vscode.TreeItemCollapsibleState.Collapsed;
+    const item = new vscode.TreeItem(entry.label, state);
+    item.id = `node:${entry.conversationId}:${entry.firstNodeId}`;
+    item.description = entry.description;
+    item.tooltip = entry.tooltip;
+    item.iconPath = new vscode.ThemeIcon(roleIcon(entry.role), entry.isCurrent ? new vscode.ThemeColor('charts.green') : undefined);
+    item.contextValue = entry.isCurrent ? TreeItemContext.currentNode : TreeItemContext.node;
+    item.command = { command: Commands.openConversation, title: 'Open', arguments: [entry] };
+    return item;
+  }
+
+  async getChildren(entry?: TreeEntry): Promise<TreeEntry[]> {
+    if (!entry) {
+      try {
+        const storage = await this.services.storage();
+        const summaries = await storage.listConversations({ sortBy: 'updatedAt', sortOrder: 'desc', limit: LIST_LIMIT });
+        const now = Date.now();
+        this.conversations = summaries.map((s) => conversationEntry(s, now));
+        return this.conversations;
+      } catch (err) {
+        this.services.logger.error('Could not list conversations', err);
+        void vscode.window.showErrorMessage(`Arbor could not open its conversation store: ${err instanceof Error ? err.message : String(err)}`);
+        return [];
+      } finally {
+        this.clock?.treeRendered();
+      }
+    }
+    if (entry.kind === 'conversation') {
+      const loaded = await this.load(entry.conversationId);
+      for (const run of loaded?.runs ?? []) this.parents.set(run.firstNodeId + '\u0000' + run.conversationId, entry);
+      return loaded?.runs ?? [];
+    }
+    for (const child of entry.children) this.parents.set(child.firstNodeId + '\u0000' + child.conversationId, entry);
+    return entry.children;
+  }
+
+  getParent(entry: TreeEntry): TreeEntry | undefined {
+    if (entry.kind === 'conversation') return undefined;
+    return this.parents.get(entry.firstNodeId + '\u0000' + entry.conversationId);
+  }
+
+  /** The nodes of a conversation as last loaded for the tree. */
+  async load(conversationId: string): Promise<LoadedConversation | undefined> {
+    const cached = this.loaded.get(conversationId);
+    if (cached) return cached;
+    const storage = await this.services.storage();
+    const state = await storage.loadConversation(conversationId);
+    if (!state) return undefined;
+    const loaded = { nodes: state.nodes, currentNodeId: state.currentNodeId, runs: buildRuns(conversationId, state.nodes, state.currentNodeId) };
+    this.loaded.set(conversationId, loaded);
+    return loaded;
+  }
+
+  dispose(): void {
+    if (this.refreshTimer) clearTimeout(this.refreshTimer);
+    this.subscription.dispose();
+    this._onDidChangeTreeData.dispose();
+  }
+}
+
+/** What the tree registration gives the commands. */
+export interface TreeViewHandle {
+  provider: ConversationsTreeProvider;
+  view: vscode.TreeView<TreeEntry>;
+}
+
+/** Registers the Conversations tree view. */
+export function registerTreeView(context: vscode.ExtensionContext, deps: { services: Services; clock?: ActivationClock }): TreeViewHandle {
+  const provider = new ConversationsTreeProvider(deps.services, deps.clock);
+  const view = vscode.window.createTreeView(Views.conversations, { treeDataProvider: provider, showCollapseAll: true });
+  context.subscriptions.push(provider, view);
+  return { provider, view };
+}

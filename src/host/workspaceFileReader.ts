@@ -1,0 +1,53 @@
+/**
+ * Reads workspace files for attachments and context chips through the engine's `WorkspaceFiles`,
+ * only inside the workspace folders and never following a link out of them. Pure (no `vscode`).
+ */
+import { WorkspaceAccessError } from '../core/index';
+import type { WorkspaceFiles } from '../core/index';
+import type { Attachment } from '../shared/protocol';
+import { isInside, resolveInWorkspace, sliceLines, type ResolvedAttachment } from './workspacePaths';
+
+/** Largest attached file read whole, in bytes; larger files are cut with a note. */
+export const MAX_ATTACHMENT_BYTES = 200_000;
+
+/** Workspace-relative reads, refused outside the workspace. */
+export class WorkspaceFileReader {
+  constructor(private readonly files: WorkspaceFiles, private readonly folders: () => string[]) {}
+
+  /** The absolute path of a workspace file; `WorkspaceAccessError` when it is outside the workspace. */
+  async resolve(relPath: string): Promise<string> {
+    const folders = this.folders();
+    const abs = resolveInWorkspace(folders, relPath);
+    if (!abs) {
+      throw new WorkspaceAccessError(`"${relPath}" is not inside the workspace folders, so Arbor will not read it.`, relPath);
+    }
+    if (this.files.realPath) {
+      const real = await this.files.realPath(abs).catch(() => abs);
+      const realFolders = await Promise.all(folders.map((f) => this.files.realPath!(f).catch(() => f)));
+      if (!realFolders.some((f) => isInside(f, real))) {
+        throw new WorkspaceAccessError(`"${relPath}" links outside the workspace folders, so Arbor will not read it.`, relPath);
+      }
+    }
+    return abs;
+  }
+
+  /** The text of a workspace file. */
+  async readText(relPath: string): Promise<string> {
+    const abs = await this.resolve(relPath);
+    const bytes = await this.files.readFile(abs);
+    const cut = bytes.byteLength > MAX_ATTACHMENT_BYTES;
+    const text = new TextDecoder('utf-8').decode(cut ? bytes.subarray(0, MAX_ATTACHMENT_BYTES) : bytes);
+    return cut ? `${text}\n[… cut at ${MAX_ATTACHMENT_BYTES} bytes]` : text;
+  }
+
+  /** Attachments with their text: selections keep theirs, files (or ranges of them) are read now. */
+  async resolveAttachments(attachments: readonly Attachment[]): Promise<ResolvedAttachment[]> {
+    return Promise.all(
+      attachments.map(async (a) => {
+        if (a.text !== undefined) return { ...a, text: a.text };
+        const text = await this.readText(a.path);
+        return { ...a, text: sliceLines(text, a.startLine, a.endLine) };
+      }),
+    );
+  }
+}
