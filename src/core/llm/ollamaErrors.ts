@@ -1,6 +1,6 @@
 import type { ProviderError } from '../errors';
 import type { OllamaResponseInfo } from './ollamaFetch';
-import { httpStatusError, mapCommonFailure, parseRetryAfter, unknownError, type ErrorContext } from './providerErrors';
+import { brokenStreamError, httpStatusError, mapCommonFailure, parseRetryAfter, unknownError, type ErrorContext } from './providerErrors';
 
 /** Turns anything the `ollama` package throws into a `ProviderError` with an actionable message. */
 export function toOllamaProviderError(err: unknown, ctx: ErrorContext, info: OllamaResponseInfo = {}): ProviderError {
@@ -16,6 +16,9 @@ export function toOllamaProviderError(err: unknown, ctx: ErrorContext, info: Oll
         : undefined,
       cause: err,
     });
+  }
+  if (ctx.phase === 'stream' && err instanceof Error && /did not receive done/i.test(err.message)) {
+    return brokenStreamError(ctx, 'Ollama closed the stream without its final "done" message', err);
   }
   return unknownError(ctx, err);
 }

@@ -232,6 +232,7 @@ export class OpenAIProvider implements LLMProvider {
       endpoint: this.baseURL,
       connectionHint: 'Is the server running? Start it, or change arbor.openai.baseUrl.',
       authHint: "Set a valid key with 'Arbor: Set OpenAI API Key'.",
+      credential: this.options.apiKey ? 'the API key' : undefined,
       model,
       phase: 'request',
       guard,

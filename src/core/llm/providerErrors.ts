@@ -19,6 +19,8 @@ export interface ErrorContext {
   connectionHint: string;
   /** What to do when the server rejects the credentials. */
   authHint: string;
+  /** What the credentials are called ("the API key"); `undefined` when none were configured. */
+  credential?: string;
   model: string;
   /** `request` until the answer starts arriving, then `stream`. */
   phase: 'request' | 'stream';
@@ -153,7 +155,9 @@ export function httpStatusError(
   const quoted = quoteServer(serverMessage);
   const { cause } = opts;
   if (status === 401 || status === 403) {
-    const what = status === 401 ? 'rejected the API key' : 'refused access with this API key';
+    const what = !ctx.credential
+      ? 'requires credentials and none are set'
+      : status === 401 ? `rejected ${ctx.credential}` : `refused access with ${ctx.credential}`;
     return make(ctx, 'auth', false, `${capitalize(ctx.where)} ${what} (HTTP ${status}${quoted}). ${ctx.authHint}`, { status, cause });
   }
   if (status === 404) {
