@@ -61,6 +61,13 @@ export class FileRules {
     return ALWAYS_SKIPPED_DIRS.has(name) || this.isExcluded(relDir) || this.isSecretPath(`${relDir}/x`);
   }
 
+  /** Whether a file may never be read at all: a secret, or inside `.git`/`node_modules`. */
+  forbids(relPath: string): boolean {
+    const parts = relPath.split('/');
+    for (let i = 0; i < parts.length - 1; i++) if (ALWAYS_SKIPPED_DIRS.has(parts[i])) return true;
+    return this.isSecret(relPath);
+  }
+
   /** Whether a file (relative path) is left out by the tool folders, excludes, includes or secret rules. */
   skipsFile(relPath: string): boolean {
     const parts = relPath.split('/');

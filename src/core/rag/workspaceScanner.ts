@@ -187,6 +187,9 @@ export class WorkspaceScanner {
         this.options.logger?.debug(err instanceof Error ? err.message : String(err));
         return undefined;
       }
+      // The target must pass the same rules as the link: a link to `.env` is still a secret.
+      const realRel = path.relative((await this.real())[folder], readPath).split(path.sep).join('/');
+      if (this.rules.forbids(realRel)) return undefined;
       st = await this.files.stat(readPath);
     } else {
       st = await this.files.stat(abs);
