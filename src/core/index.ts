@@ -8,7 +8,7 @@ export { nodeFiles } from './nodeFiles';
 export * from './llm/provider';
 export { OpenAIProvider, type OpenAIProviderOptions } from './llm/openai';
 export { OllamaProvider, type OllamaProviderOptions } from './llm/ollama';
-export { PricingTable, DEFAULT_PRICING, costUsd, type ModelPrice } from './llm/pricing';
+export { PricingTable, DEFAULT_PRICING, costUsd, type ModelPrice, type ShortModelPrice, type PriceEntry } from './llm/pricing';
 export { estimateTokens, estimateMessageTokens, estimateMessagesTokens, CHARS_PER_TOKEN, MESSAGE_OVERHEAD_TOKENS, IMAGE_TOKENS } from './llm/tokens';
 export { redactSecrets, parseRetryAfter } from './llm/providerErrors';
 export * from './storage/storage';

@@ -2,7 +2,7 @@ import { OpenAI } from 'openai';
 import type { LLMMessage, LLMResponse, LLMStreamChunk, Usage } from '../conversation/types';
 import { CallGuard } from './callGuard';
 import { toOpenAIProviderError } from './openaiErrors';
-import { PricingTable, type ModelPrice } from './pricing';
+import { PricingTable, type PriceEntry } from './pricing';
 import type { CompletionOptions, LLMProvider, ModelInfo } from './provider';
 import { brokenStreamError, unknownError, type ErrorContext } from './providerErrors';
 import { fromOpenAIToolCalls, openAIFinishReason, reasoningOf, toOpenAIMessages, ToolCallAccumulator } from './wireMessages';
@@ -15,8 +15,8 @@ export interface OpenAIProviderOptions {
   apiKey?: string;
   /** The model used when a call does not name one. */
   model: string;
-  /** Prices merged over the shipped table, or a whole table. */
-  pricing?: Record<string, ModelPrice> | PricingTable;
+  /** Prices (USD per million tokens, `{inputPerMillion, outputPerMillion}` or `{input, output}`) merged over the shipped table, or a whole table. */
+  pricing?: Record<string, PriceEntry> | PricingTable;
   /** Longest silence from the server before the call fails with a timeout, in ms (default 300 000). */
   timeoutMs?: number;
   /** Retries done by the `openai` package on connection errors, 408/409/429/5xx (default 2). */

@@ -34,4 +34,10 @@ describe('PricingTable', () => {
     expect(t.priceOf('gpt-4o-mini')).toBe(DEFAULT_PRICING['gpt-4o-mini']);
     expect(t.priceOf('bad')).toBeUndefined();
   });
+
+  it('accepts the settings spelling {input, output}', () => {
+    const t = new PricingTable({ 'local-model': { input: 0.5, output: 1.5 } });
+    expect(t.priceOf('local-model')).toEqual({ inputPerMillion: 0.5, outputPerMillion: 1.5 });
+    expect(t.costUsd('local-model', usage(2_000_000, 1_000_000))).toBeCloseTo(2.5, 10);
+  });
 });

@@ -6,6 +6,15 @@ export interface ModelPrice {
   outputPerMillion: number;
 }
 
+/** A price as users write it in settings (`arbor.pricing`): USD per million input and output tokens. */
+export interface ShortModelPrice {
+  input: number;
+  output: number;
+}
+
+/** Either spelling of a price; both mean USD per million tokens. */
+export type PriceEntry = ModelPrice | ShortModelPrice;
+
 /**
  * Prices of common OpenAI models, standard tier, USD per million tokens. These are OpenAI's published list
  * prices as of mid-2025 (the o3 figure is the June 2025 reduced price); they change, so a user can override
@@ -47,10 +56,11 @@ export const DEFAULT_PRICING: Readonly<Record<string, ModelPrice>> = Object.free
 export class PricingTable {
   private readonly prices: Map<string, ModelPrice>;
 
-  constructor(overrides: Record<string, ModelPrice> = {}, defaults: Record<string, ModelPrice> = DEFAULT_PRICING) {
+  constructor(overrides: Record<string, PriceEntry> = {}, defaults: Record<string, PriceEntry> = DEFAULT_PRICING) {
     this.prices = new Map();
-    for (const [model, price] of Object.entries({ ...defaults, ...overrides })) {
-      if (isValidPrice(price)) this.prices.set(model.toLowerCase(), price);
+    for (const [model, entry] of Object.entries({ ...defaults, ...overrides })) {
+      const price = normalizePrice(entry);
+      if (price) this.prices.set(model.toLowerCase(), price);
     }
   }
 
@@ -79,13 +89,14 @@ export class PricingTable {
   }
 }
 
-function isValidPrice(price: unknown): price is ModelPrice {
-  const p = price as ModelPrice | undefined;
-  return (
-    typeof p === 'object' && p !== null &&
-    typeof p.inputPerMillion === 'number' && p.inputPerMillion >= 0 &&
-    typeof p.outputPerMillion === 'number' && p.outputPerMillion >= 0
-  );
+function normalizePrice(entry: unknown): ModelPrice | undefined {
+  if (typeof entry !== 'object' || entry === null) return undefined;
+  const e = entry as Partial<ModelPrice & ShortModelPrice>;
+  const input = e.inputPerMillion ?? e.input;
+  const output = e.outputPerMillion ?? e.output;
+  const valid = (n: unknown): n is number => typeof n === 'number' && Number.isFinite(n) && n >= 0;
+  if (!valid(input) || !valid(output)) return undefined;
+  return 'inputPerMillion' in e && 'outputPerMillion' in e ? (e as ModelPrice) : { inputPerMillion: input, outputPerMillion: output };
 }
 
 const defaultTable = new PricingTable();
