@@ -2,6 +2,23 @@
  * The engine's public API: the one module that code outside `src/core` may import.
  */
 export * from './conversation/types';
+export { ConversationManager } from './conversation/conversationManager';
+export * from './conversation/managerTypes';
+export { ConversationTree, ROOT_NODE_ID, parentIdOf, childIdOf, childIndexOf, isValidNodeId, isSelfOrAncestor } from './conversation/conversationTree';
+export { applyContextWindow, groupTurns, type ContextWindowOptions, type ContextWindowResult, type MessageTokenEstimator } from './conversation/contextWindow';
+export { runRequestMiddleware, runResponseMiddleware, type ConversationMiddleware, type MiddlewareState } from './conversation/middleware/middleware';
+export { LoggingMiddleware, type LoggingMiddlewareOptions } from './conversation/middleware/loggingMiddleware';
+export { RedactionMiddleware, DEFAULT_REDACTION_PATTERNS, redactText, type RedactionPattern, type RedactionOptions } from './conversation/middleware/redactionMiddleware';
+export {
+  toDataknobsDict,
+  fromDataknobsDict,
+  DATAKNOBS_SCHEMA_VERSION,
+  type DataknobsConversationDict,
+  type DataknobsNodeDict,
+  type DataknobsMessageDict,
+} from './conversation/exchange';
+export { conversationToMarkdown, type MarkdownExportOptions } from './conversation/markdownExport';
+export { Emitter, type ArborEvent } from './conversation/emitter';
 export * from './errors';
 export * from './files';
 export { nodeFiles } from './nodeFiles';
