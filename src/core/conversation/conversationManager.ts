@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ConversationNotFoundError, InvalidArgumentError, InvalidOperationError, NodeNotFoundError, ProviderError } from '../errors';
+import { ConversationNotFoundError, InvalidArgumentError, InvalidOperationError, NodeNotFoundError } from '../errors';
 import type { CompletionOptions } from '../llm/provider';
 import type { RagMetadata } from '../prompts/types';
 import type { ConversationChange } from '../storage/storage';
@@ -12,6 +12,7 @@ import { Emitter, type ArborEvent } from './emitter';
 import { fromDataknobsDict, toDataknobsDict, type DataknobsConversationDict } from './exchange';
 import { conversationToMarkdown, type MarkdownExportOptions } from './markdownExport';
 import { collectCachedRag, renderMessage } from './messageRendering';
+import { newConversationState } from './newConversation';
 import { runRequestMiddleware, runResponseMiddleware, type ConversationMiddleware, type MiddlewareState } from './middleware/middleware';
 import type {
   AddMessageOptions,
@@ -22,7 +23,7 @@ import type {
   CreateConversationOptions,
 } from './managerTypes';
 import { SerialQueue } from './serialQueue';
-import { StreamAccumulator } from './streamAccumulator';
+import { streamWithPartial } from './streamWithPartial';
 import type { ConversationNode, ConversationState, LLMMessage, LLMResponse, LLMStreamChunk } from './types';
 
 interface PreparedCall {
@@ -79,26 +80,7 @@ export class ConversationManager {
     if (options.conversationId !== undefined && (await options.storage.loadConversation(conversationId))) {
       throw new InvalidOperationError(`Conversation "${conversationId}" already exists; open it with ConversationManager.resume or pick another id.`);
     }
-    const now = new Date().toISOString();
-    let root: ConversationNode = { nodeId: ROOT_NODE_ID, parentId: null, message: { role: 'system', content: '' }, timestamp: now, metadata: {} };
-    if (options.systemPromptName !== undefined || options.systemPrompt !== undefined) {
-      const rendered = await renderMessage(
-        options.promptBuilder,
-        { role: 'system', content: options.systemPrompt, promptName: options.systemPromptName, params: options.systemParams },
-        { cacheRagResults: options.cacheRagResults ?? false },
-      );
-      root = { ...root, message: { role: 'system', content: rendered.content }, metadata: rendered.metadata };
-      if (rendered.promptName !== undefined) root.promptName = rendered.promptName;
-    }
-    const state: ConversationState = {
-      conversationId,
-      nodes: [root],
-      currentNodeId: ROOT_NODE_ID,
-      metadata: clone(options.metadata ?? {}),
-      tombstones: [],
-      createdAt: now,
-      updatedAt: now,
-    };
+    const state = await newConversationState(conversationId, options);
     await options.storage.saveConversation(state);
     return new ConversationManager(state, options);
   }
@@ -174,42 +156,14 @@ export class ConversationManager {
    * `metadata.interrupted` (and `metadata.error`), then re-throws the failure (a `break` just ends).
    * The generator's return value is the final response.
    */
-  async *streamComplete(options: CompleteOptions = {}): AsyncGenerator<LLMStreamChunk, LLMResponse | undefined> {
+  async *streamComplete(options: CompleteOptions = {}): AsyncGenerator<LLMStreamChunk, LLMResponse> {
     const prepared = await this.queue.run(() => this.prepareCall(options));
-    const controller = new AbortController();
-    const onAbort = () => controller.abort(options.signal?.reason);
-    if (options.signal?.aborted) onAbort();
-    options.signal?.addEventListener('abort', onAbort, { once: true });
-    const acc = new StreamAccumulator();
-    let ended = false;
-    let failure: unknown;
-    let failed = false;
-    try {
-      for await (const chunk of this.options.llm.stream(prepared.messages, { ...prepared.callOptions, signal: controller.signal })) {
-        acc.add(chunk);
-        yield chunk;
-      }
-      if (options.signal?.aborted) {
-        throw new ProviderError('The request was cancelled before the answer was complete.', { kind: 'aborted', retryable: true, provider: this.options.llm.name });
-      }
-      ended = true;
-    } catch (error) {
-      failed = true;
-      failure = error;
-    } finally {
-      options.signal?.removeEventListener('abort', onAbort);
-      if (!ended) {
-        controller.abort();
-        if (acc.hasOutput) {
-          const partial = acc.toResponse(prepared.callOptions.model ?? this.options.llm.model, failed ? 'error' : 'aborted');
-          const extra: Record<string, unknown> = { interrupted: true };
-          if (failed) extra.error = failure instanceof Error ? failure.message : String(failure);
-          await this.queue.run(() => this.attachAnswer(prepared, partial, options, extra));
-        }
-      }
-    }
-    if (failed) throw failure;
-    const response = await runResponseMiddleware(this.middleware, acc.toResponse(prepared.callOptions.model ?? this.options.llm.model), prepared.state);
+    const assembled = yield* streamWithPartial(this.options.llm, prepared.messages, prepared.callOptions, ({ partial, error }) => {
+      const extra: Record<string, unknown> = { interrupted: true };
+      if (error !== undefined) extra.error = error instanceof Error ? error.message : String(error);
+      return this.queue.run(() => this.attachAnswer(prepared, partial, options, extra));
+    });
+    const response = await runResponseMiddleware(this.middleware, assembled, prepared.state);
     return this.queue.run(() => this.attachAnswer(prepared, response, options, {}));
   }
 

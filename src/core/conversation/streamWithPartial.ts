@@ -1,0 +1,59 @@
+import { ProviderError } from '../errors';
+import type { CompletionOptions, LLMProvider } from '../llm/provider';
+import { StreamAccumulator } from './streamAccumulator';
+import type { LLMMessage, LLMResponse, LLMStreamChunk } from './types';
+
+/** How a stream that did not end normally is reported to `onInterrupted`. */
+export interface InterruptedStream {
+  /** What arrived before the stream stopped, as a response. */
+  partial: LLMResponse;
+  /** Set when the stream failed or was aborted; absent when the consumer stopped reading. */
+  error?: unknown;
+}
+
+/**
+ * Streams a provider's answer to the consumer and collects it. On a normal end it returns the
+ * assembled response. When the consumer stops early, the signal aborts or the provider fails,
+ * it cancels the request, hands what arrived to `onInterrupted` (only if anything did), and then
+ * re-throws the failure (a consumer that stopped just ends).
+ */
+export async function* streamWithPartial(
+  llm: LLMProvider,
+  messages: LLMMessage[],
+  callOptions: CompletionOptions,
+  onInterrupted: (stream: InterruptedStream) => Promise<unknown>,
+): AsyncGenerator<LLMStreamChunk, LLMResponse> {
+  const outer = callOptions.signal;
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(outer?.reason);
+  if (outer?.aborted) onAbort();
+  outer?.addEventListener('abort', onAbort, { once: true });
+  const acc = new StreamAccumulator();
+  const model = callOptions.model ?? llm.model;
+  let ended = false;
+  let failed = false;
+  let failure: unknown;
+  try {
+    for await (const chunk of llm.stream(messages, { ...callOptions, signal: controller.signal })) {
+      acc.add(chunk);
+      yield chunk;
+    }
+    if (outer?.aborted) {
+      throw new ProviderError('The request was cancelled before the answer was complete.', { kind: 'aborted', retryable: true, provider: llm.name });
+    }
+    ended = true;
+  } catch (error) {
+    failed = true;
+    failure = error;
+  } finally {
+    outer?.removeEventListener('abort', onAbort);
+    if (!ended) {
+      controller.abort();
+      if (acc.hasOutput) {
+        await onInterrupted({ partial: acc.toResponse(model, failed ? 'error' : 'aborted'), ...(failed ? { error: failure } : {}) });
+      }
+    }
+  }
+  if (failed) throw failure;
+  return acc.toResponse(model);
+}
