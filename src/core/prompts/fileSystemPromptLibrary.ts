@@ -242,16 +242,16 @@ export class FileSystemPromptLibrary implements Disposable {
     };
     for (const prompt of this.prompts.values()) {
       if (prompt.kind === 'rag') continue;
-      try {
-        const texts = prompt.kind === 'messages' ? (prompt.messages ?? []) : [{ content: prompt.template, offset: prompt.templateOffset }];
-        for (const t of texts) {
+      const texts = prompt.kind === 'messages' ? (prompt.messages ?? []) : [{ content: prompt.template, offset: prompt.templateOffset }];
+      for (const t of texts) {
+        try {
           for (const h of this.resolver.prepare(prompt, t.content, t.offset).analysis.unknownHelpers) {
             out.push({ file: prompt.path, line: h.line, column: h.column, severity: 'error', message: `unknown helper "${h.name}": use if, unless, each, with or lookup` });
           }
           this.resolver.resolve(prompt, t.content, t.offset);
+        } catch (err) {
+          report(prompt, err);
         }
-      } catch (err) {
-        report(prompt, err);
       }
       for (const ref of this.ragConfigsOf(prompt).unknown) {
         out.push({ file: prompt.path, line: 1, column: 1, severity: 'error', message: `rag config "${ref}" was not found: add prompts/rag/${ref}.yaml or fix the name` });

@@ -38,8 +38,24 @@ export interface PreparedTemplate {
 const env = Handlebars.create();
 env.registerHelper(ANY_VALUE_HELPER, (...args: unknown[]) => args.slice(0, -1).some(hasValue));
 
+/** Handlebars' token names, as a person reads them. */
+const TOKENS: Record<string, string> = {
+  INVALID: 'character',
+  EOF: 'end of template',
+  OPEN_ENDBLOCK: '"{{/" (a block closed that was never opened?)',
+  OPEN_BLOCK: '"{{#"',
+  OPEN_INVERSE: '"{{^"',
+  OPEN: '"{{"',
+  CLOSE: '"}}"',
+  CLOSE_UNESCAPED: '"}}}"',
+  OPEN_PARTIAL: '"{{>"',
+  ID: 'name',
+  EQUALS: '"="',
+  STRING: 'string',
+};
+
 /** Converts Handlebars' own errors into a `PromptError` that names the file, line and column. */
-function syntaxError(err: unknown, file: string, offset: SourceOffset): PromptError {
+function syntaxError(err: unknown, source: string, file: string, offset: SourceOffset): PromptError {
   const e = err as { message?: string; lineNumber?: number; column?: number };
   let line: number;
   let column: number;
@@ -53,14 +69,20 @@ function syntaxError(err: unknown, file: string, offset: SourceOffset): PromptEr
     line = loc?.first_line ?? (fromMessage ? Number(fromMessage[1]) : 1);
     column = (loc?.first_column ?? 0) + 1;
   }
+  // An error at the end of the template (an unclosed {{) points past the text: show the last written line.
+  const lines = source.split('\n');
+  let last = lines.length;
+  while (last > 1 && lines[last - 1].trim() === '') last--;
+  if (line > last) {
+    line = last;
+    column = lines[last - 1].length + 1;
+  }
   const fileLine = offset.line + line - 1;
   const fileColumn = column + offset.column;
-  const lines = (e.message ?? 'unknown error').split('\n');
-  const detail = lines[lines.length - 1].replace(/ - \d+:\d+$/, '');
+  const messageLines = (e.message ?? 'unknown error').split('\n');
+  const detail = messageLines[messageLines.length - 1].replace(/ - \d+:\d+$/, '');
   const got = /got '([^']+)'$/.exec(detail);
-  const reason = got
-    ? `unexpected ${got[1] === 'INVALID' ? 'character' : got[1] === 'EOF' ? 'end of template' : `"${got[1]}"`} (check the {{ }} around it)`
-    : detail;
+  const reason = got ? `unexpected ${TOKENS[got[1]] ?? `"${got[1]}"`} (check the {{ }} around it)` : detail;
   return new PromptError(`${file}:${fileLine}:${fileColumn}: template syntax error: ${reason}`, file, fileLine, fileColumn);
 }
 
@@ -69,7 +91,7 @@ export function parseTemplate(source: string, file: string, offset: SourceOffset
   try {
     return Handlebars.parse(source);
   } catch (err) {
-    throw syntaxError(err, file, offset);
+    throw syntaxError(err, source, file, offset);
   }
 }
 

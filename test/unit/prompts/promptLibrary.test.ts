@@ -138,6 +138,17 @@ describe('FileSystemPromptLibrary problems', () => {
     expect(library.diagnostics()[0]).toMatchObject({ file: 'user/block.yaml', line: 4, severity: 'error', message: expect.stringContaining("if doesn't match each") });
   });
 
+  it('checks each message of a messages prompt at its own file position', async () => {
+    const { library } = await open({
+      'messages/m.yaml': 'messages:\n  - role: system\n    content: |\n      ok\n      bad {{x\n  - role: user\n    content: "q {{/if}}"\n',
+    });
+    expect(library.diagnostics().map((d) => [d.line, d.column])).toEqual([
+      [5, 14],
+      [7, 17],
+    ]);
+    expect(library.diagnostics()[0].message).toContain('end of template');
+  });
+
   it('reports unknown helpers and unknown rag config names', async () => {
     const { library } = await open({ 'user/h.md': '---\nrag: [missing-config]\n---\nA\n{{shout name}}' });
     const ds = library.diagnostics();
