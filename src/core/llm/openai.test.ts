@@ -234,6 +234,12 @@ describe('OpenAIProvider', () => {
     expect(error).toMatchObject({ kind: 'server', retryable: true, status: 500 });
   });
 
+  it('says so when a 200 answer is not a chat completion (a web page at the base URL)', async () => {
+    server.enqueue({ status: 200, errorBody: '<html>Welcome</html>' });
+    const err = await failure(provider().complete([{ role: 'user', content: 'hi' }]));
+    expect(err.message).toMatch(/not a chat completion/);
+  });
+
   it('treats an exhausted quota as a rate limit that retrying does not fix', async () => {
     server.enqueueError(429, { errorBody: { error: { message: 'You exceeded your current quota', type: 'insufficient_quota', code: 'insufficient_quota' } } });
     const err = await failure(provider().complete([{ role: 'user', content: 'hi' }]));

@@ -83,7 +83,7 @@ export class OpenAIProvider implements LLMProvider {
         { signal: guard.signal },
       );
       const choice = res.choices?.[0];
-      if (!choice) throw unknownError(ctx, new Error('the answer had no choices'));
+      if (!choice) throw unknownError(ctx, new Error('its answer is not a chat completion (no "choices"); check that the base URL points at an OpenAI-compatible API'));
       const usage = toUsage(res.usage);
       const answeredBy = res.model || model;
       const thinking = reasoningOf(choice.message);
