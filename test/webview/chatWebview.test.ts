@@ -1,0 +1,313 @@
+/**
+ * The chat webview in a real browser: Debian Chromium runs the esbuild bundle inside a page with
+ * the host's CSP, and each test checks what the UI shows and what it posts to the host.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import type { FromWebview } from '../../src/shared/protocol';
+import { chatState, message } from './fixtures';
+import { clearPosted, cspViolations, postToWebview, posted, startHarness, waitForPosted, type WebviewHarness } from './harness';
+
+let harness: WebviewHarness;
+let page: Page;
+const pageErrors: string[] = [];
+
+beforeAll(async () => {
+  harness = await startHarness();
+}, 60_000);
+
+afterAll(async () => {
+  await harness?.close();
+});
+
+async function open(): Promise<Page> {
+  page = await harness.openPage();
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  return page;
+}
+
+afterEach(async () => {
+  if (page) {
+    expect(await cspViolations(page)).toEqual([]);
+    await page.context().close();
+  }
+  expect(pageErrors).toEqual([]);
+});
+
+const twoTurns = [
+  message('0', 'user', 'How do I cache `load()`?', { siblings: { index: 1, count: 1 } }),
+  message('0.1', 'assistant', 'Use a map:\n\n```ts\nconst cache = new Map<string, number>();\n```\n', {
+    siblings: { index: 2, count: 3, prevNodeId: '0.0', nextNodeId: '0.2' },
+    model: 'llama3.2',
+    usage: { promptTokens: 30, completionTokens: 12, totalTokens: 42 },
+    costUsd: 0.0021,
+    chips: [{ path: 'src/cache.ts', startLine: 10, endLine: 20, source: 'workspace' }],
+  }),
+];
+
+function ofType<T extends FromWebview['type']>(type: T): (m: FromWebview) => boolean {
+  return (m) => m.type === type;
+}
+
+const input = (p: Page) => p.locator('[data-testid=composer-input] textarea');
+
+describe('chat webview', () => {
+  it('shows the path with the sibling switcher, meta and total cost, and the switcher posts switch', async () => {
+    const p = await open();
+    await postToWebview(p, { type: 'state', state: chatState(twoTurns, { totalCostUsd: 0.5 }) });
+    const answer = p.locator('[data-testid=message][data-node-id="0.1"]');
+    await answer.waitFor();
+    expect(await answer.getAttribute('data-role')).toBe('assistant');
+    expect(await answer.locator('[data-testid=sibling-label]').textContent()).toBe('2/3');
+    expect(await p.locator('[data-testid=message][data-node-id="0"] [data-testid=sibling-label]').count()).toBe(0);
+    expect(await answer.locator('[data-testid=message-model]').textContent()).toBe('llama3.2');
+    expect(await answer.locator('[data-testid=message-tokens]').textContent()).toBe('42 tokens');
+    expect(await answer.locator('[data-testid=message-cost]').textContent()).toBe('$0.0021');
+    expect(await p.locator('[data-testid=total-cost]').textContent()).toBe('$0.50');
+    expect(await p.locator('[data-testid=message-list]').getAttribute('aria-live')).toBe('polite');
+
+    await answer.locator('[data-testid=sibling-prev]').click();
+    expect(await waitForPosted(p, ofType('switch'))).toEqual({ type: 'switch', nodeId: '0.0' });
+    await clearPosted(p);
+    await answer.locator('[data-testid=sibling-next]').click();
+    expect(await waitForPosted(p, ofType('switch'))).toEqual({ type: 'switch', nodeId: '0.2' });
+  });
+
+  it('streams deltas into a live bubble, batching renders per animation frame', async () => {
+    const p = await open();
+    await postToWebview(p, { type: 'state', state: chatState(twoTurns.slice(0, 1), { busy: true }) });
+    await postToWebview(p, { type: 'streamStart', requestId: 'r1', parentNodeId: '0', model: 'llama3.2' });
+    const live = p.locator('[data-testid=message][data-streaming=true]');
+    await live.waitFor();
+    await p.evaluate(() => {
+      const g = globalThis as any;
+      const content = g.document.querySelector('[data-streaming=true] [data-testid=message-content]');
+      g.__renders = 0;
+      new g.MutationObserver((records: unknown[]) => {
+        g.__renders += records.length;
+      }).observe(content, { childList: true });
+      for (let i = 0; i < 200; i += 1) {
+        g.postMessage({ type: 'streamDelta', requestId: 'r1', delta: `word${i} `, thinkingDelta: i === 0 ? 'planning' : undefined }, '*');
+      }
+    });
+    await p.waitForFunction(() => (globalThis as any).document.querySelector('[data-streaming=true]')?.textContent.includes('word199'));
+    const renders = await p.evaluate(() => (globalThis as any).__renders as number);
+    expect(renders).toBeGreaterThan(0);
+    expect(renders).toBeLessThan(200);
+    expect(await live.locator('[data-testid=thinking]').isVisible()).toBe(true);
+    expect(await live.locator('details[open]').count()).toBe(0);
+    expect(await p.locator('[data-testid=stop]').isVisible()).toBe(true);
+    await postToWebview(p, { type: 'streamDone', requestId: 'r1' });
+    await p.locator('[data-testid=send]').waitFor({ state: 'visible' });
+    expect(await p.locator('[data-testid=message-content]').last().textContent()).toContain('word0 word1');
+  });
+
+  it('renders script and onerror payloads as inert text, in state and in a stream', async () => {
+    const p = await open();
+    const payload = 'Look: <img src=x onerror="document.body.dataset.pwned=1"> <script>document.body.dataset.pwned=2</script> [x](javascript:document.body.dataset.pwned=3) ![i](http://127.0.0.1:9/x.png)';
+    await postToWebview(p, { type: 'state', state: chatState([message('0', 'user', payload), message('0.0', 'assistant', payload)], { busy: true }) });
+    await postToWebview(p, { type: 'streamStart', requestId: 'x1', parentNodeId: '0.0', model: 'm' });
+    await postToWebview(p, { type: 'streamDelta', requestId: 'x1', delta: payload });
+    await postToWebview(p, { type: 'streamDone', requestId: 'x1' });
+    await p.waitForFunction(() => (globalThis as any).document.body.textContent.split('<img src=x onerror=').length >= 3);
+    await p.locator('[data-testid=composer-input]').click();
+    await p.mouse.move(100, 100);
+    await p.waitForTimeout(100);
+    const result = await p.evaluate(() => {
+      const d = (globalThis as any).document;
+      return {
+        pwned: d.body.dataset.pwned,
+        onerror: d.querySelectorAll('[onerror]').length,
+        scripts: d.querySelectorAll('#root script').length,
+        images: d.querySelectorAll('#root img').length,
+        jsLinks: d.querySelectorAll('a[href^="javascript"]').length,
+      };
+    });
+    expect(result).toEqual({ pwned: undefined, onerror: 0, scripts: 0, images: 0, jsLinks: 0 });
+    expect(await p.locator('[data-testid=message-content]').first().textContent()).toContain('<script>document.body.dataset.pwned=2</script>');
+  });
+
+  it('Edit posts edit with the new text; Up in an empty box opens the editor on the last user message', async () => {
+    const p = await open();
+    await postToWebview(p, { type: 'state', state: chatState(twoTurns) });
+    const user = p.locator('[data-testid=message][data-node-id="0"]');
+    await user.locator('[data-testid=edit]').click();
+    const editor = user.locator('[data-testid=edit-input] textarea');
+    await editor.fill('How do I memoize `load()`?');
+    await editor.press('Enter');
+    expect(await waitForPosted(p, ofType('edit'))).toMatchObject({ type: 'edit', nodeId: '0', text: 'How do I memoize `load()`?' });
+    expect(await user.locator('[data-testid=inline-editor]').count()).toBe(0);
+
+    await postToWebview(p, { type: 'state', state: chatState(twoTurns) });
+    await input(p).click();
+    await input(p).press('ArrowUp');
+    await user.locator('[data-testid=inline-editor]').waitFor();
+    expect(await user.locator('[data-testid=edit-input] textarea').inputValue()).toBe('How do I cache `load()`?');
+    await user.locator('[data-testid=edit-input] textarea').press('Escape');
+    expect(await user.locator('[data-testid=inline-editor]').count()).toBe(0);
+  });
+
+  it('Regenerate posts regenerate, with a model picked from the menu when asked', async () => {
+    const p = await open();
+    await postToWebview(p, { type: 'models', models: ['llama3.2', 'qwen2.5-coder'], current: 'llama3.2' });
+    await postToWebview(p, { type: 'state', state: chatState(twoTurns) });
+    const answer = p.locator('[data-testid=message][data-node-id="0.1"]');
+    await answer.locator('[data-testid=regenerate]').click();
+    const plain = await waitForPosted(p, ofType('regenerate'));
+    expect(plain).toMatchObject({ type: 'regenerate', nodeId: '0.1' });
+    expect(plain).not.toHaveProperty('model');
+    await postToWebview(p, { type: 'streamDone', requestId: (plain as { requestId: string }).requestId });
+    await clearPosted(p);
+    await answer.locator('[data-testid=regenerate-model]').click();
+    await p.locator('[data-testid=model-option][data-model="qwen2.5-coder"]').click();
+    expect(await waitForPosted(p, ofType('regenerate'))).toMatchObject({ type: 'regenerate', nodeId: '0.1', model: 'qwen2.5-coder' });
+  });
+
+  it('Stop posts stop for the streaming request; an error shows inline with Retry, which posts retry', async () => {
+    const p = await open();
+    await postToWebview(p, { type: 'state', state: chatState(twoTurns.slice(0, 1), { busy: true }) });
+    await postToWebview(p, { type: 'streamStart', requestId: 'r7', parentNodeId: '0', model: 'llama3.2' });
+    await postToWebview(p, { type: 'streamDelta', requestId: 'r7', delta: 'Partial' });
+    await p.locator('[data-testid=stop]').click();
+    expect(await waitForPosted(p, ofType('stop'))).toEqual({ type: 'stop', requestId: 'r7' });
+
+    await postToWebview(p, {
+      type: 'streamDone',
+      requestId: 'r7',
+      error: { message: 'Cannot reach Ollama at http://127.0.0.1:11434: start it with `ollama serve`', kind: 'connection', retryable: true },
+    });
+    const error = p.locator('[data-testid=error]');
+    await error.waitFor();
+    expect(await error.textContent()).toContain('start it with ollama serve');
+    expect(await p.locator('[data-testid=interrupted-badge]').textContent()).toBe('Error');
+    await p.locator('[data-testid=retry]').click();
+    expect(await waitForPosted(p, ofType('retry'))).toMatchObject({ type: 'retry' });
+
+    await postToWebview(p, {
+      type: 'state',
+      state: chatState([twoTurns[0], message('0.0', 'assistant', 'Partial', { interrupted: true, model: 'llama3.2' })]),
+    });
+    await p.locator('[data-testid=message][data-node-id="0.0"] [data-testid=interrupted-badge]').waitFor();
+    expect(await p.locator('[data-testid=interrupted-badge]').textContent()).toBe('Stopped');
+    expect(await p.locator('[data-testid=stop]').isVisible()).toBe(false);
+  });
+
+  it('Enter sends, Shift+Enter adds a line', async () => {
+    const p = await open();
+    await postToWebview(p, { type: 'state', state: chatState([]) });
+    await input(p).click();
+    await p.keyboard.type('first line');
+    await p.keyboard.press('Shift+Enter');
+    await p.keyboard.type('second line');
+    expect(await input(p).inputValue()).toBe('first line\nsecond line');
+    expect((await posted(p)).filter((m) => m.type === 'send')).toEqual([]);
+    await p.keyboard.press('Enter');
+    expect(await waitForPosted(p, ofType('send'))).toMatchObject({ type: 'send', text: 'first line\nsecond line', attachments: [] });
+    expect(await input(p).inputValue()).toBe('');
+    expect(await p.locator('[data-testid=stop]').isVisible()).toBe(true);
+  });
+
+  it('code block Copy and Insert post the code; a context chip posts openFile', async () => {
+    const p = await open();
+    await postToWebview(p, { type: 'state', state: chatState(twoTurns) });
+    const answer = p.locator('[data-testid=message][data-node-id="0.1"]');
+    await answer.locator('[data-testid=copy-code]').click();
+    expect(await waitForPosted(p, ofType('copy'))).toEqual({ type: 'copy', text: 'const cache = new Map<string, number>();\n' });
+    await answer.locator('[data-testid=insert-code]').click();
+    expect(await waitForPosted(p, ofType('insert'))).toEqual({ type: 'insert', text: 'const cache = new Map<string, number>();\n' });
+    expect(await answer.locator('.hljs-keyword').count()).toBeGreaterThan(0);
+    const chip = answer.locator('[data-testid=chip]');
+    expect(await chip.textContent()).toBe('src/cache.ts:10-20');
+    await chip.click();
+    expect(await waitForPosted(p, ofType('openFile'))).toEqual({ type: 'openFile', path: 'src/cache.ts', startLine: 10, endLine: 20 });
+  });
+
+  it('the / menu picks a prompt whose form sends promptName and params with defaults', async () => {
+    const p = await open();
+    await postToWebview(p, {
+      type: 'prompts',
+      prompts: [
+        { name: 'explain', description: 'Explain code', params: [{ name: 'level', required: false, default: 'beginner' }] },
+        { name: 'review', params: [{ name: 'focus', required: true }] },
+      ],
+    });
+    await input(p).click();
+    await p.keyboard.type('/rev');
+    const options = p.locator('[data-testid=prompt-option]');
+    expect(await options.count()).toBe(1);
+    await p.keyboard.press('Enter');
+    await p.locator('[data-testid=prompt-form]').waitFor();
+    expect(await p.locator('[data-testid=prompt-form-name]').textContent()).toBe('/review');
+    await input(p).click();
+    await p.keyboard.press('Enter');
+    expect((await posted(p)).some((m) => m.type === 'send')).toBe(false);
+    await p.locator('[data-testid=prompt-param][data-name=focus]').fill('error handling');
+    await p.locator('[data-testid=send]').click();
+    expect(await waitForPosted(p, ofType('send'))).toMatchObject({ type: 'send', promptName: 'review', params: { focus: 'error handling' } });
+    await postToWebview(p, { type: 'streamDone', requestId: 'none' });
+    await postToWebview(p, { type: 'state', state: chatState([]) });
+
+    await clearPosted(p);
+    await input(p).click();
+    await p.keyboard.type('/');
+    await p.locator('[data-testid=prompt-option]').first().click();
+    expect(await p.locator('[data-testid=prompt-param][data-name=level]').inputValue()).toBe('beginner');
+    await input(p).click();
+    await p.keyboard.type('this function');
+    await p.keyboard.press('Enter');
+    expect(await waitForPosted(p, ofType('send'))).toMatchObject({ text: 'this function', promptName: 'explain', params: { level: 'beginner' } });
+  });
+
+  it('#file asks findFiles and attaches the pick; #selection posts attachSelection; attach adds removable chips', async () => {
+    const p = await open();
+    await input(p).click();
+    await p.keyboard.type('see #file');
+    const find = (await waitForPosted(p, ofType('findFiles'))) as { requestId: string; query: string };
+    expect(find.query).toBe('');
+    await postToWebview(p, { type: 'response', requestId: find.requestId, result: ['src/a.ts', 'src/lib/b.ts'] });
+    await p.locator('[data-testid=file-option]').nth(1).click();
+    const chips = p.locator('[data-testid=attachment]');
+    await chips.first().waitFor();
+    expect(await chips.textContent()).toBe('src/lib/b.ts');
+    expect(await input(p).inputValue()).toBe('see ');
+
+    await input(p).click();
+    await p.keyboard.type('#selection');
+    await waitForPosted(p, ofType('attachSelection'));
+    await postToWebview(p, { type: 'attach', attachments: [{ kind: 'selection', path: 'src/a.ts', startLine: 3, endLine: 9, text: 'x()' }] });
+    await p.waitForFunction(() => (globalThis as any).document.querySelectorAll('[data-testid=attachment]').length === 2);
+    await chips.first().locator('[data-testid=attachment-remove]').click();
+    expect(await chips.count()).toBe(1);
+    await input(p).click();
+    await p.keyboard.type('what does it do');
+    await p.keyboard.press('Enter');
+    const send = await waitForPosted(p, ofType('send'));
+    expect(send).toMatchObject({ text: 'see what does it do', attachments: [{ kind: 'selection', path: 'src/a.ts', startLine: 3, endLine: 9, text: 'x()' }] });
+  });
+
+  it('the model picker posts selectModel; a notice shows as a banner', async () => {
+    const p = await open();
+    await postToWebview(p, { type: 'models', models: ['llama3.2', 'qwen2.5-coder'], current: 'llama3.2' });
+    await p.locator('[data-testid=model-picker]').click();
+    await p.locator('[data-testid=model-picker] li[role=option]', { hasText: 'qwen2.5-coder' }).click();
+    expect(await waitForPosted(p, ofType('selectModel'))).toEqual({ type: 'selectModel', model: 'qwen2.5-coder' });
+    await postToWebview(p, { type: 'notice', level: 'error', message: 'Cannot reach Ollama at http://127.0.0.1:11434: start it with `ollama serve`' });
+    const notice = p.locator('[data-testid=notice]');
+    await notice.waitFor();
+    expect(await notice.locator('code').textContent()).toBe('ollama serve');
+    await notice.locator('[data-testid=notice-dismiss]').click();
+    expect(await notice.count()).toBe(0);
+  });
+
+  it('keeps the draft and the conversation id across a reload', async () => {
+    const p = await open();
+    await postToWebview(p, { type: 'state', state: chatState(twoTurns, { conversationId: 'conv-42' }) });
+    await input(p).click();
+    await p.keyboard.type('half-written thought');
+    await p.reload();
+    await waitForPosted(p, ofType('ready'));
+    expect(await input(p).inputValue()).toBe('half-written thought');
+    const saved = await p.evaluate(() => JSON.parse((globalThis as any).sessionStorage.getItem('arbor-webview-state')));
+    expect(saved).toMatchObject({ conversationId: 'conv-42', draft: 'half-written thought' });
+  });
+});

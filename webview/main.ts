@@ -1,0 +1,196 @@
+/**
+ * Arbor's chat webview: bootstraps the UI, speaks `src/shared/protocol.ts` with the extension host.
+ *
+ * Contract with the host page (src/host builds it; test/webview/harness.html mirrors it):
+ * - HTML: `<body><div id="root"></div><script nonce=N src=dist/webview/main.js></script></body>`, with
+ *   `<link rel=stylesheet>` to dist/webview/main.css and to dist/codicons/codicon.css; give the codicon
+ *   link `id="vscode-codicon-stylesheet"` so vscode-elements' icons can load the font in their shadow roots.
+ * - CSP: `default-src 'none'; img-src <cspSource> data:; style-src <cspSource> 'nonce-N';
+ *   font-src <cspSource>; script-src 'nonce-N';`. Therefore this code never uses inline event
+ *   handlers, `style=` attributes in HTML strings, eval or remote content: DOM is built with
+ *   createElement, styles are classes in styles.css (or `element.style` from script), and model
+ *   output goes through markdown-it (`html: false`) and DOMPurify, remote images become links.
+ * - The host posts nothing before `ready`; the page keeps `{conversationId, draft, attachments}`
+ *   with `setState` (the panel serializer reads `conversationId` after a window reload).
+ *
+ * Stable selectors for end-to-end tests (`[data-testid=…]`):
+ *   message (with data-node-id, data-role; the streaming one has data-streaming="true"),
+ *   message-content, thinking, sibling-switcher, sibling-prev, sibling-next, sibling-label ("2/3"),
+ *   edit, edit-input, edit-save, edit-cancel, regenerate, regenerate-model, model-menu, model-option,
+ *   message-model, message-tokens, message-cost, interrupted-badge ("Stopped" | "Error"), error, retry,
+ *   chip (context and attachment chips under messages; click opens the file), code-block, copy-code,
+ *   insert-code, composer-input, send, stop, model-picker, attachment, attachment-remove,
+ *   attach-file, attach-selection, prompt-menu, prompt-option, prompt-form, prompt-param (data-name),
+ *   file-picker, file-query, file-option, title, total-cost, chat-model, restricted, notice,
+ *   notice-dismiss, message-list.
+ */
+import '@vscode-elements/elements/dist/vscode-button/index.js';
+import '@vscode-elements/elements/dist/vscode-option/index.js';
+import '@vscode-elements/elements/dist/vscode-single-select/index.js';
+import '@vscode-elements/elements/dist/vscode-textarea/index.js';
+import { assertNever } from '../src/shared/protocol';
+import type { ChatState, ToWebview } from '../src/shared/protocol';
+import { h } from './dom';
+import { MarkdownRenderer } from './render/markdown';
+import { StreamBuffer } from './streamBuffer';
+import { connectVsCode, newRequestId } from './vscodeApi';
+import type { PersistedState } from './vscodeApi';
+import { Composer } from './view/composer';
+import { Header } from './view/header';
+import { MessageList } from './view/messageList';
+
+const vscode = connectVsCode();
+let persisted: PersistedState = vscode.getState() ?? { draft: '', attachments: [] };
+let chat: ChatState | undefined;
+let models: string[] = [];
+let busy = false;
+let streamingId: string | undefined;
+let lastRequestId: string | undefined;
+const pendingRequests = new Map<string, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+
+const renderer = new MarkdownRenderer();
+const header = new Header(renderer);
+const list = new MessageList(
+  renderer,
+  {
+    switchTo: (nodeId) => vscode.postMessage({ type: 'switch', nodeId }),
+    edit: (nodeId, text) => startRequest((requestId) => vscode.postMessage({ type: 'edit', requestId, nodeId, text })),
+    regenerate: (nodeId, model) => startRequest((requestId) => vscode.postMessage({ type: 'regenerate', requestId, nodeId, model })),
+    retry: () => startRequest((requestId) => vscode.postMessage({ type: 'retry', requestId })),
+    openFile: (path, startLine, endLine) => vscode.postMessage({ type: 'openFile', path, startLine, endLine }),
+    models: () => models,
+    isBusy: () => busy,
+  },
+  {
+    copy: (text) => vscode.postMessage({ type: 'copy', text }),
+    insert: (text) => vscode.postMessage({ type: 'insert', text }),
+  },
+);
+const stream = new StreamBuffer((snapshot) => list.updateStream(snapshot));
+const composer = new Composer({
+  send: (message) => startRequest((requestId) => vscode.postMessage({ type: 'send', requestId, ...message })),
+  stop: () => vscode.postMessage({ type: 'stop', requestId: streamingId ?? lastRequestId ?? '' }),
+  selectModel: (model) => vscode.postMessage({ type: 'selectModel', model }),
+  findFiles: (query) => request<string[]>((requestId) => vscode.postMessage({ type: 'findFiles', requestId, query })).then(asPaths),
+  attachSelection: () => vscode.postMessage({ type: 'attachSelection' }),
+  editLast: () => list.editLastUserMessage(),
+  saveDraft: (draft, attachments) => save({ draft, attachments }),
+});
+
+const root = document.getElementById('root') ?? document.body.appendChild(h('div', { attrs: { id: 'root' } }));
+root.classList.add('chat');
+root.replaceChildren(header.element, list.element, composer.element);
+composer.restore(persisted.draft, persisted.attachments);
+
+window.addEventListener('message', (event: MessageEvent<unknown>) => {
+  const message = event.data;
+  if (typeof message === 'object' && message !== null && typeof (message as { type?: unknown }).type === 'string') {
+    handle(message as ToWebview);
+  }
+});
+vscode.postMessage({ type: 'ready' });
+composer.focus();
+
+function handle(message: ToWebview): void {
+  switch (message.type) {
+    case 'state': {
+      chat = message.state;
+      save({ conversationId: chat.conversationId });
+      header.update(chat);
+      if (!chat.busy) {
+        streamingId = undefined;
+      }
+      setBusy(chat.busy || streamingId !== undefined);
+      list.setPath(chat.path, busy);
+      composer.setCurrentModel(chat.model);
+      break;
+    }
+    case 'streamStart':
+      stream.reset();
+      streamingId = message.requestId;
+      list.startStream(message.requestId, message.parentNodeId, message.model);
+      setBusy(true);
+      break;
+    case 'streamDelta':
+      if (streamingId !== message.requestId) {
+        // A delta without its start (the page reloaded mid-answer): open the bubble after the path.
+        stream.reset();
+        streamingId = message.requestId;
+        list.startStream(message.requestId, chat?.currentNodeId ?? '', chat?.model ?? '');
+        setBusy(true);
+      }
+      stream.push(message.delta, message.thinkingDelta);
+      break;
+    case 'streamDone':
+      if (streamingId === message.requestId) {
+        stream.flush();
+        stream.reset();
+        streamingId = undefined;
+      }
+      list.endStream(message.requestId, message.error);
+      setBusy(false);
+      break;
+    case 'models':
+      models = message.models;
+      composer.setModels(message.models, message.current);
+      break;
+    case 'prompts':
+      composer.setPrompts(message.prompts);
+      break;
+    case 'attach':
+      composer.addAttachments(message.attachments, message.text);
+      break;
+    case 'response': {
+      const pending = pendingRequests.get(message.requestId);
+      pendingRequests.delete(message.requestId);
+      if (message.error) {
+        pending?.reject(new Error(message.error.message));
+        header.showNotice({ type: 'notice', level: 'error', message: message.error.message });
+      } else {
+        pending?.resolve(message.result);
+      }
+      break;
+    }
+    case 'notice':
+      header.showNotice(message);
+      if (message.level === 'error' && streamingId === undefined && !chat?.busy) {
+        setBusy(false);
+      }
+      break;
+    default:
+      assertNever(message);
+  }
+}
+
+/** Posts a request that streams an answer; Stop shows at once, before the host's `streamStart`. */
+function startRequest(post: (requestId: string) => void): void {
+  const requestId = newRequestId();
+  lastRequestId = requestId;
+  post(requestId);
+  setBusy(true);
+}
+
+/** Posts a request answered by one `response`. */
+function request<T>(post: (requestId: string) => void): Promise<T> {
+  const requestId = newRequestId();
+  return new Promise<T>((resolve, reject) => {
+    pendingRequests.set(requestId, { resolve: (value) => resolve(value as T), reject });
+    post(requestId);
+  });
+}
+
+function setBusy(value: boolean): void {
+  busy = value;
+  root.classList.toggle('busy', value);
+  composer.setBusy(value);
+}
+
+function save(patch: Partial<PersistedState>): void {
+  persisted = { ...persisted, ...patch };
+  vscode.setState(persisted);
+}
+
+function asPaths(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+}
+

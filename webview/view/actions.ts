@@ -1,0 +1,17 @@
+/**
+ * What a message can ask of the page: each action ends as one protocol message to the host.
+ * Views receive this interface instead of the VS Code API so they stay easy to follow and test.
+ */
+
+/** Callbacks from message views to the page. */
+export interface MessageActions {
+  switchTo(nodeId: string): void;
+  edit(nodeId: string, text: string): void;
+  regenerate(nodeId: string, model?: string): void;
+  retry(): void;
+  openFile(path: string, startLine?: number, endLine?: number): void;
+  /** The provider's models, for the Regenerate picker. */
+  models(): string[];
+  /** A request is streaming: branching actions wait. */
+  isBusy(): boolean;
+}

@@ -1,0 +1,293 @@
+/**
+ * The message box: a `vscode-textarea` where Enter sends and Shift+Enter breaks the line, Up in an
+ * empty box edits the last user message, `/` at the start opens the prompt library, `#file` and
+ * `#selection` attach context, attachments show as removable chips; the model picker and
+ * Send/Stop sit under it.
+ */
+import type { Attachment, PromptSummary } from '../../src/shared/protocol';
+import type { VscodeSingleSelect } from '@vscode-elements/elements/dist/vscode-single-select/vscode-single-select.js';
+import { h, icon, iconButton } from '../dom';
+import { formatRange } from '../format';
+import { FilePicker } from './filePicker';
+import { PopupList } from './popupList';
+import { PromptForm } from './promptForm';
+
+/** What the composer asks of the page. */
+export interface ComposerHost {
+  send(message: { text: string; attachments: Attachment[]; promptName?: string; params?: Record<string, string> }): void;
+  stop(): void;
+  selectModel(model: string): void;
+  findFiles(query: string): Promise<string[]>;
+  attachSelection(): void;
+  /** Opens the editor on the last user message; false when there is none. */
+  editLast(): boolean;
+  saveDraft(draft: string, attachments: Attachment[]): void;
+}
+
+const SLASH = /^\/(\S*)$/;
+const HASH_TRIGGER = /(^|\s)#(file|selection)$/;
+
+/** The composer at the bottom of the chat. */
+export class Composer {
+  readonly element: HTMLElement;
+  private readonly input: HTMLElementTagNameMap['vscode-textarea'];
+  private readonly sendButton: HTMLElementTagNameMap['vscode-button'];
+  private readonly stopButton: HTMLElementTagNameMap['vscode-button'];
+  private readonly modelPicker: VscodeSingleSelect;
+  private readonly attachmentBar: HTMLElement;
+  private readonly promptMenu: PopupList<PromptSummary>;
+  private readonly promptForm: PromptForm;
+  private readonly filePicker: FilePicker;
+  private attachments: Attachment[] = [];
+  private prompts: PromptSummary[] = [];
+  private busy = false;
+
+  constructor(private readonly host: ComposerHost) {
+    this.input = document.createElement('vscode-textarea');
+    this.input.dataset.testid = 'composer-input';
+    this.input.className = 'composer-input';
+    this.input.placeholder = 'Ask about your code. / for prompts, #file or #selection to attach; Enter sends, Shift+Enter new line';
+    this.input.setAttribute('aria-label', 'Message');
+    this.input.rows = 3;
+    this.input.resize = 'vertical';
+    this.input.addEventListener('keydown', (event) => this.onKeyDown(event));
+    this.input.addEventListener('input', () => this.onInput());
+
+    this.sendButton = document.createElement('vscode-button');
+    this.sendButton.dataset.testid = 'send';
+    this.sendButton.textContent = 'Send';
+    this.sendButton.setAttribute('aria-label', 'Send message');
+    this.sendButton.addEventListener('click', () => this.submit());
+
+    this.stopButton = document.createElement('vscode-button');
+    this.stopButton.dataset.testid = 'stop';
+    this.stopButton.secondary = true;
+    this.stopButton.append(icon('debug-stop'), ' Stop');
+    this.stopButton.setAttribute('aria-label', 'Stop the answer; the partial text is kept');
+    this.stopButton.hidden = true;
+    this.stopButton.addEventListener('click', () => this.host.stop());
+
+    this.modelPicker = document.createElement('vscode-single-select');
+    this.modelPicker.dataset.testid = 'model-picker';
+    this.modelPicker.className = 'model-picker';
+    // The composer sits at the bottom of the panel: open the list upwards.
+    this.modelPicker.position = 'above';
+    this.modelPicker.setAttribute('aria-label', 'Model');
+    this.modelPicker.addEventListener('change', () => {
+      if (this.modelPicker.value) {
+        this.host.selectModel(this.modelPicker.value);
+      }
+    });
+
+    this.attachmentBar = h('div', { className: 'chips composer-attachments', testId: 'composer-attachments', attrs: { 'aria-label': 'Attached context' } });
+    this.promptMenu = new PopupList<PromptSummary>('prompt-menu', 'prompt-option', 'Prompts', (prompt) => this.pickPrompt(prompt), 'No prompts in the workspace library');
+    this.promptForm = new PromptForm(() => this.input.focus());
+    this.filePicker = new FilePicker(
+      (query) => this.host.findFiles(query),
+      (path) => this.addAttachments([{ kind: 'file', path }]),
+      () => this.input.focus(),
+    );
+
+    this.element = h(
+      'footer',
+      { className: 'composer', testId: 'composer' },
+      this.promptMenu.element,
+      this.filePicker.element,
+      this.promptForm.element,
+      this.attachmentBar,
+      this.input,
+      h(
+        'div',
+        { className: 'composer-bar' },
+        this.modelPicker,
+        iconButton('mention', 'Attach a file (#file)', 'attach-file', () => this.filePicker.open()),
+        iconButton('selection', 'Attach the editor selection (#selection)', 'attach-selection', () => this.host.attachSelection()),
+        h('span', { className: 'spacer' }),
+        this.stopButton,
+        this.sendButton,
+      ),
+    );
+  }
+
+  /** Restores a draft saved before a reload. */
+  restore(draft: string, attachments: Attachment[]): void {
+    this.setText(draft);
+    this.attachments = [...attachments];
+    this.renderAttachments();
+  }
+
+  /** While busy, Stop replaces Send and Enter does not send. */
+  setBusy(busy: boolean): void {
+    this.busy = busy;
+    this.stopButton.hidden = !busy;
+    this.sendButton.hidden = busy;
+  }
+
+  /** Fills the model picker; `current` is selected without telling the host again. */
+  setModels(models: string[], current: string): void {
+    const all = models.includes(current) || !current ? models : [current, ...models];
+    this.modelPicker.replaceChildren(
+      ...all.map((model) => {
+        const option = document.createElement('vscode-option');
+        option.value = model;
+        option.textContent = model;
+        option.selected = model === current;
+        return option;
+      }),
+    );
+    this.modelPicker.value = current;
+  }
+
+  /** Keeps the picker on the model the chat uses, once the list is there. */
+  setCurrentModel(model: string): void {
+    if (model && this.modelPicker.value !== model && [...this.modelPicker.querySelectorAll('vscode-option')].some((o) => o.value === model)) {
+      this.modelPicker.value = model;
+    }
+  }
+
+  setPrompts(prompts: PromptSummary[]): void {
+    this.prompts = prompts;
+  }
+
+  /** Adds attachments (from `attach`, `#file` or `#selection`) and optional text. */
+  addAttachments(attachments: Attachment[], text?: string): void {
+    for (const attachment of attachments) {
+      const key = attachmentKey(attachment);
+      if (!this.attachments.some((existing) => attachmentKey(existing) === key)) {
+        this.attachments.push(attachment);
+      }
+    }
+    if (text) {
+      this.setText(this.input.value ? `${this.input.value}\n${text}` : text);
+    }
+    this.renderAttachments();
+    this.saveDraft();
+    this.input.focus();
+  }
+
+  focus(): void {
+    this.input.focus();
+  }
+
+  private onKeyDown(event: KeyboardEvent): void {
+    if (event.isComposing) {
+      return;
+    }
+    if (this.promptMenu.handleKey(event)) {
+      event.preventDefault();
+      return;
+    }
+    if (event.key === 'Enter' && !event.shiftKey) {
+      event.preventDefault();
+      this.submit();
+    } else if (event.key === 'ArrowUp' && this.input.value === '' && !this.busy) {
+      if (this.host.editLast()) {
+        event.preventDefault();
+      }
+    }
+  }
+
+  private onInput(): void {
+    const value = this.input.value;
+    const slash = SLASH.exec(value);
+    if (slash && !this.promptForm.current) {
+      const query = slash[1].toLowerCase();
+      this.promptMenu.show(
+        this.prompts
+          .filter((prompt) => prompt.name.toLowerCase().includes(query))
+          .map((prompt) => ({ value: prompt, label: `/${prompt.name}`, detail: prompt.description })),
+      );
+    } else {
+      this.promptMenu.hide();
+    }
+    const caret = this.input.wrappedElement?.selectionStart ?? value.length;
+    const hash = HASH_TRIGGER.exec(value.slice(0, caret));
+    if (hash) {
+      const start = caret - hash[2].length - 1;
+      this.setText(value.slice(0, start) + value.slice(caret));
+      this.input.wrappedElement?.setSelectionRange(start, start);
+      if (hash[2] === 'file') {
+        this.filePicker.open();
+      } else {
+        this.host.attachSelection();
+      }
+    }
+    this.saveDraft();
+  }
+
+  private pickPrompt(prompt: PromptSummary): void {
+    this.setText('');
+    this.promptForm.open(prompt);
+    if (!this.promptForm.element.contains(document.activeElement)) {
+      this.input.focus();
+    }
+    this.saveDraft();
+  }
+
+  private submit(): void {
+    if (this.busy) {
+      return;
+    }
+    const text = this.input.value.trim();
+    const prompt = this.promptForm.current;
+    if (prompt) {
+      const { params, missing } = this.promptForm.values();
+      if (missing.length > 0) {
+        return;
+      }
+      this.host.send({ text, attachments: [...this.attachments], promptName: prompt.name, params });
+    } else {
+      if (!text) {
+        return;
+      }
+      this.host.send({ text, attachments: [...this.attachments] });
+    }
+    this.setText('');
+    this.attachments = [];
+    this.renderAttachments();
+    if (prompt) {
+      this.promptForm.close();
+    }
+    this.saveDraft();
+  }
+
+  /**
+   * Sets the text box now: the element's own `value` renders on the next microtask, and a blur
+   * before then (focus moving to the file picker) would read the old text back from the inner box.
+   */
+  private setText(value: string): void {
+    this.input.value = value;
+    const inner = this.input.wrappedElement as HTMLTextAreaElement | null | undefined;
+    if (inner) {
+      inner.value = value;
+    }
+  }
+
+  private renderAttachments(): void {
+    this.attachmentBar.replaceChildren(
+      ...this.attachments.map((attachment) => {
+        const label = formatRange(attachment.path, attachment.startLine, attachment.endLine);
+        return h(
+          'span',
+          { className: 'chip', testId: 'attachment', title: label },
+          icon(attachment.kind === 'selection' ? 'selection' : 'file'),
+          h('span', { className: 'chip-label', text: label }),
+          iconButton('close', `Remove ${label}`, 'attachment-remove', () => {
+            this.attachments = this.attachments.filter((item) => item !== attachment);
+            this.renderAttachments();
+            this.saveDraft();
+          }),
+        );
+      }),
+    );
+    this.attachmentBar.hidden = this.attachments.length === 0;
+  }
+
+  private saveDraft(): void {
+    this.host.saveDraft(this.input.value, this.attachments);
+  }
+}
+
+function attachmentKey(attachment: Attachment): string {
+  return `${attachment.kind}:${attachment.path}:${attachment.startLine ?? ''}-${attachment.endLine ?? ''}`;
+}

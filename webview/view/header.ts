@@ -1,0 +1,68 @@
+/**
+ * The chat's header: the conversation title, its total cost, the provider and model, a badge in
+ * restricted mode, and the notice banner for problems not tied to one answer (no model server…).
+ */
+import type { ChatState, NoticeMessage } from '../../src/shared/protocol';
+import { h, icon, iconButton } from '../dom';
+import { formatCost } from '../format';
+import type { MarkdownRenderer } from '../render/markdown';
+
+/** Title bar plus notice banner. */
+export class Header {
+  readonly element: HTMLElement;
+  private readonly title = h('h1', { className: 'chat-title', testId: 'title', text: 'Arbor' });
+  private readonly cost = h('span', { className: 'total-cost', testId: 'total-cost', text: formatCost(0), title: 'Total cost of this conversation, all branches' });
+  private readonly model = h('span', { className: 'chat-model', testId: 'chat-model' });
+  private readonly restricted = h('span', {
+    className: 'badge badge-restricted',
+    testId: 'restricted',
+    text: 'Restricted mode',
+    title: 'The workspace is not trusted: workspace prompts and retrieval are off',
+  });
+  private readonly notices = h('div', { className: 'notices' });
+
+  constructor(private readonly renderer: MarkdownRenderer) {
+    this.restricted.hidden = true;
+    this.element = h(
+      'div',
+      { className: 'chat-header-wrap' },
+      h('header', { className: 'chat-header' }, this.title, this.restricted, h('span', { className: 'spacer' }), this.model, this.cost),
+      this.notices,
+    );
+  }
+
+  update(state: ChatState): void {
+    this.title.textContent = state.title || 'New conversation';
+    this.cost.textContent = formatCost(state.totalCostUsd);
+    this.model.textContent = state.provider && state.model ? `${state.provider} · ${state.model}` : state.model;
+    this.restricted.hidden = !state.restricted;
+  }
+
+  /** Shows a notice; the same text replaces an older copy instead of stacking. */
+  showNotice(notice: NoticeMessage): void {
+    for (const old of Array.from(this.notices.children)) {
+      if ((old as HTMLElement).dataset.message === notice.message) {
+        old.remove();
+      }
+    }
+    const iconName = notice.level === 'error' ? 'error' : notice.level === 'warning' ? 'warning' : 'info';
+    const banner = h(
+      'div',
+      {
+        className: `notice notice-${notice.level}`,
+        testId: 'notice',
+        dataset: { level: notice.level, message: notice.message },
+        attrs: { role: notice.level === 'info' ? 'status' : 'alert' },
+      },
+      icon(iconName),
+      h('span', { className: 'notice-text' }, this.renderer.renderInline(notice.message)),
+    );
+    banner.append(iconButton('close', 'Dismiss', 'notice-dismiss', () => banner.remove()));
+    this.notices.append(banner);
+  }
+
+  /** Removes notices, e.g. once a request went through. */
+  clearNotices(): void {
+    this.notices.replaceChildren();
+  }
+}

@@ -1,0 +1,245 @@
+/**
+ * The conversation as an `aria-live` log of messages. A new `state` re-renders only the messages
+ * whose view changed (keyed by node id), so switching a branch in a long conversation costs the
+ * changed tail, not the whole path. A streaming answer lives in its own bubble after the path.
+ */
+import type { ErrorView, MessageView } from '../../src/shared/protocol';
+import { h, icon } from '../dom';
+import { CODE_ACTIONS, codeOfButton } from '../render/codeBlocks';
+import type { MarkdownRenderer } from '../render/markdown';
+import type { StreamSnapshot } from '../streamBuffer';
+import type { MessageActions } from './actions';
+import { errorBlock, fillContent, interruptedBadge, renderMessage } from './messageView';
+
+/** What code block buttons ask for. */
+export interface CodeActions {
+  copy(text: string): void;
+  insert(text: string): void;
+}
+
+interface Entry {
+  element: HTMLElement;
+  signature: string;
+}
+
+interface LiveBubble {
+  requestId: string;
+  element: HTMLElement;
+  content: HTMLElement;
+  thinking: HTMLDetailsElement;
+  thinkingText: HTMLElement;
+}
+
+/** Keeps the DOM of the message log in step with the path and the streaming answer. */
+export class MessageList {
+  readonly element: HTMLElement;
+  private readonly entries = new Map<string, Entry>();
+  private path: MessageView[] = [];
+  private live: LiveBubble | undefined;
+  /** How many times the live bubble's Markdown was rendered: the benchmark compares it with frames. */
+  liveRenders = 0;
+  /** The reader is at the end of the log, so new content keeps it there. */
+  private pinned = true;
+  private settleFrames = 0;
+
+  constructor(
+    private readonly renderer: MarkdownRenderer,
+    private readonly actions: MessageActions,
+    code: CodeActions,
+  ) {
+    this.element = h('main', {
+      className: 'message-list',
+      testId: 'message-list',
+      attrs: { role: 'log', 'aria-live': 'polite', 'aria-label': 'Conversation', tabindex: '0' },
+    });
+    this.element.addEventListener('scroll', () => {
+      this.pinned = this.isNearBottom();
+    }, { passive: true });
+    new ResizeObserver(() => {
+      if (this.pinned) {
+        this.scrollToBottom();
+      }
+    }).observe(this.element);
+    this.element.addEventListener('click', (event) => {
+      const button = (event.target as Element).closest('[data-action]');
+      const text = button ? codeOfButton(button) : undefined;
+      if (!button || text === undefined) {
+        return;
+      }
+      if (button.getAttribute('data-action') === CODE_ACTIONS.copy) {
+        code.copy(text);
+        flash(button);
+      } else if (button.getAttribute('data-action') === CODE_ACTIONS.insert) {
+        code.insert(text);
+      }
+    });
+  }
+
+  /** Shows `path`; the live bubble stays only while a request is still streaming. */
+  setPath(path: MessageView[], busy: boolean): void {
+    const stick = this.pinned;
+    this.path = path;
+    const seen = new Set<string>();
+    let index = 0;
+    for (const message of path) {
+      const isLast = index === path.length - 1;
+      const signature = `${isLast ? 1 : 0}${JSON.stringify(message)}`;
+      let entry = this.entries.get(message.nodeId);
+      if (!entry || entry.signature !== signature) {
+        const element = renderMessage(message, { isLast }, this.renderer, this.actions);
+        entry?.element.replaceWith(element);
+        entry = { element, signature };
+        this.entries.set(message.nodeId, entry);
+      }
+      seen.add(message.nodeId);
+      const at = this.element.children[index];
+      if (at !== entry.element) {
+        this.element.insertBefore(entry.element, at ?? null);
+      }
+      index += 1;
+    }
+    for (const [nodeId, entry] of this.entries) {
+      if (!seen.has(nodeId)) {
+        entry.element.remove();
+        this.entries.delete(nodeId);
+      }
+    }
+    if (this.live && !busy) {
+      this.live.element.remove();
+      this.live = undefined;
+    }
+    if (this.live) {
+      this.element.append(this.live.element);
+    }
+    if (stick) {
+      this.scrollToBottom();
+    }
+  }
+
+  /** Opens a live bubble after `parentNodeId`, hiding whatever the path showed after it. */
+  startStream(requestId: string, parentNodeId: string, model: string): void {
+    this.live?.element.remove();
+    const at = this.path.findIndex((message) => message.nodeId === parentNodeId);
+    if (at >= 0) {
+      for (const message of this.path.slice(at + 1)) {
+        this.entries.get(message.nodeId)?.element.remove();
+        this.entries.delete(message.nodeId);
+      }
+      this.path = this.path.slice(0, at + 1);
+    }
+    const content = h('div', { className: 'message-content markdown', testId: 'message-content' });
+    const thinkingText = h('div', { className: 'thinking-content' });
+    const thinking = h('details', { className: 'thinking', testId: 'thinking' }, h('summary', { text: 'Thinking' }), thinkingText);
+    thinking.hidden = true;
+    const element = h(
+      'article',
+      {
+        className: 'message role-assistant streaming',
+        testId: 'message',
+        dataset: { role: 'assistant', nodeId: '', streaming: 'true', requestId },
+        ariaLabel: `Assistant (${model}), answering`,
+        attrs: { 'aria-busy': 'true' },
+      },
+      h(
+        'header',
+        { className: 'message-header' },
+        icon('sparkle'),
+        h('span', { className: 'message-author', text: 'Assistant' }),
+        h('span', { className: 'streaming-indicator', testId: 'streaming-indicator' }, icon('loading'), ' answering'),
+      ),
+      thinking,
+      content,
+      h('footer', { className: 'message-meta' }, h('span', { className: 'meta-model', testId: 'message-model', text: model })),
+    );
+    this.live = { requestId, element, content, thinking, thinkingText };
+    this.liveRenders = 0;
+    const stick = this.pinned;
+    this.element.append(element);
+    if (stick) {
+      this.scrollToBottom();
+    }
+  }
+
+  /** Shows the streamed text so far (called at most once per animation frame by the stream buffer). */
+  updateStream(snapshot: StreamSnapshot): void {
+    const live = this.live;
+    if (!live) {
+      return;
+    }
+    const stick = this.pinned;
+    fillContent(live.content, snapshot.text, this.renderer);
+    this.liveRenders += 1;
+    if (snapshot.thinking) {
+      live.thinking.hidden = false;
+      live.thinkingText.textContent = snapshot.thinking;
+    }
+    if (stick) {
+      this.scrollToBottom();
+    }
+  }
+
+  /** Ends the live bubble: marked failed with the error and Retry, or simply no longer streaming. */
+  endStream(requestId: string, error: ErrorView | undefined): void {
+    const live = this.live;
+    if (!live || live.requestId !== requestId) {
+      return;
+    }
+    live.element.classList.remove('streaming');
+    delete live.element.dataset.streaming;
+    live.element.removeAttribute('aria-busy');
+    live.element.querySelector('.streaming-indicator')?.remove();
+    if (error) {
+      live.element.querySelector('.message-meta')?.append(interruptedBadge(true));
+      live.element.append(errorBlock(this.renderer.renderInline(error.message), error.retryable, this.actions));
+    }
+  }
+
+  /** The request id of the answer streaming now, if any. */
+  liveRequestId(): string | undefined {
+    return this.live?.element.dataset.streaming ? this.live.requestId : undefined;
+  }
+
+  /** Opens the inline editor on the last user message (Up in an empty composer); false when none. */
+  editLastUserMessage(): boolean {
+    const last = [...this.path].reverse().find((message) => message.role === 'user');
+    const button = last ? this.entries.get(last.nodeId)?.element.querySelector<HTMLButtonElement>('[data-testid="edit"]') : null;
+    if (!button) {
+      return false;
+    }
+    button.click();
+    return true;
+  }
+
+  private isNearBottom(): boolean {
+    const el = this.element;
+    return el.scrollHeight - el.scrollTop - el.clientHeight < 48;
+  }
+
+  /**
+   * Scrolls to the end, then again for a few frames: off-screen messages are sized by estimate
+   * (content-visibility) until they render, so the end moves once they come into view.
+   */
+  private scrollToBottom(): void {
+    this.element.scrollTop = this.element.scrollHeight;
+    const running = this.settleFrames > 0;
+    this.settleFrames = 4;
+    if (running) {
+      return;
+    }
+    const step = (): void => {
+      if (!this.pinned || this.settleFrames <= 0) {
+        this.settleFrames = 0;
+        return;
+      }
+      this.settleFrames -= 1;
+      this.element.scrollTop = this.element.scrollHeight;
+      requestAnimationFrame(step);
+    };
+    requestAnimationFrame(step);
+  }
+}
+
+function flash(button: Element): void {
+  button.classList.add('done');
+  setTimeout(() => button.classList.remove('done'), 1200);
+}

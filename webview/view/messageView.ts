@@ -1,0 +1,219 @@
+/**
+ * One message of the path as an `<article>`: author, the `‹ 2/3 ›` sibling switcher, Edit or
+ * Regenerate, the thinking text collapsed, the Markdown content, attachments and context chips,
+ * and under an answer its model, tokens, cost and an interrupted or error badge with Retry.
+ */
+import type { Attachment, ContextChip, MessageView } from '../../src/shared/protocol';
+import { h, icon, iconButton } from '../dom';
+import { formatCost, formatRange, formatTokens } from '../format';
+import { decorateCodeBlocks } from '../render/codeBlocks';
+import type { MarkdownRenderer } from '../render/markdown';
+import type { MessageActions } from './actions';
+import { openInlineEditor } from './inlineEditor';
+import { toggleModelMenu } from './modelMenu';
+
+const ROLE_LABELS: Record<MessageView['role'], { label: string; icon: string }> = {
+  user: { label: 'You', icon: 'account' },
+  assistant: { label: 'Assistant', icon: 'sparkle' },
+  system: { label: 'System', icon: 'gear' },
+  tool: { label: 'Tool', icon: 'tools' },
+  function: { label: 'Function', icon: 'symbol-method' },
+};
+
+/** Where a message sits in the shown path, which changes what it offers. */
+export interface MessagePlacement {
+  /** The last message of the path: an error there offers Retry. */
+  isLast: boolean;
+}
+
+/** Builds the element of one message. */
+export function renderMessage(
+  message: MessageView,
+  placement: MessagePlacement,
+  renderer: MarkdownRenderer,
+  actions: MessageActions,
+): HTMLElement {
+  const role = ROLE_LABELS[message.role];
+  const content = h('div', { className: 'message-content markdown', testId: 'message-content' });
+  fillContent(content, message.content, renderer);
+
+  const article = h(
+    'article',
+    {
+      className: `message role-${message.role}`,
+      testId: 'message',
+      dataset: { nodeId: message.nodeId, role: message.role },
+      ariaLabel: `${role.label}${message.model ? ` (${message.model})` : ''}`,
+    },
+    h(
+      'header',
+      { className: 'message-header' },
+      icon(role.icon),
+      h('span', { className: 'message-author', text: role.label }),
+      message.branchName ? h('span', { className: 'branch-name', testId: 'branch-name', text: message.branchName }) : null,
+      message.promptName ? h('span', { className: 'prompt-name', text: `/${message.promptName}` }) : null,
+      siblingSwitcher(message, actions),
+      messageActions(message, content, actions),
+    ),
+    message.thinking ? thinkingBlock(message.thinking) : null,
+    content,
+    message.attachments.length > 0 ? attachmentChips(message.attachments, actions) : null,
+    message.chips.length > 0 ? contextChips(message.chips, actions) : null,
+    message.role === 'assistant' ? messageMeta(message) : null,
+    message.error ? errorBlock(renderer.renderInline(message.error), placement.isLast, actions) : null,
+  );
+  return article;
+}
+
+/** Replaces an element's children with rendered Markdown and decorates its code blocks. */
+export function fillContent(content: HTMLElement, text: string, renderer: MarkdownRenderer): void {
+  const fragment = renderer.render(text);
+  decorateCodeBlocks(fragment);
+  content.replaceChildren(fragment);
+}
+
+function siblingSwitcher(message: MessageView, actions: MessageActions): HTMLElement | null {
+  const { siblings } = message;
+  if (siblings.count <= 1) {
+    return null;
+  }
+  const prev = iconButton('chevron-left', 'Previous version', 'sibling-prev', () => {
+    if (siblings.prevNodeId) {
+      actions.switchTo(siblings.prevNodeId);
+    }
+  });
+  prev.disabled = siblings.prevNodeId === undefined;
+  const next = iconButton('chevron-right', 'Next version', 'sibling-next', () => {
+    if (siblings.nextNodeId) {
+      actions.switchTo(siblings.nextNodeId);
+    }
+  });
+  next.disabled = siblings.nextNodeId === undefined;
+  const label = h('span', {
+    className: 'sibling-label',
+    testId: 'sibling-label',
+    text: `${siblings.index}/${siblings.count}`,
+    ariaLabel: `Version ${siblings.index} of ${siblings.count}`,
+  });
+  return h('span', { className: 'sibling-switcher', testId: 'sibling-switcher' }, prev, label, next);
+}
+
+function messageActions(message: MessageView, content: HTMLElement, actions: MessageActions): HTMLElement {
+  const bar = h('span', { className: 'message-actions' });
+  if (message.role === 'user') {
+    bar.append(
+      iconButton('edit', 'Edit this message into a new branch', 'edit', () => {
+        if (!actions.isBusy()) {
+          openInlineEditor(content, message.content, (text) => actions.edit(message.nodeId, text));
+        }
+      }),
+    );
+  }
+  if (message.role === 'assistant') {
+    const regenerate = iconButton('refresh', 'Regenerate this answer as a new branch', 'regenerate', () => {
+      if (!actions.isBusy()) {
+        actions.regenerate(message.nodeId);
+      }
+    });
+    const pick = iconButton('chevron-down', 'Regenerate with another model', 'regenerate-model', () => {
+      if (!actions.isBusy()) {
+        toggleModelMenu(pick, actions.models(), message.model, (model) => actions.regenerate(message.nodeId, model));
+      }
+    });
+    pick.setAttribute('aria-haspopup', 'menu');
+    bar.append(regenerate, pick);
+  }
+  return bar;
+}
+
+function thinkingBlock(thinking: string): HTMLElement {
+  return h(
+    'details',
+    { className: 'thinking', testId: 'thinking' },
+    h('summary', { text: 'Thinking' }),
+    h('div', { className: 'thinking-content', text: thinking }),
+  );
+}
+
+function attachmentChips(attachments: Attachment[], actions: MessageActions): HTMLElement {
+  return h(
+    'div',
+    { className: 'chips attachments' },
+    ...attachments.map((attachment) =>
+      chip(formatRange(attachment.path, attachment.startLine, attachment.endLine), attachment.kind === 'selection' ? 'selection' : 'file', () =>
+        actions.openFile(attachment.path, attachment.startLine, attachment.endLine),
+      ),
+    ),
+  );
+}
+
+function contextChips(chips: ContextChip[], actions: MessageActions): HTMLElement {
+  return h(
+    'div',
+    { className: 'chips context-chips', attrs: { role: 'list', 'aria-label': 'Retrieved context' } },
+    ...chips.map((item) => {
+      const button = chip(formatRange(item.path, item.startLine, item.endLine), 'file-code', () =>
+        actions.openFile(item.path, item.startLine, item.endLine),
+      );
+      if (item.source || item.score !== undefined) {
+        button.title = [item.source, item.score !== undefined ? `score ${item.score.toFixed(2)}` : undefined].filter(Boolean).join(', ');
+      }
+      return button;
+    }),
+  );
+}
+
+function chip(label: string, iconName: string, onClick: () => void): HTMLButtonElement {
+  return h(
+    'button',
+    { className: 'chip', testId: 'chip', ariaLabel: `Open ${label}`, title: `Open ${label}`, attrs: { type: 'button' }, onClick },
+    icon(iconName),
+    h('span', { className: 'chip-label', text: label }),
+  );
+}
+
+function messageMeta(message: MessageView): HTMLElement {
+  const parts: Array<Node | null> = [];
+  if (message.model) {
+    parts.push(h('span', { className: 'meta-model', testId: 'message-model', text: message.model }));
+  }
+  if (message.usage) {
+    parts.push(h('span', { className: 'meta-tokens', testId: 'message-tokens', text: formatTokens(message.usage.totalTokens), title: `${message.usage.promptTokens} prompt + ${message.usage.completionTokens} completion` }));
+  }
+  if (message.costUsd !== undefined) {
+    parts.push(h('span', { className: 'meta-cost', testId: 'message-cost', text: formatCost(message.costUsd) }));
+  }
+  if (message.interrupted) {
+    parts.push(interruptedBadge(message.error !== undefined));
+  }
+  return h('footer', { className: 'message-meta' }, ...parts);
+}
+
+/** The "Stopped" or "Error" badge of an answer cut short. */
+export function interruptedBadge(failed: boolean): HTMLElement {
+  return h('span', {
+    className: `badge ${failed ? 'badge-error' : 'badge-stopped'}`,
+    testId: 'interrupted-badge',
+    text: failed ? 'Error' : 'Stopped',
+    title: failed ? 'The answer failed part way' : 'The answer was stopped; the partial text is kept',
+  });
+}
+
+/** The inline error of a failed answer, with Retry when it is the last message. */
+export function errorBlock(message: Node | string, retryable: boolean, actions: Pick<MessageActions, 'retry'>): HTMLElement {
+  const block = h(
+    'div',
+    { className: 'message-error', testId: 'error', attrs: { role: 'alert' } },
+    icon('error'),
+    h('span', { className: 'message-error-text' }, message),
+  );
+  if (retryable) {
+    const retry = document.createElement('vscode-button');
+    retry.dataset.testid = 'retry';
+    retry.textContent = 'Retry';
+    retry.setAttribute('aria-label', 'Retry: answer the last message again');
+    retry.addEventListener('click', () => actions.retry());
+    block.append(retry);
+  }
+  return block;
+}
