@@ -1,4 +1,5 @@
 import * as nodePath from 'node:path';
+import { Emitter, type ArborEvent } from '../conversation/emitter';
 import { PromptError } from '../errors';
 import type { Disposable, WorkspaceFiles } from '../files';
 import { nodeFiles } from '../nodeFiles';
@@ -46,7 +47,9 @@ export class FileSystemPromptLibrary implements Disposable {
   private fileProblems: PromptDiagnostic[] = [];
   private templateProblems: PromptDiagnostic[] = [];
   private readonly cache = new Map<string, CachedFile>();
-  private readonly listeners = new Set<(e: PromptLibraryChange) => void>();
+  private readonly changes = new Emitter<PromptLibraryChange>();
+  /** Fires after a reload that changed, added or removed prompt files (with `watch: true`, or `reload()`). */
+  readonly onDidChange: ArborEvent<PromptLibraryChange> = this.changes.event;
   private readonly resolver = new PartialResolver((kind, name) => this.prompts.get(`${kind}/${name}`));
   private watcher?: Disposable;
   private timer?: ReturnType<typeof setTimeout>;
@@ -104,12 +107,6 @@ export class FileSystemPromptLibrary implements Disposable {
     );
   }
 
-  /** Subscribes to reloads (only fired when opened with `watch: true`, or after `reload()`). */
-  onDidChange(listener: (e: PromptLibraryChange) => void): Disposable {
-    this.listeners.add(listener);
-    return { dispose: () => this.listeners.delete(listener) };
-  }
-
   /**
    * A prompt's template (or one of its messages) with its includes resolved. Throws a `PromptError` with
    * file, line and column for a syntax error, an escaping or missing partial, or an include cycle.
@@ -139,7 +136,7 @@ export class FileSystemPromptLibrary implements Disposable {
       change = await this.load();
     });
     await this.reloading;
-    if (change.paths.length) for (const l of [...this.listeners]) l(change);
+    if (change.paths.length) this.changes.fire(change);
     return change;
   }
 
@@ -147,7 +144,7 @@ export class FileSystemPromptLibrary implements Disposable {
     this.disposed = true;
     this.watcher?.dispose();
     if (this.timer) clearTimeout(this.timer);
-    this.listeners.clear();
+    this.changes.dispose();
   }
 
   private scheduleReload(): void {
