@@ -1,0 +1,143 @@
+import * as vscode from 'vscode';
+import { ConversationNotFoundError } from '../core/index';
+import type { Attachment } from '../shared/protocol';
+import { ChatController } from './chatController';
+import { Views } from './constants';
+import type { Services } from './services';
+import { buildChatHtml, createNonce } from './webviewHtml';
+
+/** What a chat is opened with. */
+export interface OpenChatOptions {
+  /** Context to put in the input (Ask About Selection). */
+  attachments?: Attachment[];
+  text?: string;
+  /** Branch from this node: the next message becomes its sibling. */
+  branchFrom?: string;
+  /** Show the branch through this node. */
+  switchTo?: string;
+  /** Open beside the active editor instead of in the active group. */
+  beside?: boolean;
+}
+
+/**
+ * The chat tabs: one `WebviewPanel` per conversation (opening an open one reveals it), several
+ * side by side, restored after a window reload by the panel serializer from the webview's state.
+ */
+export class ChatPanels implements vscode.Disposable {
+  private readonly controllers = new Map<string, ChatController>();
+  private activeId?: string;
+  private readonly _onDidChangeActive = new vscode.EventEmitter<string | undefined>();
+  /** Fires with the conversation id of the chat tab that became active (or `undefined`). */
+  readonly onDidChangeActive = this._onDidChangeActive.event;
+
+  constructor(private readonly services: Services) {}
+
+  /** The conversation of the chat tab used last, if it is still open. */
+  get activeConversationId(): string | undefined {
+    return this.activeId && this.controllers.has(this.activeId) ? this.activeId : undefined;
+  }
+
+  /** The open chat of a conversation. */
+  get(conversationId: string): ChatController | undefined {
+    return this.controllers.get(conversationId);
+  }
+
+  /** Opens (or reveals) a conversation's chat; with no id, starts a new conversation. */
+  async open(conversationId?: string, options: OpenChatOptions = {}): Promise<ChatController> {
+    const id = conversationId ?? (await this.services.createConversation()).conversationId;
+    await this.services.manager(id);
+    let controller = this.controllers.get(id);
+    if (controller) {
+      controller.panel.reveal(undefined, false);
+    } else {
+      const column = options.beside ? vscode.ViewColumn.Beside : vscode.ViewColumn.Active;
+      const panel = vscode.window.createWebviewPanel(Views.chatPanel, 'Arbor', { viewColumn: column, preserveFocus: false }, this.webviewOptions());
+      controller = this.adopt(panel, id);
+    }
+    if (options.branchFrom !== undefined) await controller.branchFrom(options.branchFrom);
+    else if (options.switchTo !== undefined) await controller.switchTo(options.switchTo);
+    if (options.attachments?.length || options.text) controller.attach(options.attachments ?? [], options.text);
+    return controller;
+  }
+
+  private webviewOptions(): vscode.WebviewPanelOptions & vscode.WebviewOptions {
+    return {
+      enableScripts: true,
+      enableFindWidget: true,
+      localResourceRoots: [vscode.Uri.joinPath(this.services.extensionUri, 'dist')],
+    };
+  }
+
+  /** Wires a panel (new or restored) to a controller for `conversationId`. */
+  adopt(panel: vscode.WebviewPanel, conversationId: string): ChatController {
+    panel.webview.options = this.webviewOptions();
+    panel.iconPath = vscode.Uri.joinPath(this.services.extensionUri, 'media', 'arbor.svg');
+    panel.webview.html = this.html(panel.webview);
+    const controller = new ChatController(panel, conversationId, this.services);
+    this.controllers.set(conversationId, controller);
+    this.setActive(conversationId);
+    const viewState = panel.onDidChangeViewState((e) => {
+      if (e.webviewPanel.active) this.setActive(conversationId);
+    });
+    controller.onDidDispose(() => {
+      viewState.dispose();
+      if (this.controllers.get(conversationId) === controller) this.controllers.delete(conversationId);
+      if (this.activeId === conversationId) this.setActive(undefined);
+    });
+    void controller.postState();
+    return controller;
+  }
+
+  private setActive(id: string | undefined): void {
+    if (this.activeId === id) return;
+    this.activeId = id;
+    this._onDidChangeActive.fire(id);
+  }
+
+  private html(webview: vscode.Webview): string {
+    const dist = vscode.Uri.joinPath(this.services.extensionUri, 'dist');
+    const uri = (...parts: string[]) => webview.asWebviewUri(vscode.Uri.joinPath(dist, ...parts)).toString();
+    return buildChatHtml({
+      cspSource: webview.cspSource,
+      nonce: createNonce(),
+      scriptUri: uri('webview', 'main.js'),
+      styles: [{ href: uri('codicons', 'codicon.css'), id: 'vscode-codicon-stylesheet' }, { href: uri('webview', 'main.css') }],
+      title: 'Arbor',
+    });
+  }
+
+  /** Closes the chat of a deleted conversation. */
+  close(conversationId: string): void {
+    this.controllers.get(conversationId)?.panel.dispose();
+  }
+
+  dispose(): void {
+    for (const c of [...this.controllers.values()]) c.panel.dispose();
+    this._onDidChangeActive.dispose();
+  }
+}
+
+/** Registers the chat panels and the serializer that restores them after a reload. */
+export function registerChatPanels(context: vscode.ExtensionContext, deps: { services: Services }): ChatPanels {
+  const panels = new ChatPanels(deps.services);
+  context.subscriptions.push(
+    panels,
+    vscode.window.registerWebviewPanelSerializer(Views.chatPanel, {
+      async deserializeWebviewPanel(panel: vscode.WebviewPanel, state: unknown): Promise<void> {
+        const id = state && typeof state === 'object' ? (state as { conversationId?: unknown }).conversationId : undefined;
+        if (typeof id !== 'string' || !id) {
+          panel.dispose();
+          return;
+        }
+        try {
+          await deps.services.manager(id);
+          panels.adopt(panel, id);
+        } catch (err) {
+          if (!(err instanceof ConversationNotFoundError)) deps.services.logger.error(`Could not restore chat ${id}`, err);
+          panel.dispose();
+        }
+      },
+    }),
+  );
+  return panels;
+}

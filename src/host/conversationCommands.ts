@@ -1,0 +1,210 @@
+import * as vscode from 'vscode';
+import { Commands } from './constants';
+import { conversationIdOf, targetOf, type CommandDeps } from './commandDeps';
+import { selectionAttachment } from './editorActions';
+import { firstLine } from './labels';
+import { conversationTitle } from './treeModel';
+
+function safeFileName(title: string): string {
+  return (title.replace(/[^\w\- ]+/g, '').trim().replace(/\s+/g, '-').slice(0, 60) || 'conversation').toLowerCase();
+}
+
+async function pickConversation(deps: CommandDeps, placeHolder: string): Promise<string | undefined> {
+  const active = deps.panels.activeConversationId;
+  const storage = await deps.services.storage();
+  const list = await storage.listConversations({ sortBy: 'updatedAt', sortOrder: 'desc', limit: 200 });
+  if (list.length === 0) {
+    void vscode.window.showInformationMessage('There are no conversations yet. Start one with "Arbor: New Conversation".');
+    return undefined;
+  }
+  const items = list.map((s) => ({
+    label: conversationTitle(s.metadata),
+    description: s.conversationId === active ? 'active chat' : new Date(s.updatedAt).toLocaleString(),
+    id: s.conversationId,
+  }));
+  items.sort((a, b) => Number(b.id === active) - Number(a.id === active));
+  return (await vscode.window.showQuickPick(items, { placeHolder }))?.id;
+}
+
+async function exportConversation(deps: CommandDeps, id: string, format: 'markdown' | 'json'): Promise<void> {
+  const manager = await deps.services.manager(id);
+  const title = conversationTitle(manager.getMetadata() as Record<string, unknown>);
+  let text: string;
+  if (format === 'markdown') {
+    const scope = await vscode.window.showQuickPick(
+      [
+        { label: 'Current branch', description: 'the path to the current message', all: false },
+        { label: 'All branches', description: 'every message of every branch', all: true },
+      ],
+      { placeHolder: 'Export which messages?' },
+    );
+    if (!scope) return;
+    text = manager.exportMarkdown({ allBranches: scope.all });
+  } else {
+    text = JSON.stringify(manager.exportJson(), null, 2);
+  }
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+  const name = `${safeFileName(title)}.${format === 'markdown' ? 'md' : 'json'}`;
+  const target = await vscode.window.showSaveDialog({
+    defaultUri: folder ? vscode.Uri.joinPath(folder, name) : undefined,
+    filters: format === 'markdown' ? { Markdown: ['md'] } : { JSON: ['json'] },
+    saveLabel: 'Export',
+  });
+  if (!target) return;
+  await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(text));
+  const open = await vscode.window.showInformationMessage(`Exported "${firstLine(title, 40)}" to ${vscode.workspace.asRelativePath(target)}.`, 'Open');
+  if (open) await vscode.window.showTextDocument(target);
+}
+
+/** Conversation-level commands: new, ask about selection, open, rename, fork, export, delete, search, refresh. */
+export function registerConversationCommands(context: vscode.ExtensionContext, deps: CommandDeps): void {
+  const { services, panels } = deps;
+  const reg = (id: string, fn: (...args: any[]) => unknown) => context.subscriptions.push(vscode.commands.registerCommand(id, fn));
+
+  reg(Commands.newConversation, async () => {
+    await panels.open(undefined);
+  });
+
+  reg(Commands.askAboutSelection, async () => {
+    const editor = vscode.window.activeTextEditor ?? services.lastTextEditor;
+    const selection = selectionAttachment(services, editor);
+    if (!selection) {
+      void vscode.window.showInformationMessage('Select some code in an editor first, then run "Arbor: Ask About Selection".');
+      return;
+    }
+    await panels.open(undefined, { attachments: [selection], beside: true });
+  });
+
+  reg(Commands.openConversation, async (arg?: unknown) => {
+    const id = conversationIdOf(deps, arg) ?? (await pickConversation(deps, 'Open which conversation?'));
+    if (id) await panels.open(id);
+  });
+
+  reg(Commands.renameConversation, async (arg?: unknown) => {
+    const id = conversationIdOf(deps, arg);
+    if (!id) return;
+    const manager = await services.manager(id);
+    const current = conversationTitle(manager.getMetadata() as Record<string, unknown>, manager.getAllNodes().find((n) => n.message.role === 'user')?.message.content);
+    const title = await vscode.window.showInputBox({ prompt: 'New title for the conversation', value: current, validateInput: (v) => (v.trim() ? undefined : 'The title cannot be empty.') });
+    if (title?.trim()) await manager.setMetadata('title', title.trim());
+  });
+
+  reg(Commands.forkConversation, async (arg?: unknown) => {
+    const t = targetOf(deps, arg);
+    const id = conversationIdOf(deps, arg);
+    if (!id) return;
+    const manager = await services.manager(id);
+    const upToNodeId = t?.kind === 'run' ? t.lastNodeId : undefined;
+    const fork = await manager.fork(undefined, upToNodeId !== undefined ? { upToNodeId } : {});
+    services.adopt(fork);
+    const title = conversationTitle(manager.getMetadata() as Record<string, unknown>);
+    await fork.setMetadata('title', `${title} (fork)`);
+    await panels.open(fork.conversationId);
+  });
+
+  reg(Commands.exportMarkdown, async (arg?: unknown) => {
+    const id = conversationIdOf(deps, arg);
+    if (id) await exportConversation(deps, id, 'markdown');
+  });
+
+  reg(Commands.exportJson, async (arg?: unknown) => {
+    const id = conversationIdOf(deps, arg);
+    if (id) await exportConversation(deps, id, 'json');
+  });
+
+  reg(Commands.exportConversation, async (arg?: unknown) => {
+    const id = (typeof arg === 'string' ? arg : undefined) ?? (await pickConversation(deps, 'Export which conversation?'));
+    if (!id) return;
+    const format = await vscode.window.showQuickPick(
+      [
+        { label: 'Markdown', description: 'readable, one branch or all', format: 'markdown' as const },
+        { label: 'JSON', description: 'the dataknobs conversation format, every branch', format: 'json' as const },
+      ],
+      { placeHolder: 'Export as' },
+    );
+    if (format) await exportConversation(deps, id, format.format);
+  });
+
+  reg(Commands.deleteConversation, async (arg?: unknown) => {
+    const id = conversationIdOf(deps, arg);
+    if (!id) return;
+    const manager = await services.manager(id);
+    const title = conversationTitle(manager.getMetadata() as Record<string, unknown>);
+    const count = manager.getAllNodes().length - 1;
+    const answer = await vscode.window.showWarningMessage(
+      `Delete the conversation "${firstLine(title, 60)}"?`,
+      { modal: true, detail: `All ${count} messages on every branch are deleted. This cannot be undone.` },
+      'Delete',
+    );
+    if (answer !== 'Delete') return;
+    panels.close(id);
+    const storage = await services.storage();
+    await storage.deleteConversation(id);
+    services.forget(id);
+  });
+
+  reg(Commands.searchConversations, () => searchConversations(deps));
+
+  reg(Commands.refresh, async () => {
+    await services.pollStorage();
+    deps.tree.provider.refresh();
+  });
+}
+
+interface SearchItem extends vscode.QuickPickItem {
+  conversationId: string;
+  nodeId: string;
+}
+
+/** A quick pick over the content of every message on every branch; choosing one opens the chat at it. */
+async function searchConversations(deps: CommandDeps): Promise<void> {
+  const storage = await deps.services.storage();
+  const pick = vscode.window.createQuickPick<SearchItem>();
+  pick.placeholder = 'Search the messages of every conversation and branch';
+  pick.matchOnDescription = true;
+  pick.matchOnDetail = true;
+  let generation = 0;
+  const search = async (query: string) => {
+    const mine = ++generation;
+    if (query.trim().length < 2) {
+      pick.items = [];
+      return;
+    }
+    pick.busy = true;
+    try {
+      const found = await storage.searchConversations({ contentContains: query, limit: 30, sortBy: 'updatedAt', sortOrder: 'desc' });
+      const needle = query.toLowerCase();
+      const items: SearchItem[] = [];
+      for (const summary of found) {
+        const state = await storage.loadConversation(summary.conversationId);
+        if (!state) continue;
+        const title = conversationTitle(state.metadata);
+        for (const node of state.nodes) {
+          const text = node.message.content;
+          const at = text.toLowerCase().indexOf(needle);
+          if (at < 0) continue;
+          const start = Math.max(0, at - 30);
+          items.push({
+            label: `${node.message.role === 'user' ? '$(account)' : node.message.role === 'assistant' ? '$(hubot)' : '$(gear)'} ${firstLine(text.slice(start), 80)}`,
+            description: title,
+            detail: node.branchName ? `branch "${node.branchName}"` : undefined,
+            conversationId: summary.conversationId,
+            nodeId: node.nodeId,
+          });
+          if (items.length >= 200) break;
+        }
+      }
+      if (mine === generation) pick.items = items;
+    } finally {
+      if (mine === generation) pick.busy = false;
+    }
+  };
+  pick.onDidChangeValue((v) => void search(v));
+  pick.onDidAccept(async () => {
+    const chosen = pick.selectedItems[0];
+    pick.hide();
+    if (chosen) await deps.panels.open(chosen.conversationId, { switchTo: chosen.nodeId });
+  });
+  pick.onDidHide(() => pick.dispose());
+  pick.show();
+}

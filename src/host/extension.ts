@@ -1,0 +1,40 @@
+import { performance } from 'node:perf_hooks';
+import * as vscode from 'vscode';
+import { ActivationClock } from './activationTiming';
+import { registerChatPanels } from './chatPanel';
+import { registerCommands } from './commands';
+import { ContextKeys } from './constants';
+import { Indexing } from './indexing';
+import { registerPromptDiagnostics } from './promptDiagnostics';
+import { Services } from './services';
+import { registerStatusBar } from './statusBar';
+import { registerTreeView } from './treeView';
+
+/**
+ * The composition root: build the shared services once, then register each feature. Nothing heavy
+ * happens here: the store, the prompt library and the index load on first use.
+ */
+export function activate(context: vscode.ExtensionContext): void {
+  const clock = new ActivationClock(performance.now());
+  const services = new Services(context);
+  context.subscriptions.push(services);
+  clock.whenRendered((t) => services.logger.info(`Activation to first tree render: ${t.toFirstRenderMs?.toFixed(1)} ms (activate() took ${t.activateMs?.toFixed(1)} ms)`));
+
+  const tree = registerTreeView(context, { services, clock });
+  const panels = registerChatPanels(context, { services });
+  const indexing = new Indexing(services);
+  context.subscriptions.push(indexing);
+  registerCommands(context, { services, panels, tree, clock, indexing });
+  registerStatusBar(context, { services, panels });
+  registerPromptDiagnostics(context, { services });
+
+  const setRestricted = () => void vscode.commands.executeCommand('setContext', ContextKeys.restricted, !services.trusted);
+  setRestricted();
+  context.subscriptions.push(services.onDidChangeTrust(setRestricted));
+  if (!services.trusted) services.logger.info('Restricted Mode: chat works; workspace prompts and indexing are off until the workspace is trusted.');
+  indexing.start();
+  clock.activated();
+}
+
+/** Everything is disposed through `context.subscriptions`. */
+export function deactivate(): void {}

@@ -1,0 +1,108 @@
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { CommandDeps } from './commandDeps';
+import { Commands, Settings } from './constants';
+import { newPromptTemplate, validatePromptName } from './promptTemplate';
+
+async function updateSetting(key: string, value: unknown): Promise<void> {
+  const config = vscode.workspace.getConfiguration(Settings.section);
+  const inspect = config.inspect(key);
+  const target = inspect?.workspaceValue !== undefined ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+  await config.update(key, value, target);
+}
+
+/** Settings, prompt and index commands: prompts folder, new prompt, API key, model, reindex, timing. */
+export function registerGeneralCommands(context: vscode.ExtensionContext, deps: CommandDeps): void {
+  const { services } = deps;
+  const reg = (id: string, fn: (...args: any[]) => unknown) => context.subscriptions.push(vscode.commands.registerCommand(id, fn));
+
+  reg(Commands.openPromptsFolder, async () => {
+    const dir = services.promptsFolderPath();
+    if (!dir) {
+      void vscode.window.showInformationMessage('Open a folder first: prompt templates live in its prompts/ folder.');
+      return;
+    }
+    const uri = vscode.Uri.file(dir);
+    const stat = await services.files.stat(dir);
+    if (!stat) {
+      const create = await vscode.window.showInformationMessage(`There is no ${services.settings.promptsFolder}/ folder yet. Create it with a sample prompt?`, 'Create');
+      if (create !== 'Create') return;
+      await vscode.commands.executeCommand(Commands.newPrompt, 'explain');
+      return;
+    }
+    await vscode.commands.executeCommand('revealInExplorer', uri);
+  });
+
+  reg(Commands.newPrompt, async (presetName?: unknown) => {
+    const dir = services.promptsFolderPath();
+    if (!dir) {
+      void vscode.window.showInformationMessage('Open a folder first: prompt templates live in its prompts/ folder.');
+      return;
+    }
+    const name =
+      typeof presetName === 'string'
+        ? presetName
+        : await vscode.window.showInputBox({ prompt: 'Name of the new prompt (used as /name in the chat)', placeHolder: 'review-code', validateInput: validatePromptName });
+    if (!name) return;
+    const file = vscode.Uri.file(path.join(dir, 'user', `${name}.md`));
+    if (await services.files.stat(file.fsPath)) {
+      await vscode.window.showTextDocument(file);
+      return;
+    }
+    await vscode.workspace.fs.createDirectory(vscode.Uri.file(path.dirname(file.fsPath)));
+    await vscode.workspace.fs.writeFile(file, new TextEncoder().encode(newPromptTemplate(name)));
+    await vscode.window.showTextDocument(file);
+  });
+
+  reg(Commands.setOpenAIKey, async () => {
+    const key = await vscode.window.showInputBox({
+      prompt: 'OpenAI API key (kept in VS Code\'s secret storage, never in settings)',
+      password: true,
+      ignoreFocusOut: true,
+      placeHolder: 'sk-…',
+      validateInput: (v) => (v.trim().length >= 8 ? undefined : 'That is too short to be an API key.'),
+    });
+    if (!key) return;
+    await services.apiKeys.set(key);
+    if (services.settings.provider !== 'openai') {
+      const use = await vscode.window.showInformationMessage('The key is saved. Use OpenAI for new answers now?', 'Use OpenAI');
+      if (use) await updateSetting(Settings.provider, 'openai');
+    } else {
+      void vscode.window.showInformationMessage('The OpenAI API key is saved.');
+    }
+  });
+
+  reg(Commands.clearApiKey, async () => {
+    await services.apiKeys.clear();
+    void vscode.window.showInformationMessage('The OpenAI API key was removed from secret storage.');
+  });
+
+  reg(Commands.selectModel, async () => {
+    const current = services.settings.model;
+    const pick = vscode.window.createQuickPick<vscode.QuickPickItem>();
+    pick.placeholder = `Model for ${services.settings.provider} (now ${current}); type a name to use one not listed`;
+    pick.busy = true;
+    pick.items = [{ label: current, description: 'current' }];
+    pick.show();
+    services
+      .provider()
+      .then((p) => p.listModels())
+      .then((models) => {
+        pick.items = [...new Set([current, ...models.map((m) => m.id)])].map((id) => ({ label: id, description: id === current ? 'current' : undefined }));
+      })
+      .catch((err) => {
+        pick.placeholder = `Could not list models: ${err instanceof Error ? err.message : String(err)} Type a model name.`;
+      })
+      .finally(() => (pick.busy = false));
+    const chosen = await new Promise<string | undefined>((resolve) => {
+      pick.onDidAccept(() => resolve(pick.selectedItems[0]?.label ?? (pick.value.trim() || undefined)));
+      pick.onDidHide(() => resolve(undefined));
+    });
+    pick.dispose();
+    if (chosen && chosen !== current) await updateSetting(Settings.model, chosen);
+  });
+
+  reg(Commands.reindexWorkspace, () => deps.indexing.update('notification'));
+
+  reg(Commands.activationTiming, () => deps.clock.snapshot());
+}

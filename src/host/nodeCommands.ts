@@ -1,0 +1,120 @@
+import * as vscode from 'vscode';
+import { branchToMarkdown, messagesToMarkdown } from './branchMarkdown';
+import { runOf, type CommandDeps } from './commandDeps';
+import { COMPARE_SCHEME, Commands } from './constants';
+import { firstLine } from './labels';
+import type { Services } from './services';
+import { branchTip, conversationTitle, type RunEntry } from './treeModel';
+
+/** Serves `arbor-compare:` documents: one branch of a conversation as Markdown, for the diff editor. */
+class BranchDocuments implements vscode.TextDocumentContentProvider {
+  constructor(private readonly services: Services) {}
+
+  static uri(conversationId: string, nodeId: string, label: string): vscode.Uri {
+    const name = label.replace(/[\\/:*?"<>|#?]+/g, ' ').trim().slice(0, 50) || 'branch';
+    return vscode.Uri.from({ scheme: COMPARE_SCHEME, path: `/${name}.md`, query: new URLSearchParams({ conversation: conversationId, node: nodeId }).toString() });
+  }
+
+  async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+    const q = new URLSearchParams(uri.query);
+    const storage = await this.services.storage();
+    const state = await storage.loadConversation(q.get('conversation') ?? '');
+    if (!state) return '# This conversation no longer exists.\n';
+    return branchToMarkdown(conversationTitle(state.metadata), state.nodes, q.get('node') ?? '');
+  }
+}
+
+function flatten(runs: readonly RunEntry[], out: RunEntry[] = []): RunEntry[] {
+  for (const r of runs) {
+    out.push(r);
+    flatten(r.children, out);
+  }
+  return out;
+}
+
+async function confirm(message: string, detail: string, action: string): Promise<boolean> {
+  return (await vscode.window.showWarningMessage(message, { modal: true, detail }, action)) === action;
+}
+
+/** Commands on message items of the tree: branch, switch, rename, compare, copy, delete branch. */
+export function registerNodeCommands(context: vscode.ExtensionContext, deps: CommandDeps): void {
+  const { services, panels } = deps;
+  const reg = (id: string, fn: (...args: any[]) => unknown) => context.subscriptions.push(vscode.commands.registerCommand(id, fn));
+  context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(COMPARE_SCHEME, new BranchDocuments(services)));
+
+  reg(Commands.branchFromHere, async (arg?: unknown) => {
+    const run = runOf(deps, arg);
+    if (!run) return;
+    if (run.firstNodeId === '') {
+      void vscode.window.showInformationMessage('The system prompt has no siblings: branch from a message below it.');
+      return;
+    }
+    await panels.open(run.conversationId, { branchFrom: run.firstNodeId });
+  });
+
+  reg(Commands.switchToHere, async (arg?: unknown) => {
+    const run = runOf(deps, arg);
+    if (run) await panels.open(run.conversationId, { switchTo: run.lastNodeId });
+  });
+
+  reg(Commands.renameBranch, async (arg?: unknown) => {
+    const run = runOf(deps, arg);
+    if (!run) return;
+    const manager = await services.manager(run.conversationId);
+    const name = await vscode.window.showInputBox({
+      prompt: 'Name of the branch that starts at this message (empty to remove the name)',
+      value: run.branchName ?? '',
+    });
+    if (name !== undefined) await manager.renameBranch(run.firstNodeId, name.trim());
+  });
+
+  reg(Commands.compareWith, async (arg?: unknown) => {
+    const run = runOf(deps, arg);
+    if (!run) return;
+    const loaded = await deps.tree.provider.load(run.conversationId);
+    if (!loaded) return;
+    const others = flatten(loaded.runs).filter((r) => r.firstNodeId !== run.firstNodeId && r.children.length === 0);
+    const leaves = others.length > 0 ? others : flatten(loaded.runs).filter((r) => r.firstNodeId !== run.firstNodeId);
+    if (leaves.length === 0) {
+      void vscode.window.showInformationMessage('This conversation has only one branch: there is nothing to compare it with.');
+      return;
+    }
+    const picked = await vscode.window.showQuickPick(
+      leaves.map((r) => ({ label: r.label, description: r.description, run: r })),
+      { placeHolder: 'Compare with which branch?' },
+    );
+    if (!picked) return;
+    const leftTip = branchTip(loaded.nodes, run.lastNodeId);
+    const rightTip = branchTip(loaded.nodes, picked.run.lastNodeId);
+    const left = BranchDocuments.uri(run.conversationId, leftTip, firstLine(run.label, 40));
+    const right = BranchDocuments.uri(run.conversationId, rightTip, firstLine(picked.run.label, 40));
+    await vscode.commands.executeCommand('vscode.diff', left, right, `${firstLine(run.label, 30)} ↔ ${firstLine(picked.run.label, 30)}`);
+  });
+
+  reg(Commands.copyNode, async (arg?: unknown) => {
+    const run = runOf(deps, arg);
+    if (!run) return;
+    const loaded = await deps.tree.provider.load(run.conversationId);
+    const nodes = (loaded?.nodes ?? []).filter((n) => run.nodeIds.includes(n.nodeId));
+    const text = nodes.length === 1 ? nodes[0].message.content : messagesToMarkdown(nodes);
+    await vscode.env.clipboard.writeText(text);
+    vscode.window.setStatusBarMessage(`Arbor: copied ${nodes.length === 1 ? 'the message' : `${nodes.length} messages`}`, 2500);
+  });
+
+  reg(Commands.deleteBranch, async (arg?: unknown) => {
+    const run = runOf(deps, arg);
+    if (!run) return;
+    if (run.firstNodeId === '') {
+      void vscode.window.showInformationMessage('The system prompt is the root of the conversation: delete the conversation instead.');
+      return;
+    }
+    const manager = await services.manager(run.conversationId);
+    const count = manager.getAllNodes().filter((n) => n.nodeId === run.firstNodeId || n.nodeId.startsWith(`${run.firstNodeId}.`)).length;
+    const ok = await confirm(
+      `Delete the branch "${firstLine(run.label, 60)}"?`,
+      `This message and the ${count - 1} below it are deleted. This cannot be undone.`,
+      'Delete Branch',
+    );
+    if (ok) await manager.deleteBranch(run.firstNodeId);
+  });
+}

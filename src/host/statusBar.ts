@@ -1,0 +1,41 @@
+import * as vscode from 'vscode';
+import type { ChatPanels } from './chatPanel';
+import { Commands } from './constants';
+import { formatCost } from './labels';
+import type { Services } from './services';
+
+/** A status bar item with the model in use and the active conversation's cost; a click picks the model. */
+export function registerStatusBar(context: vscode.ExtensionContext, deps: { services: Services; panels: ChatPanels }): void {
+  const { services, panels } = deps;
+  const item = vscode.window.createStatusBarItem('arbor.model', vscode.StatusBarAlignment.Right, 100);
+  item.name = 'Arbor Model';
+  item.command = Commands.selectModel;
+  let generation = 0;
+  const update = async () => {
+    const mine = ++generation;
+    const s = services.settings;
+    let cost = '';
+    const id = panels.activeConversationId;
+    if (id) {
+      try {
+        cost = formatCost((await services.manager(id)).getTotalCost());
+      } catch {
+        cost = '';
+      }
+    }
+    if (mine !== generation) return;
+    item.text = `$(hubot) ${s.model}${cost ? ` · ${cost}` : ''}`;
+    item.tooltip = `Arbor: ${s.provider} model ${s.model}${cost ? `\nThis conversation has cost ${cost}` : ''}${services.trusted ? '' : '\nRestricted Mode: workspace prompts and indexing are off'}\nClick to choose another model`;
+    item.show();
+  };
+  context.subscriptions.push(
+    item,
+    services.onDidChangeSettings(() => void update()),
+    services.onDidChangeTrust(() => void update()),
+    panels.onDidChangeActive(() => void update()),
+    services.onDidChangeConversation((id) => {
+      if (id === panels.activeConversationId) void update();
+    }),
+  );
+  void update();
+}
