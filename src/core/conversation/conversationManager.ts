@@ -50,7 +50,7 @@ function costOf(node: ConversationNode): number {
  * every change is written to storage (one node at a time) before the method returns.
  */
 export class ConversationManager {
-  private readonly tree: ConversationTree;
+  private tree: ConversationTree;
   private current: string;
   private metadata: Record<string, unknown>;
   private readonly createdAt: string;
@@ -297,6 +297,32 @@ export class ConversationManager {
       const state = await this.options.storage.forkConversation(this.conversationId, newConversationId, forkOptions);
       return new ConversationManager(state, this.options);
     });
+  }
+
+  /**
+   * Reads the conversation again from storage, e.g. after another window changed it (the store's
+   * `onDidChange`), so the next node ids are computed from what is really stored.
+   */
+  reload(): Promise<void> {
+    return this.queue.run(async () => {
+      const state = await this.options.storage.loadConversation(this.conversationId);
+      if (!state) {
+        throw new ConversationNotFoundError(this.conversationId);
+      }
+      if (state.updatedAt === this.updatedAt && state.nodes.length === this.tree.size) {
+        return;
+      }
+      this.tree = new ConversationTree(state.nodes, state.tombstones);
+      this.current = this.tree.has(state.currentNodeId) ? state.currentNodeId : ROOT_NODE_ID;
+      this.metadata = state.metadata;
+      this.updatedAt = state.updatedAt;
+      this.notify('reloaded', []);
+    });
+  }
+
+  /** Drops every `onDidChange` listener. */
+  dispose(): void {
+    this.changeEmitter.dispose();
   }
 
   /** The whole conversation as stored. */

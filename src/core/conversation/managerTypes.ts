@@ -83,7 +83,7 @@ export interface BranchInfo {
 /** What changed in a conversation; the extension's views listen to it. */
 export interface ConversationChangeEvent {
   conversationId: string;
-  kind: 'nodeAdded' | 'nodeUpdated' | 'branchDeleted' | 'currentChanged' | 'metadataChanged';
+  kind: 'nodeAdded' | 'nodeUpdated' | 'branchDeleted' | 'currentChanged' | 'metadataChanged' | 'reloaded';
   nodeIds: string[];
   currentNodeId: string;
 }

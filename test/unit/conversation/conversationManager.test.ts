@@ -250,3 +250,33 @@ describe('ConversationManager: metadata, events, fork', () => {
     expect(auto.conversationId).not.toBe(m.conversationId);
   });
 });
+
+describe('ConversationManager: two windows on one store', () => {
+  it('reload picks up what another window wrote, so ids are never handed out twice', async () => {
+    const a = await ConversationManager.create({ llm, storage, conversationId: 'shared' });
+    await a.addMessage({ role: 'user', content: 'from a' });
+    const other = await SqlJsConversationStorage.open(path.join(dir, 'store.db'));
+    try {
+      const b = await ConversationManager.resume('shared', { llm, storage: other });
+      await b.switchToNode('');
+      await b.addMessage({ role: 'user', content: 'from b' });
+      expect(b.currentNodeId).toBe('1');
+      const events: string[] = [];
+      a.onDidChange((e) => events.push(e.kind));
+      await a.reload();
+      expect(events).toEqual(['reloaded']);
+      expect(a.getBranches('').map((x) => x.preview)).toEqual(['from a', 'from b']);
+      expect(a.currentNodeId).toBe('1');
+      await a.switchToNode('');
+      expect((await a.addMessage({ role: 'user', content: 'a again' })).nodeId).toBe('2');
+      // Nothing changed since: a second reload is a no-op.
+      await a.reload();
+      expect(events).toEqual(['reloaded', 'currentChanged', 'nodeAdded']);
+      await other.deleteConversation('shared');
+      await expect(a.reload()).rejects.toThrow(ConversationNotFoundError);
+    } finally {
+      await other.close();
+    }
+  });
+});
+

@@ -163,6 +163,42 @@ describe.each([
   });
 });
 
+describe('streaming and concurrency', () => {
+  it('returns the final response, with the cumulative cost, as the generator result', async () => {
+    const m = await ConversationManager.create({ llm: openai, storage });
+    await m.addMessage({ role: 'user', content: 'q' });
+    server.enqueue({ content: 'one', usage });
+    const gen = m.streamComplete();
+    let step = await gen.next();
+    while (!step.done) step = await gen.next();
+    expect(step.value.content).toBe('one');
+    expect(step.value.cumulativeCostUsd).toBeCloseTo(0.02, 10);
+  });
+
+  it('an answer streamed while another message is added still goes under the node it answers', async () => {
+    const m = await ConversationManager.create({ llm: openai, storage });
+    await m.addMessage({ role: 'user', content: 'q' });
+    server.enqueue({ tokens: ['a', ' b', ' c'], tokenDelayMs: 20 });
+    let added: string | undefined;
+    for await (const chunk of m.streamComplete()) {
+      if (!added && chunk.delta) added = (await m.addMessage({ role: 'user', content: 'typed meanwhile' })).nodeId;
+    }
+    expect(added).toBe('0.0');
+    expect(m.getNode('0.1').message.content).toBe('a b c');
+    expect(m.currentNodeId).toBe('0.1');
+  });
+
+  it('complete and addMessage called together run in call order', async () => {
+    const m = await ConversationManager.create({ llm: openai, storage });
+    await m.addMessage({ role: 'user', content: 'q' });
+    server.enqueue({ content: 'answer' });
+    const [response, next] = await Promise.all([m.complete(), m.addMessage({ role: 'user', content: 'follow-up' })]);
+    expect(response.content).toBe('answer');
+    expect(next.nodeId).toBe('0.0.0');
+    expect(m.getHistory().map((x) => x.content)).toEqual(['q', 'answer', 'follow-up']);
+  });
+});
+
 describe('complete: options, tools and errors', () => {
   it('refuses to complete with no messages, without calling the model', async () => {
     const m = await ConversationManager.create({ llm: openai, storage, systemPrompt: 's' });
