@@ -206,6 +206,9 @@ describe('OpenAIProvider', () => {
     expect(err.message).toContain("Set a valid key with 'Arbor: Set OpenAI API Key'.");
     expect(err.message).not.toContain('sk-wrong-key-abcdef123456');
     expect(err.message).not.toContain('abcdef123456');
+    expect(String((err.cause as Error).message)).toContain('Incorrect API key provided');
+    expect(JSON.stringify(err.cause)).not.toContain('abcdef123456');
+    expect(String((err.cause as Error).message)).not.toContain('abcdef123456');
     const noKey = await failure(new OpenAIProvider({ baseURL: server.openaiBaseUrl, model: 'm', maxRetries: 0 }).listModels());
     expect(noKey.kind).toBe('auth');
     expect(noKey.message).toContain('requires credentials and none are set');

@@ -97,7 +97,21 @@ export function isConnectionFailure(err: unknown): boolean {
 }
 
 function make(ctx: ErrorContext, kind: ProviderErrorKind, retryable: boolean, message: string, extra: { status?: number; retryAfterSeconds?: number; cause?: unknown } = {}): ProviderError {
-  return new ProviderError(redactSecrets(message, ctx.secrets), { kind, retryable, provider: ctx.provider, ...extra });
+  return new ProviderError(redactSecrets(message, ctx.secrets), { kind, retryable, provider: ctx.provider, ...extra, cause: safeCause(extra.cause, ctx.secrets) });
+}
+
+/**
+ * The library error kept as `cause`, unless its text holds a secret (OpenAI's 401 body quotes the key it
+ * rejected): then a plain copy with the secret masked, so logging `error.cause` cannot leak the key.
+ */
+function safeCause(cause: unknown, secrets: readonly string[] = []): unknown {
+  if (!(cause instanceof Error)) return cause;
+  const body = (cause as { error?: unknown }).error;
+  const text = `${cause.message} ${body === undefined ? '' : JSON.stringify(body)}`;
+  if (redactSecrets(text, secrets) === text) return cause;
+  const copy = new Error(redactSecrets(cause.message, secrets));
+  copy.name = cause.name;
+  return copy;
 }
 
 function quoteServer(serverMessage: string | undefined): string {

@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { CallGuard } from './callGuard';
+import { validatedNdjson } from './ollamaFetch';
+import { MalformedStreamDataError, parseRetryAfter, redactSecrets } from './providerErrors';
+
+function streamOf(pieces: string[]): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  return new ReadableStream({
+    start(controller) {
+      for (const p of pieces) controller.enqueue(encoder.encode(p));
+      controller.close();
+    },
+  });
+}
+
+async function readAll(stream: ReadableStream<Uint8Array>): Promise<{ text: string; error?: unknown }> {
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return { text };
+      text += decoder.decode(value, { stream: true });
+    }
+  } catch (error) {
+    return { text, error };
+  }
+}
+
+describe('provider error helpers', () => {
+  it('reads Retry-After as seconds or as an HTTP date', () => {
+    expect(parseRetryAfter('12')).toBe(12);
+    expect(parseRetryAfter('1.2')).toBe(2);
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    expect(parseRetryAfter('Thu, 01 Jan 2026 00:00:30 GMT', now)).toBe(30);
+    expect(parseRetryAfter('soon')).toBeUndefined();
+    expect(parseRetryAfter(null)).toBeUndefined();
+  });
+
+  it('masks configured secrets and anything shaped like an sk- key', () => {
+    expect(redactSecrets('key my-private-token-1 was wrong', ['my-private-token-1'])).toBe('key [redacted] was wrong');
+    expect(redactSecrets('Incorrect API key provided: sk-proj-abc123XYZ789.')).toBe('Incorrect API key provided: sk-[redacted].');
+    expect(redactSecrets('nothing here')).toBe('nothing here');
+  });
+});
+
+describe('validatedNdjson', () => {
+  it('re-joins lines split across network chunks', async () => {
+    const { text, error } = await readAll(validatedNdjson(streamOf(['{"a":', '1}\n{"b"', ':2}\n', '{"c":3}']), () => undefined));
+    expect(error).toBeUndefined();
+    expect(text).toBe('{"a":1}\n{"b":2}\n{"c":3}\n');
+  });
+
+  it('delivers the good lines before a malformed one, then fails', async () => {
+    const { text, error } = await readAll(validatedNdjson(streamOf(['{"a":1}\n{"b":2}\nnot json\n{"c":3}\n']), () => undefined));
+    expect(text).toBe('{"a":1}\n{"b":2}\n');
+    expect(error).toBeInstanceOf(MalformedStreamDataError);
+    expect((error as MalformedStreamDataError).sample).toBe('not json');
+  });
+
+  it('fails on an error object in the stream with the server\'s message', async () => {
+    const { text, error } = await readAll(validatedNdjson(streamOf(['{"a":1}\n{"error":"model crashed"}\n']), () => undefined));
+    expect(text).toBe('{"a":1}\n');
+    expect((error as Error).message).toBe('model crashed');
+  });
+});
+
+describe('CallGuard', () => {
+  it('tells a caller abort from an idle timeout, and restarts the timer on touch', async () => {
+    const caller = new AbortController();
+    const cancelled = new CallGuard(caller.signal, 10_000);
+    caller.abort();
+    expect(cancelled.signal.aborted).toBe(true);
+    expect(cancelled.cancelled).toBe(true);
+    expect(cancelled.timedOut).toBe(false);
+    cancelled.dispose();
+
+    const idle = new CallGuard(undefined, 50);
+    await new Promise((r) => setTimeout(r, 120));
+    expect(idle.timedOut).toBe(true);
+    expect(idle.signal.aborted).toBe(true);
+    idle.dispose();
+
+    const alreadyAborted = new CallGuard(AbortSignal.abort(), 10_000);
+    expect(alreadyAborted.cancelled).toBe(true);
+    alreadyAborted.dispose();
+  });
+});
