@@ -83,7 +83,8 @@ export class ToolCallAccumulator {
       const index = typeof d.index === 'number' ? d.index : this.calls.size;
       const call = this.calls.get(index) ?? { name: '', arguments: '' };
       if (d.id) call.id = d.id;
-      if (d.function?.name) call.name += d.function.name;
+      // Names normally come once; some servers repeat the whole name on every delta, others split it.
+      if (d.function?.name && d.function.name !== call.name) call.name += d.function.name;
       if (d.function?.arguments) call.arguments += d.function.arguments;
       this.calls.set(index, call);
     }
