@@ -67,6 +67,12 @@ function checkLimit(name: string, value: number | undefined): void {
   }
 }
 
+/** Throws `InvalidArgumentError` when a limit is negative or not a number, so bad settings fail early. */
+export function validateContextWindowOptions(options: Pick<ContextWindowOptions, 'maxHistory' | 'maxContextTokens'>): void {
+  checkLimit('maxHistory', options.maxHistory);
+  checkLimit('maxContextTokens', options.maxContextTokens);
+}
+
 /**
  * Chooses which messages of a path to send: system messages always, then the newest whole turns
  * that fit `maxHistory` and `maxContextTokens`; older turns are dropped, never split. The newest
@@ -74,8 +80,7 @@ function checkLimit(name: string, value: number | undefined): void {
  * (and the conversation tree it came from) is not changed.
  */
 export function applyContextWindow(messages: readonly LLMMessage[], options: ContextWindowOptions = {}): ContextWindowResult {
-  checkLimit('maxHistory', options.maxHistory);
-  checkLimit('maxContextTokens', options.maxContextTokens);
+  validateContextWindowOptions(options);
   const estimate = options.estimate ?? estimateMessageTokens;
   const tokenEstimates = messages.map((m) => estimate(m));
   const kept = new Set<number>();

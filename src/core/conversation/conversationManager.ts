@@ -6,8 +6,8 @@ import type { ConversationChange } from '../storage/storage';
 import { buildAnswerNode } from './answerNode';
 import { toCompletionOptions } from './completionOptions';
 import { estimateMessageTokens } from '../llm/tokens';
-import { applyContextWindow, type ContextWindowResult, type MessageTokenEstimator } from './contextWindow';
-import { ConversationTree, ROOT_NODE_ID, isSelfOrAncestor } from './conversationTree';
+import { applyContextWindow, validateContextWindowOptions, type ContextWindowResult, type MessageTokenEstimator } from './contextWindow';
+import { ConversationTree, ROOT_NODE_ID, compareNodeIds, isSelfOrAncestor } from './conversationTree';
 import { Emitter, type ArborEvent } from './emitter';
 import { fromDataknobsDict, toDataknobsDict, type DataknobsConversationDict } from './exchange';
 import { conversationToMarkdown, type MarkdownExportOptions } from './markdownExport';
@@ -37,7 +37,7 @@ interface PreparedCall {
 const clone = <T>(value: T): T => structuredClone(value);
 
 function byTime(a: ConversationNode, b: ConversationNode): number {
-  return a.timestamp.localeCompare(b.timestamp) || a.nodeId.split('.').length - b.nodeId.split('.').length || a.nodeId.localeCompare(b.nodeId);
+  return a.timestamp.localeCompare(b.timestamp) || compareNodeIds(a.nodeId, b.nodeId);
 }
 
 function costOf(node: ConversationNode): number {
@@ -63,6 +63,7 @@ export class ConversationManager {
   readonly conversationId: string;
 
   private constructor(state: ConversationState, private readonly options: ConversationManagerOptions) {
+    validateContextWindowOptions(options);
     this.conversationId = state.conversationId;
     this.tree = new ConversationTree(clone(state.nodes), state.tombstones);
     if (!this.tree.has(ROOT_NODE_ID)) {
@@ -76,6 +77,7 @@ export class ConversationManager {
 
   /** Starts a new conversation and saves it; the root holds the system prompt, or is empty. */
   static async create(options: CreateConversationOptions): Promise<ConversationManager> {
+    validateContextWindowOptions(options);
     const conversationId = options.conversationId ?? randomUUID();
     if (options.conversationId !== undefined && (await options.storage.loadConversation(conversationId))) {
       throw new InvalidOperationError(`Conversation "${conversationId}" already exists; open it with ConversationManager.resume or pick another id.`);
@@ -99,6 +101,7 @@ export class ConversationManager {
    * overwrite a stored conversation with the same id: pass `conversationId` to import a copy.
    */
   static async importJson(obj: unknown, options: ConversationManagerOptions & { conversationId?: string }): Promise<ConversationManager> {
+    validateContextWindowOptions(options);
     const state = fromDataknobsDict(obj);
     if (options.conversationId !== undefined) state.conversationId = options.conversationId;
     if (await options.storage.loadConversation(state.conversationId)) {

@@ -40,6 +40,16 @@ function compareSiblings(a: string, b: string): number {
   return childIndexOf(a) - childIndexOf(b);
 }
 
+/** Orders ids as the tree does: parents before children, siblings by position ("0.9" before "0.10"). */
+export function compareNodeIds(a: string, b: string): number {
+  const pa = a === ROOT_NODE_ID ? [] : a.split('.').map(Number);
+  const pb = b === ROOT_NODE_ID ? [] : b.split('.').map(Number);
+  for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
+    if (pa[i] !== pb[i]) return pa[i] - pb[i];
+  }
+  return pa.length - pb.length;
+}
+
 /**
  * The in-memory tree of one conversation: nodes by id, children by parent, and the tombstones of
  * deleted subtrees, so a new child always gets an index never used before under its parent.
@@ -51,7 +61,7 @@ export class ConversationTree {
 
   /** Builds a tree from stored nodes; every non-root node's parent must be present. */
   constructor(nodes: Iterable<ConversationNode>, tombstones: Iterable<string> = []) {
-    const list = [...nodes].sort((a, b) => a.nodeId.split('.').length - b.nodeId.split('.').length || a.nodeId.localeCompare(b.nodeId));
+    const list = [...nodes].sort((a, b) => compareNodeIds(a.nodeId, b.nodeId));
     for (const node of list) {
       this.add(node);
     }

@@ -46,6 +46,11 @@ describe('ConversationManager: creating and resuming', () => {
     expect(m.getCurrentNodes().map((n) => n.nodeId)).toEqual(['', '0']);
   });
 
+  it('refuses bad context-window limits before anything is stored', async () => {
+    await expect(ConversationManager.create({ llm, storage, conversationId: 'bad', maxHistory: -2 })).rejects.toThrow(/maxHistory/);
+    expect(await storage.loadConversation('bad')).toBeNull();
+  });
+
   it('refuses to create over an existing id, and to resume an unknown one', async () => {
     await ConversationManager.create({ llm, storage, conversationId: 'dup' });
     await expect(ConversationManager.create({ llm, storage, conversationId: 'dup' })).rejects.toThrow(InvalidOperationError);

@@ -4,6 +4,7 @@ import {
   ROOT_NODE_ID,
   childIdOf,
   childIndexOf,
+  compareNodeIds,
   isSelfOrAncestor,
   isValidNodeId,
   parentIdOf,
@@ -24,6 +25,11 @@ describe('node id helpers', () => {
     expect(childIdOf('0.1', 2)).toBe('0.1.2');
     expect(childIndexOf('0.1.12')).toBe(12);
     expect(childIndexOf('')).toBe(-1);
+  });
+
+  it('orders ids as the tree does', () => {
+    const sorted = ['0.10', '1', '', '0.9', '0', '0.9.0'].sort(compareNodeIds);
+    expect(sorted).toEqual(['', '0', '0.9', '0.9.0', '0.10', '1']);
   });
 
   it('validates ids and ancestry', () => {
