@@ -18,7 +18,15 @@ export function activate(context: vscode.ExtensionContext): void {
   const clock = new ActivationClock(performance.now());
   const services = new Services(context);
   context.subscriptions.push(services);
-  clock.whenRendered((t) => services.logger.info(`Activation to first tree render: ${t.toFirstRenderMs?.toFixed(1)} ms (activate() took ${t.activateMs?.toFixed(1)} ms)`));
+  clock.whenRendered((t) => {
+    services.logger.info(`Activation to first tree render: ${t.toFirstRenderMs?.toFixed(1)} ms (activate() took ${t.activateMs?.toFixed(1)} ms)`);
+    // Also a file, so a benchmark driving VS Code from outside can read it without the palette.
+    const dir = context.storageUri ?? context.globalStorageUri;
+    void vscode.workspace.fs
+      .createDirectory(dir)
+      .then(() => vscode.workspace.fs.writeFile(vscode.Uri.joinPath(dir, 'activation-timing.json'), new TextEncoder().encode(JSON.stringify(t, null, 2))))
+      .then(undefined, (err) => services.logger.debug('Could not write activation-timing.json', err));
+  });
 
   const tree = registerTreeView(context, { services, clock });
   const panels = registerChatPanels(context, { services });
