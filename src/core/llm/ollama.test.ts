@@ -196,8 +196,8 @@ describe('OllamaProvider', () => {
 
   it('times out when Ollama never answers and when a stream goes silent', async () => {
     server.enqueue({ hang: true }, { content: 'a b c', hangAfterTokens: 1 });
-    expect(await failure(provider({ timeoutMs: 300 }).complete([{ role: 'user', content: 'hi' }]))).toMatchObject({ kind: 'timeout', retryable: true });
-    const { chunks, error } = await collect(provider({ timeoutMs: 300 }).stream([{ role: 'user', content: 'hi' }]));
+    expect(await failure(provider({ timeoutMs: 800 }).complete([{ role: 'user', content: 'hi' }]))).toMatchObject({ kind: 'timeout', retryable: true });
+    const { chunks, error } = await collect(provider({ timeoutMs: 800 }).stream([{ role: 'user', content: 'hi' }]));
     expect(chunks.map((c) => c.delta)).toEqual(['a']);
     expect(error).toMatchObject({ kind: 'timeout' });
   });

@@ -95,6 +95,7 @@ export class OllamaProvider implements LLMProvider {
       let last: ChatResponse | undefined;
       try {
         for await (const part of iterator) {
+          if (guard.cancelled || guard.timedOut) break;
           const text = part.message?.content ?? '';
           const thinking = part.message?.thinking ?? '';
           toolCalls.push(...fromOllamaToolCalls(part.message?.tool_calls));

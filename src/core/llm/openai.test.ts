@@ -263,10 +263,10 @@ describe('OpenAIProvider', () => {
 
   it('times out when the server never answers, and when a stream goes silent', async () => {
     server.enqueue({ hang: true });
-    const err = await failure(provider({ timeoutMs: 300 }).complete([{ role: 'user', content: 'hi' }]));
+    const err = await failure(provider({ timeoutMs: 800 }).complete([{ role: 'user', content: 'hi' }]));
     expect(err).toMatchObject({ kind: 'timeout', retryable: true });
     server.enqueue({ content: 'a b c d', hangAfterTokens: 2 });
-    const { chunks, error } = await collect(provider({ timeoutMs: 300 }).stream([{ role: 'user', content: 'hi' }]));
+    const { chunks, error } = await collect(provider({ timeoutMs: 800 }).stream([{ role: 'user', content: 'hi' }]));
     expect(chunks.map((c) => c.delta)).toEqual(['a', ' b']);
     expect(error).toMatchObject({ kind: 'timeout', retryable: true });
   });

@@ -131,6 +131,8 @@ export class OpenAIProvider implements LLMProvider {
       let answeredBy = model;
       try {
         for await (const chunk of stream) {
+          // Chunks already buffered when the signal fired are not delivered: cancelled means no more text.
+          if (guard.cancelled || guard.timedOut) break;
           guard.touch();
           if (chunk.model) answeredBy = chunk.model;
           if (chunk.usage) usage = toUsage(chunk.usage);
