@@ -19,6 +19,8 @@ const FOLDER_KINDS: Record<string, PromptKind> = { system: 'system', user: 'user
  */
 export class PartialResolver {
   private readonly prepared = new Map<string, PreparedTemplate | PromptError>();
+  /** Resolved bodies of library prompts; cleared on every reload, since an included file may have changed. */
+  private resolvedBodies = new WeakMap<PromptTemplate, ResolvedTemplate>();
 
   constructor(private readonly lookup: (kind: PromptKind, name: string) => PromptTemplate | undefined) {}
 
@@ -66,6 +68,15 @@ export class PartialResolver {
    * escaping partial, or an include cycle (naming the chain).
    */
   resolve(prompt: PromptTemplate, text = prompt.template, offset: SourceOffset = prompt.templateOffset): ResolvedTemplate {
+    const isBody = text === prompt.template && offset === prompt.templateOffset;
+    const known = isBody ? this.resolvedBodies.get(prompt) : undefined;
+    if (known) return known;
+    const resolved = this.resolveUncached(prompt, text, offset);
+    if (isBody) this.resolvedBodies.set(prompt, resolved);
+    return resolved;
+  }
+
+  private resolveUncached(prompt: PromptTemplate, text: string, offset: SourceOffset): ResolvedTemplate {
     const root = this.prepare(prompt, text, offset);
     const required = new Set(root.analysis.required);
     const optional = new Set(root.analysis.optional);
@@ -103,6 +114,7 @@ export class PartialResolver {
 
   /** Drops cached preparations of files that are gone or changed. */
   prune(live: Set<string>): void {
+    this.resolvedBodies = new WeakMap();
     for (const key of this.prepared.keys()) {
       const [path, sha] = key.split('\0');
       if (!live.has(`${path}\0${sha}`)) this.prepared.delete(key);

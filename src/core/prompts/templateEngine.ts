@@ -123,15 +123,20 @@ export function prepareTemplate(template: string, file: string, offset: SourceOf
 }
 
 const cache = new Map<string, CompiledTemplate>();
+// The same template text comes back on every render; looking it up by the string first skips re-hashing it.
+const recent = new Map<string, CompiledTemplate>();
 
 /** Compiles with values inserted as text (no HTML escaping); compiled templates are cached by content hash. */
 export function compileTemplate(source: string): CompiledTemplate {
+  const hit = recent.get(source);
+  if (hit) return hit;
   const key = sha256Hex(source);
   let compiled = cache.get(key);
   if (!compiled) {
     compiled = env.compile(source, { noEscape: true });
     rememberBounded(cache, key, compiled);
   }
+  rememberBounded(recent, source, compiled, 200);
   return compiled;
 }
 

@@ -207,6 +207,14 @@ describe('watch', () => {
     expect((await builder.renderUserPrompt('live')).content).toBe('Version two, longer');
   });
 
+  it('renders the new text of an edited partial when the prompt that includes it did not change', async () => {
+    const { library, builder } = await open({ 'partials/sig.md': 'old signature', 'user/mail.md': 'Mail\n{{> sig}}' });
+    expect((await builder.renderUserPrompt('mail')).content).toBe('Mail\nold signature');
+    await folder!.write('partials/sig.md', 'the new signature');
+    expect((await library.reload()).paths).toEqual(['partials/sig.md']);
+    expect((await builder.renderUserPrompt('mail')).content).toBe('Mail\nthe new signature');
+  });
+
   it('picks up a new file and a fixed syntax error', async () => {
     const { library, builder } = await open({ 'user/fix.md': 'broken {{x' }, true);
     expect(library.diagnostics()).toHaveLength(1);
