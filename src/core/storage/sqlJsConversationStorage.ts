@@ -32,7 +32,11 @@ export const JOURNAL_SUFFIX = '.arbor-journal';
  * append-only journal. A write appends one flushed journal line, so its cost does not grow with the
  * store; the journal is folded into the database file (temp file + rename) by periodic checkpoints
  * and on close. Several processes may share one store: writes take a short lock, and every call
- * first catches up with what other processes appended or checkpointed.
+ * first catches up with what other processes appended or checkpointed. Lists default to the most
+ * recently updated first, 100 at a time.
+ *
+ * A damaged database file is moved to `<file>.corrupt-<time>` and a fresh store is opened, so the
+ * editor keeps working; the move is reported in `warnings` and to the logger, and nothing is deleted.
  */
 export class SqlJsConversationStorage implements ConversationStorage {
   /** Problems found and repaired on open (e.g. a damaged file moved aside); also sent to the logger. */
