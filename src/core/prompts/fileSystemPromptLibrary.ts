@@ -88,7 +88,7 @@ export class FileSystemPromptLibrary implements Disposable {
     return this.prompts.get(`partial/${name}`);
   }
 
-  /** The retrieval config of `prompts/rag/<name>.*`. */
+  /** The retrieval config of `prompts/rag/<name>.*` (the first, when the file lists several). */
   getRagConfig(name: string): RagConfig | undefined {
     return this.prompts.get(`rag/${name}`)?.ragConfigs?.[0];
   }
@@ -121,8 +121,8 @@ export class FileSystemPromptLibrary implements Disposable {
     const unknown: string[] = [];
     for (const entry of prompt.rag) {
       if ('ref' in entry) {
-        const cfg = this.getRagConfig(entry.ref);
-        if (cfg) configs.push(cfg);
+        const found = this.prompts.get(`rag/${entry.ref}`)?.ragConfigs;
+        if (found?.length) configs.push(...found);
         else unknown.push(entry.ref);
       } else configs.push(entry);
     }

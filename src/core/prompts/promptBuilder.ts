@@ -230,7 +230,7 @@ export class PromptBuilder implements ConversationPromptBuilder {
     }
     if (level === 'warn') for (const m of missing) warnings.push(`missing required parameter "${m}"`);
 
-    for (const ref of job.unknownRag) {
+    for (const ref of options.includeRag === false ? [] : job.unknownRag) {
       const message = `rag config "${ref}" was not found in rag/`;
       if (this.raiseOnRagError) throw new PromptError(`${message}: add prompts/rag/${ref}.yaml or fix the name`);
       warnings.push(`${message}; nothing was retrieved for it`);

@@ -96,6 +96,19 @@ describe('RAG formatting', () => {
     ]);
   });
 
+  it('expands a rag/ file that lists several configs', async () => {
+    const kb = new CountingAdapter([{ content: 'K', score: 1 }]);
+    const b = await setup(
+      {
+        'rag/both.yaml': 'configs:\n  - {adapter: kb, query: one, placeholder: ONE, itemTemplate: "1{{content}}"}\n  - {adapter: kb, query: two, placeholder: TWO, itemTemplate: "2{{content}}"}\n',
+        'user/u.md': '---\nrag: [both]\n---\n{{ONE}}{{TWO}}',
+      },
+      { adapters: { kb } },
+    );
+    expect((await b.renderUserPrompt('u')).content).toBe('1K\n2K\n');
+    expect(kb.calls.map((c) => c.query).sort()).toEqual(['one', 'two']);
+  });
+
   it('runs inline ragConfigs, and leaves placeholders empty with includeRag: false', async () => {
     const kb = new CountingAdapter([{ content: 'Be brief.', score: 1 }]);
     const b = await setup({}, { adapters: { kb } });
