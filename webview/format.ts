@@ -11,9 +11,12 @@ export function formatCost(usd: number): string {
   return `$${usd.toFixed(2)}`;
 }
 
+// One formatter for all calls: `toLocaleString` builds a new one each time, slow over 1,000 messages.
+const GROUPED = new Intl.NumberFormat('en-US');
+
 /** A token count, grouped by thousands. */
 export function formatTokens(count: number): string {
-  return `${count.toLocaleString('en-US')} tokens`;
+  return `${GROUPED.format(count)} tokens`;
 }
 
 /** `path:12-30`, `path:12` or `path` for a file reference. */

@@ -5,7 +5,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { FromWebview } from '../../src/shared/protocol';
-import { chatState, message } from './fixtures';
+import { chatState, longPath, message } from './fixtures';
 import { clearPosted, cspViolations, postToWebview, posted, startHarness, waitForPosted, type WebviewHarness } from './harness';
 
 let harness: WebviewHarness;
@@ -81,17 +81,12 @@ describe('chat webview', () => {
     await live.waitFor();
     await p.evaluate(() => {
       const g = globalThis as any;
-      const content = g.document.querySelector('[data-streaming=true] [data-testid=message-content]');
-      g.__renders = 0;
-      new g.MutationObserver((records: unknown[]) => {
-        g.__renders += records.length;
-      }).observe(content, { childList: true });
       for (let i = 0; i < 200; i += 1) {
         g.postMessage({ type: 'streamDelta', requestId: 'r1', delta: `word${i} `, thinkingDelta: i === 0 ? 'planning' : undefined }, '*');
       }
     });
     await p.waitForFunction(() => (globalThis as any).document.querySelector('[data-streaming=true]')?.textContent.includes('word199'));
-    const renders = await p.evaluate(() => (globalThis as any).__renders as number);
+    const renders = Number(await live.locator('[data-testid=message-content]').getAttribute('data-renders'));
     expect(renders).toBeGreaterThan(0);
     expect(renders).toBeLessThan(200);
     expect(await live.locator('[data-testid=thinking]').isVisible()).toBe(true);
@@ -297,6 +292,50 @@ describe('chat webview', () => {
     expect(await notice.locator('code').textContent()).toBe('ollama serve');
     await notice.locator('[data-testid=notice-dismiss]').click();
     expect(await notice.count()).toBe(0);
+  });
+
+  it('a streamed answer, rendered block by block, ends the same as the whole text rendered at once', async () => {
+    const p = await open();
+    const text = 'Intro with `code`.\n\n1. first\n\n   continued item\n2. second\n\n```ts\nconst a = 1;\n\nconst b = 2;\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\nDone.';
+    await postToWebview(p, { type: 'state', state: chatState([message('0', 'user', 'q')], { busy: true }) });
+    await postToWebview(p, { type: 'streamStart', requestId: 's1', parentNodeId: '0', model: 'm' });
+    for (let i = 0; i < text.length; i += 7) {
+      await postToWebview(p, { type: 'streamDelta', requestId: 's1', delta: text.slice(i, i + 7) });
+      if (i % 28 === 0) {
+        await p.evaluate(() => new Promise((resolve) => (globalThis as any).requestAnimationFrame(resolve)));
+      }
+    }
+    await postToWebview(p, { type: 'streamDone', requestId: 's1' });
+    const shape = (selector: string) =>
+      p.evaluate((sel) => {
+        const el = (globalThis as any).document.querySelector(sel);
+        return {
+          text: el.textContent.replace(/\s+/g, ' ').trim(),
+          tags: [...el.querySelectorAll('ol, li, pre, table, code, p')].map((n: any) => n.tagName).join(','),
+        };
+      }, selector);
+    await p.waitForFunction(() => (globalThis as any).document.querySelector('[data-request-id=s1]')?.textContent.includes('Done.'));
+    const streamed = await shape('[data-request-id=s1] [data-testid=message-content]');
+    await postToWebview(p, { type: 'state', state: chatState([message('0', 'user', 'q'), message('0.0', 'assistant', text)]) });
+    await p.locator('[data-testid=message][data-node-id="0.0"]').waitFor();
+    const whole = await shape('[data-node-id="0.0"] [data-testid=message-content]');
+    expect(streamed.text).toBe(whole.text);
+    expect(streamed.tags.split(',').sort()).toEqual(whole.tags.split(',').sort());
+  });
+
+  it('a long path renders the newest messages at once and the older ones when seen or idle', async () => {
+    const p = await open();
+    const path = longPath(120);
+    const first = await p.evaluate((data) => {
+      const g = globalThis as any;
+      g.dispatchEvent(new g.MessageEvent('message', { data }));
+      const contents = g.document.querySelectorAll('[data-testid=message-content]');
+      return { count: contents.length, firstPending: contents[0].classList.contains('pending'), lastPending: contents[contents.length - 1].classList.contains('pending') };
+    }, { type: 'state', state: chatState(path) });
+    expect(first).toEqual({ count: 120, firstPending: true, lastPending: false });
+    expect(await p.locator('[data-testid=message-content]').first().textContent()).toContain('Question 0');
+    await p.waitForFunction(() => (globalThis as any).document.querySelectorAll('.message-content.pending').length === 0);
+    expect(await p.locator('[data-testid=message]').nth(1).locator('[data-testid=code-block]').count()).toBe(1);
   });
 
   it('keeps the draft and the conversation id across a reload', async () => {

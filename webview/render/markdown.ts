@@ -69,11 +69,6 @@ export class MarkdownRenderer {
     return this.sanitize(this.md.renderInline(text));
   }
 
-  /** The unsanitized HTML markdown-it produces; only the benchmark uses it, as its naive baseline. */
-  renderUnsafeHtml(text: string): string {
-    return this.md.render(text);
-  }
-
   private sanitize(html: string): DocumentFragment {
     return this.purify.sanitize(html, {
       RETURN_DOM_FRAGMENT: true,

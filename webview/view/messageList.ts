@@ -6,6 +6,7 @@
 import type { ErrorView, MessageView } from '../../src/shared/protocol';
 import { h, icon } from '../dom';
 import { CODE_ACTIONS, codeOfButton } from '../render/codeBlocks';
+import { LiveMarkdown } from '../render/liveMarkdown';
 import type { MarkdownRenderer } from '../render/markdown';
 import type { StreamSnapshot } from '../streamBuffer';
 import type { MessageActions } from './actions';
@@ -22,10 +23,16 @@ interface Entry {
   signature: string;
 }
 
+/** Messages at the end of the path whose Markdown renders at once; earlier ones wait until seen. */
+const EAGER_MESSAGES = 40;
+/** How far outside the visible list a deferred message starts rendering. */
+const HYDRATE_MARGIN = '1500px 0px';
+
 interface LiveBubble {
   requestId: string;
   element: HTMLElement;
   content: HTMLElement;
+  markdown: LiveMarkdown;
   thinking: HTMLDetailsElement;
   thinkingText: HTMLElement;
 }
@@ -36,11 +43,13 @@ export class MessageList {
   private readonly entries = new Map<string, Entry>();
   private path: MessageView[] = [];
   private live: LiveBubble | undefined;
-  /** How many times the live bubble's Markdown was rendered: the benchmark compares it with frames. */
-  liveRenders = 0;
   /** The reader is at the end of the log, so new content keeps it there. */
   private pinned = true;
   private settleFrames = 0;
+  /** Content elements showing raw text until rendered, with their Markdown. */
+  private readonly pending = new Map<Element, string>();
+  private readonly hydrator: IntersectionObserver;
+  private idleScheduled = false;
 
   constructor(
     private readonly renderer: MarkdownRenderer,
@@ -52,6 +61,16 @@ export class MessageList {
       testId: 'message-list',
       attrs: { role: 'log', 'aria-live': 'polite', 'aria-label': 'Conversation', tabindex: '0' },
     });
+    this.hydrator = new IntersectionObserver(
+      (entries) => {
+        for (const entry of entries) {
+          if (entry.isIntersecting) {
+            this.hydrate(entry.target);
+          }
+        }
+      },
+      { root: this.element, rootMargin: HYDRATE_MARGIN },
+    );
     this.element.addEventListener('scroll', () => {
       this.pinned = this.isNearBottom();
     }, { passive: true });
@@ -86,8 +105,15 @@ export class MessageList {
       const signature = `${isLast ? 1 : 0}${JSON.stringify(message)}`;
       let entry = this.entries.get(message.nodeId);
       if (!entry || entry.signature !== signature) {
-        const element = renderMessage(message, { isLast }, this.renderer, this.actions);
-        entry?.element.replaceWith(element);
+        const deferContent = index < path.length - EAGER_MESSAGES;
+        const element = renderMessage(message, { isLast, deferContent }, this.renderer, this.actions);
+        if (entry) {
+          this.forget(entry.element);
+          entry.element.replaceWith(element);
+        }
+        if (deferContent) {
+          this.defer(element, message.content);
+        }
         entry = { element, signature };
         this.entries.set(message.nodeId, entry);
       }
@@ -100,6 +126,7 @@ export class MessageList {
     }
     for (const [nodeId, entry] of this.entries) {
       if (!seen.has(nodeId)) {
+        this.forget(entry.element);
         entry.element.remove();
         this.entries.delete(nodeId);
       }
@@ -122,7 +149,11 @@ export class MessageList {
     const at = this.path.findIndex((message) => message.nodeId === parentNodeId);
     if (at >= 0) {
       for (const message of this.path.slice(at + 1)) {
-        this.entries.get(message.nodeId)?.element.remove();
+        const element = this.entries.get(message.nodeId)?.element;
+        if (element) {
+          this.forget(element);
+        }
+        element?.remove();
         this.entries.delete(message.nodeId);
       }
       this.path = this.path.slice(0, at + 1);
@@ -151,8 +182,7 @@ export class MessageList {
       content,
       h('footer', { className: 'message-meta' }, h('span', { className: 'meta-model', testId: 'message-model', text: model })),
     );
-    this.live = { requestId, element, content, thinking, thinkingText };
-    this.liveRenders = 0;
+    this.live = { requestId, element, content, thinking, thinkingText, markdown: new LiveMarkdown(content, this.renderer) };
     const stick = this.pinned;
     this.element.append(element);
     if (stick) {
@@ -167,8 +197,9 @@ export class MessageList {
       return;
     }
     const stick = this.pinned;
-    fillContent(live.content, snapshot.text, this.renderer);
-    this.liveRenders += 1;
+    live.markdown.update(snapshot.text);
+    // Observable count of renders, for the tests and the benchmark that check frame batching.
+    live.content.dataset.renders = String(live.markdown.renders);
     if (snapshot.thinking) {
       live.thinking.hidden = false;
       live.thinkingText.textContent = snapshot.thinking;
@@ -208,6 +239,53 @@ export class MessageList {
     }
     button.click();
     return true;
+  }
+
+  private defer(article: HTMLElement, markdown: string): void {
+    const content = article.querySelector('[data-testid="message-content"]');
+    if (content) {
+      this.pending.set(content, markdown);
+      this.hydrator.observe(content);
+      this.scheduleIdleHydration();
+    }
+  }
+
+  private forget(article: HTMLElement): void {
+    const content = article.querySelector('[data-testid="message-content"]');
+    if (content && this.pending.delete(content)) {
+      this.hydrator.unobserve(content);
+    }
+  }
+
+  private hydrate(content: Element): void {
+    const markdown = this.pending.get(content);
+    if (markdown === undefined) {
+      return;
+    }
+    this.pending.delete(content);
+    this.hydrator.unobserve(content);
+    fillContent(content as HTMLElement, markdown, this.renderer);
+  }
+
+  /** Renders deferred messages, newest first, in idle time, so every message is real soon after. */
+  private scheduleIdleHydration(): void {
+    if (this.idleScheduled) {
+      return;
+    }
+    this.idleScheduled = true;
+    requestIdleCallback((deadline) => {
+      this.idleScheduled = false;
+      const waiting = [...this.pending.keys()].reverse();
+      for (const content of waiting) {
+        if (deadline.timeRemaining() < 3) {
+          break;
+        }
+        this.hydrate(content);
+      }
+      if (this.pending.size > 0) {
+        this.scheduleIdleHydration();
+      }
+    });
   }
 
   private isNearBottom(): boolean {

@@ -20,10 +20,15 @@ const ROLE_LABELS: Record<MessageView['role'], { label: string; icon: string }> 
   function: { label: 'Function', icon: 'symbol-method' },
 };
 
-/** Where a message sits in the shown path, which changes what it offers. */
+/** Where a message sits in the shown path, which changes what it offers and how it renders. */
 export interface MessagePlacement {
   /** The last message of the path: an error there offers Retry. */
   isLast: boolean;
+  /**
+   * Far from the end of a long path: show the raw text for now (inert, searchable, roughly the
+   * right height); the list renders its Markdown when it nears the viewport or the page is idle.
+   */
+  deferContent?: boolean;
 }
 
 /** Builds the element of one message. */
@@ -35,7 +40,12 @@ export function renderMessage(
 ): HTMLElement {
   const role = ROLE_LABELS[message.role];
   const content = h('div', { className: 'message-content markdown', testId: 'message-content' });
-  fillContent(content, message.content, renderer);
+  if (placement.deferContent) {
+    content.classList.add('pending');
+    content.textContent = message.content;
+  } else {
+    fillContent(content, message.content, renderer);
+  }
 
   const article = h(
     'article',
@@ -70,6 +80,7 @@ export function fillContent(content: HTMLElement, text: string, renderer: Markdo
   const fragment = renderer.render(text);
   decorateCodeBlocks(fragment);
   content.replaceChildren(fragment);
+  content.classList.remove('pending');
 }
 
 function siblingSwitcher(message: MessageView, actions: MessageActions): HTMLElement | null {
