@@ -1,3 +1,5 @@
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
 import * as lockfile from 'proper-lockfile';
 import type { Database, SqlJsStatic } from 'sql.js';
 import { StorageError } from '../errors';
@@ -51,7 +53,25 @@ export class JournaledDatabase {
 
   /** Opens the files under the lock: loads, repairs or creates them (see `reload`). */
   async load(): Promise<void> {
-    await this.withLock(() => this.reload([]));
+    await this.withLock(async () => {
+      await this.removeOrphanTempFiles();
+      await this.reload([]);
+    });
+  }
+
+  /**
+   * Deletes temporary files of checkpoints that a killed process never renamed. Safe under the lock:
+   * every checkpoint runs under it, so no live process is writing one now.
+   */
+  private async removeOrphanTempFiles(): Promise<void> {
+    const files = this.files as StoreFiles;
+    const prefixes = [`${path.basename(files.db)}.tmp-`, `${path.basename(files.journal)}.tmp-`];
+    const dir = path.dirname(files.db);
+    for (const name of await fs.readdir(dir)) {
+      if (prefixes.some((prefix) => name.startsWith(prefix))) {
+        await fs.rm(path.join(dir, name), { force: true });
+      }
+    }
   }
 
   /**

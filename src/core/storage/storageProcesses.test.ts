@@ -91,6 +91,7 @@ describe('SqlJsConversationStorage across processes', () => {
         expect(await storage.loadConversation(`round-${earlier}`)).not.toBeNull();
       }
       expect(storage.warnings).toEqual([]);
+      expect((await fs.readdir(dir)).filter((name) => name.includes('.tmp-'))).toEqual([]);
       await storage.close();
     }
   }, 120_000);

@@ -103,6 +103,27 @@ describe('SqlJsConversationStorage damaged and foreign files', () => {
     onDisk.close();
   });
 
+  it('opens a file from a newer minor version and keeps its version', async () => {
+    const file = path.join(dir, 'minor.db');
+    const created = await SqlJsConversationStorage.open(file);
+    await created.saveConversation(sampleConversation('m', 2));
+    await created.close();
+    const SQL = await loadSqlJs();
+    const db = new SQL.Database(await fs.readFile(file));
+    db.run('PRAGMA user_version = 1007');
+    await fs.writeFile(file, db.export());
+    db.close();
+
+    const storage = await SqlJsConversationStorage.open(file);
+    expect((await storage.loadConversation('m'))?.nodes).toHaveLength(2);
+    await storage.saveConversation(sampleConversation('n', 1));
+    await storage.close();
+    const onDisk = new SQL.Database(await fs.readFile(file));
+    expect(onDisk.exec('PRAGMA user_version')[0].values[0][0]).toBe(1007);
+    expect(onDisk.exec('SELECT count(*) FROM conversations')[0].values[0][0]).toBe(2);
+    onDisk.close();
+  });
+
   it('refuses an SQLite database that is not an Arbor store without touching it', async () => {
     const SQL = await loadSqlJs();
     const db = new SQL.Database();
