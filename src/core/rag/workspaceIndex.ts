@@ -39,7 +39,7 @@ export interface WorkspaceIndexOptions {
   chunking?: ChunkOptions;
   /** Weight of a query term found in a file's path (default 1.5). */
   pathBoost?: number;
-  /** Delay before a change from `updateFile`/`removeFile` is saved (default 2000 ms). */
+  /** Delay before a change from `updateFile`/`removeFile` is saved (default 30 s; a missed save only means those files are re-read on the next open). */
   saveDelayMs?: number;
 }
 
@@ -324,7 +324,7 @@ export class WorkspaceIndex implements RagAdapter, Disposable {
     this.saveTimer = setTimeout(() => {
       this.saveTimer = undefined;
       void this.save().catch((err) => this.options.logger?.error(String(err)));
-    }, this.options.saveDelayMs ?? 2000);
+    }, this.options.saveDelayMs ?? 30_000);
     (this.saveTimer as { unref?: () => void }).unref?.();
   }
 
