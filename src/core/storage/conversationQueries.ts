@@ -30,6 +30,7 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
 }
 
 const METADATA_MATCHES = 'arbor_metadata_matches';
+const TIME_MS = 'arbor_time_ms';
 
 /**
  * Registers the SQL functions the queries use. Safe to call again (after `db.export()`, which
@@ -42,14 +43,19 @@ export function registerQueryFunctions(db: Database): void {
     // JSON round-tripping maps an undefined filter value to a missing key, so "absent" matches it.
     return Object.entries(filter).every(([key, value]) => jsonEqual(metadata[key], value)) ? 1 : 0;
   });
+  // Times are compared as instants, so "…00Z", "…00.000Z" and "+02:00" forms of stored times all work.
+  db.create_function(TIME_MS, (iso: string) => {
+    const time = Date.parse(iso);
+    return Number.isNaN(time) ? null : time;
+  });
 }
 
-function isoParam(value: string, name: string): string {
+function timeParam(value: string, name: string): number {
   const time = Date.parse(value);
   if (Number.isNaN(time)) {
     throw new InvalidArgumentError(`${name} must be an ISO 8601 time such as "2025-01-31T12:00:00Z"; got "${value}".`);
   }
-  return new Date(time).toISOString();
+  return time;
 }
 
 type Filter = Omit<SearchOptions, 'limit' | 'offset' | 'sortBy' | 'sortOrder'> & { conversationIds?: string[] };
@@ -63,12 +69,12 @@ export function buildWhere(filter: Filter): { sql: string; params: SqlValue[] } 
     params.push(JSON.stringify(filter.filterMetadata));
   }
   if (filter.createdAfter !== undefined) {
-    clauses.push('c.created_at >= ?');
-    params.push(isoParam(filter.createdAfter, 'createdAfter'));
+    clauses.push(`${TIME_MS}(c.created_at) >= ?`);
+    params.push(timeParam(filter.createdAfter, 'createdAfter'));
   }
   if (filter.createdBefore !== undefined) {
-    clauses.push('c.created_at < ?');
-    params.push(isoParam(filter.createdBefore, 'createdBefore'));
+    clauses.push(`${TIME_MS}(c.created_at) < ?`);
+    params.push(timeParam(filter.createdBefore, 'createdBefore'));
   }
   if (filter.contentContains !== undefined && filter.contentContains !== '') {
     clauses.push('EXISTS (SELECT 1 FROM nodes n WHERE n.conversation_id = c.id AND instr(n.search_text, ?) > 0)');

@@ -89,6 +89,13 @@ describe.each([
       ),
     ).toEqual(['c1', 'c2']);
     expect(await storage.countConversations({ contentContains: 'plain', filterMetadata: { team: 'even' } })).toBe(3);
+    const offsetTime = sampleConversation('tz', 1, { createdAt: '2025-01-02T01:30:00+02:00' });
+    await storage.saveConversation(offsetTime);
+    expect((await storage.searchConversations({ createdBefore: '2025-01-02T00:00:00Z', sortBy: 'conversationId' })).map((s) => s.conversationId)).toEqual([
+      'c0',
+      'tz',
+    ]);
+    await storage.deleteConversation('tz');
     await expect(storage.searchConversations({ createdAfter: 'yesterday' })).rejects.toBeInstanceOf(InvalidArgumentError);
     await expect(storage.listConversations({ limit: -1 })).rejects.toBeInstanceOf(InvalidArgumentError);
     await storage.close();
