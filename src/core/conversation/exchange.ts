@@ -43,9 +43,13 @@ export interface DataknobsConversationDict {
 
 const ROLES: readonly Role[] = ['system', 'user', 'assistant', 'tool', 'function'];
 
-/** Python's `isoformat()` of an aware UTC time, which `datetime.fromisoformat` reads on every version. */
+/**
+ * A UTC time without a zone suffix, like the naive `datetime.isoformat()` dataknobs writes: a
+ * dataknobs process that adds naive times to the same conversation can still sort them with ours
+ * (Python refuses to compare naive and aware times). Read back, a time without a zone is UTC.
+ */
 function toPythonIso(iso: string): string {
-  return iso.endsWith('Z') ? `${iso.slice(0, -1)}+00:00` : iso;
+  return iso.endsWith('Z') ? iso.slice(0, -1) : iso;
 }
 
 /** Reads an ISO time; one without a zone (dataknobs writes naive local times) is taken as UTC. */

@@ -49,7 +49,7 @@ describe('dataknobs JSON exchange', () => {
     expect(dict.nodes[0]).toEqual({
       node_id: '',
       message: { role: 'system', content: 'Be brief.' },
-      timestamp: '2026-01-01T12:00:00.000+00:00',
+      timestamp: '2026-01-01T12:00:00.000',
       prompt_name: null,
       branch_name: null,
       metadata: {},
