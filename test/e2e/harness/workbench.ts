@@ -49,6 +49,8 @@ export class Workbench {
   async waitReady(): Promise<void> {
     await this.page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
     await this.page.locator('.activitybar .action-item').first().waitFor({ timeout: 60_000 });
+    // The icon appears once VS Code has read the installed extensions: their commands are in the palette from then on.
+    await this.arborIcon().waitFor({ timeout: 60_000 });
   }
 
   /** Reloads the window (as "Developer: Reload Window" does) and waits for it again. */
@@ -86,6 +88,16 @@ export class Workbench {
   /** One row of the Conversations tree whose label contains `text`. */
   treeRow(text: string | RegExp): Locator {
     return this.treeRows().filter({ hasText: text });
+  }
+
+  /** Expands a tree row (a click on its label runs its command instead). */
+  async expand(row: Locator): Promise<void> {
+    if ((await row.getAttribute('aria-expanded')) === 'false') await row.locator('.monaco-tl-twistie').click();
+    await this.page.waitForFunction(
+      (el) => el?.getAttribute('aria-expanded') !== 'false',
+      await row.elementHandle(),
+      { timeout: 10_000 },
+    );
   }
 
   /** Runs a command from the palette (F1) by its title, e.g. "Arbor: New Conversation". */
