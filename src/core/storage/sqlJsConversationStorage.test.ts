@@ -185,6 +185,24 @@ describe('SqlJsConversationStorage persistence', () => {
     await fourth.close();
   });
 
+  it('lets two instances on one file see each other\'s journal lines on the next read or poll', async () => {
+    const file = path.join(dir, 'arbor.db');
+    const a = await SqlJsConversationStorage.open(file);
+    const b = await SqlJsConversationStorage.open(file);
+    const seenByB: string[] = [];
+    b.onDidChange((id) => seenByB.push(id));
+    await a.saveConversation(sampleConversation('from-a', 2));
+    expect(await b.poll()).toEqual(['from-a']);
+    expect(await b.poll()).toEqual([]);
+    await b.applyChange('from-a', { upsertNodes: [sampleNode('1', '', 100, 1)], updatedAt: '2025-07-01T00:00:00.000Z' });
+    expect((await a.loadConversation('from-a'))?.nodes.map((n) => n.nodeId)).toEqual(['', '0', '1']);
+    await a.applyChange('from-a', { currentNodeId: '1', updatedAt: '2025-07-02T00:00:00.000Z' });
+    expect((await b.loadConversation('from-a'))?.currentNodeId).toBe('1');
+    expect(seenByB).toEqual(['from-a', 'from-a', 'from-a']);
+    await a.close();
+    await b.close();
+  });
+
   it('checkpoints when the journal grows and keeps every change across checkpoints', async () => {
     const file = path.join(dir, 'arbor.db');
     const storage = await SqlJsConversationStorage.open(file, { checkpointEntries: 5 });
