@@ -334,7 +334,8 @@ describe('chat webview', () => {
     }, { type: 'state', state: chatState(path) });
     expect(first).toEqual({ count: 120, firstPending: true, lastPending: false });
     expect(await p.locator('[data-testid=message-content]').first().textContent()).toContain('Question 0');
-    await p.waitForFunction(() => (globalThis as any).document.querySelectorAll('.message-content.pending').length === 0);
+    await p.waitForFunction(() => (globalThis as any).document.querySelectorAll('[data-pending]').length === 0);
+    expect(await p.locator('[data-testid=message]').count()).toBe(120);
     expect(await p.locator('[data-testid=message]').nth(1).locator('[data-testid=code-block]').count()).toBe(1);
   });
 

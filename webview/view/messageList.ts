@@ -10,7 +10,7 @@ import { LiveMarkdown } from '../render/liveMarkdown';
 import type { MarkdownRenderer } from '../render/markdown';
 import type { StreamSnapshot } from '../streamBuffer';
 import type { MessageActions } from './actions';
-import { errorBlock, fillContent, interruptedBadge, renderMessage } from './messageView';
+import { errorBlock, interruptedBadge, renderMessage, renderPlaceholder } from './messageView';
 
 /** What code block buttons ask for. */
 export interface CodeActions {
@@ -21,10 +21,12 @@ export interface CodeActions {
 interface Entry {
   element: HTMLElement;
   signature: string;
+  message: MessageView;
+  isLast: boolean;
 }
 
-/** Messages at the end of the path whose Markdown renders at once; earlier ones wait until seen. */
-const EAGER_MESSAGES = 40;
+/** Messages at the end of the path rendered at once (more than a tall panel shows); earlier ones wait until seen. */
+const EAGER_MESSAGES = 20;
 /** How far outside the visible list a deferred message starts rendering. */
 const HYDRATE_MARGIN = '1500px 0px';
 
@@ -46,7 +48,7 @@ export class MessageList {
   /** The reader is at the end of the log, so new content keeps it there. */
   private pinned = true;
   private settleFrames = 0;
-  /** Content elements showing raw text until rendered, with their Markdown. */
+  /** Placeholders still waiting for their full render, with their node ids. */
   private readonly pending = new Map<Element, string>();
   private readonly hydrator: IntersectionObserver;
   private idleScheduled = false;
@@ -105,16 +107,16 @@ export class MessageList {
       const signature = `${isLast ? 1 : 0}${JSON.stringify(message)}`;
       let entry = this.entries.get(message.nodeId);
       if (!entry || entry.signature !== signature) {
-        const deferContent = index < path.length - EAGER_MESSAGES;
-        const element = renderMessage(message, { isLast, deferContent }, this.renderer, this.actions);
+        const defer = index < path.length - EAGER_MESSAGES;
+        const element = defer ? renderPlaceholder(message) : renderMessage(message, { isLast }, this.renderer, this.actions);
         if (entry) {
           this.forget(entry.element);
           entry.element.replaceWith(element);
         }
-        if (deferContent) {
-          this.defer(element, message.content);
+        if (defer) {
+          this.defer(element, message.nodeId);
         }
-        entry = { element, signature };
+        entry = { element, signature, message, isLast };
         this.entries.set(message.nodeId, entry);
       }
       seen.add(message.nodeId);
@@ -233,6 +235,10 @@ export class MessageList {
   /** Opens the inline editor on the last user message (Up in an empty composer); false when none. */
   editLastUserMessage(): boolean {
     const last = [...this.path].reverse().find((message) => message.role === 'user');
+    const placeholder = last ? this.entries.get(last.nodeId)?.element : undefined;
+    if (placeholder && this.pending.has(placeholder)) {
+      this.hydrate(placeholder);
+    }
     const button = last ? this.entries.get(last.nodeId)?.element.querySelector<HTMLButtonElement>('[data-testid="edit"]') : null;
     if (!button) {
       return false;
@@ -241,30 +247,30 @@ export class MessageList {
     return true;
   }
 
-  private defer(article: HTMLElement, markdown: string): void {
-    const content = article.querySelector('[data-testid="message-content"]');
-    if (content) {
-      this.pending.set(content, markdown);
-      this.hydrator.observe(content);
-      this.scheduleIdleHydration();
+  private defer(placeholder: HTMLElement, nodeId: string): void {
+    this.pending.set(placeholder, nodeId);
+    this.hydrator.observe(placeholder);
+    this.scheduleIdleHydration();
+  }
+
+  private forget(element: HTMLElement): void {
+    if (this.pending.delete(element)) {
+      this.hydrator.unobserve(element);
     }
   }
 
-  private forget(article: HTMLElement): void {
-    const content = article.querySelector('[data-testid="message-content"]');
-    if (content && this.pending.delete(content)) {
-      this.hydrator.unobserve(content);
-    }
-  }
-
-  private hydrate(content: Element): void {
-    const markdown = this.pending.get(content);
-    if (markdown === undefined) {
+  /** Swaps a placeholder for the message's full element. */
+  private hydrate(placeholder: Element): void {
+    const nodeId = this.pending.get(placeholder);
+    const entry = nodeId === undefined ? undefined : this.entries.get(nodeId);
+    this.pending.delete(placeholder);
+    this.hydrator.unobserve(placeholder);
+    if (!entry || entry.element !== placeholder) {
       return;
     }
-    this.pending.delete(content);
-    this.hydrator.unobserve(content);
-    fillContent(content as HTMLElement, markdown, this.renderer);
+    const element = renderMessage(entry.message, { isLast: entry.isLast }, this.renderer, this.actions);
+    placeholder.replaceWith(element);
+    entry.element = element;
   }
 
   /** Renders deferred messages, newest first, in idle time, so every message is real soon after. */
@@ -276,11 +282,11 @@ export class MessageList {
     requestIdleCallback((deadline) => {
       this.idleScheduled = false;
       const waiting = [...this.pending.keys()].reverse();
-      for (const content of waiting) {
+      for (const placeholder of waiting) {
         if (deadline.timeRemaining() < 3) {
           break;
         }
-        this.hydrate(content);
+        this.hydrate(placeholder);
       }
       if (this.pending.size > 0) {
         this.scheduleIdleHydration();

@@ -20,15 +20,10 @@ const ROLE_LABELS: Record<MessageView['role'], { label: string; icon: string }> 
   function: { label: 'Function', icon: 'symbol-method' },
 };
 
-/** Where a message sits in the shown path, which changes what it offers and how it renders. */
+/** Where a message sits in the shown path, which changes what it offers. */
 export interface MessagePlacement {
   /** The last message of the path: an error there offers Retry. */
   isLast: boolean;
-  /**
-   * Far from the end of a long path: show the raw text for now (inert, searchable, roughly the
-   * right height); the list renders its Markdown when it nears the viewport or the page is idle.
-   */
-  deferContent?: boolean;
 }
 
 /** Builds the element of one message. */
@@ -40,12 +35,7 @@ export function renderMessage(
 ): HTMLElement {
   const role = ROLE_LABELS[message.role];
   const content = h('div', { className: 'message-content markdown', testId: 'message-content' });
-  if (placement.deferContent) {
-    content.classList.add('pending');
-    content.textContent = message.content;
-  } else {
-    fillContent(content, message.content, renderer);
-  }
+  fillContent(content, message.content, renderer);
 
   const article = h(
     'article',
@@ -75,12 +65,30 @@ export function renderMessage(
   return article;
 }
 
+/**
+ * A stand-in for a message far from the end of a long path: the same article and selectors with the
+ * raw text (inert, searchable, roughly the right height). The list swaps in `renderMessage`'s full
+ * element when it nears the viewport or the page is idle, so a long path shows at once.
+ */
+export function renderPlaceholder(message: MessageView): HTMLElement {
+  const role = ROLE_LABELS[message.role];
+  return h(
+    'article',
+    {
+      className: `message role-${message.role} placeholder`,
+      testId: 'message',
+      dataset: { nodeId: message.nodeId, role: message.role, pending: 'true' },
+      ariaLabel: role.label,
+    },
+    h('div', { className: 'message-content pending', testId: 'message-content', text: message.content }),
+  );
+}
+
 /** Replaces an element's children with rendered Markdown and decorates its code blocks. */
 export function fillContent(content: HTMLElement, text: string, renderer: MarkdownRenderer): void {
   const fragment = renderer.render(text);
   decorateCodeBlocks(fragment);
   content.replaceChildren(fragment);
-  content.classList.remove('pending');
 }
 
 function siblingSwitcher(message: MessageView, actions: MessageActions): HTMLElement | null {
