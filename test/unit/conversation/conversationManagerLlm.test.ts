@@ -344,6 +344,14 @@ describe('middleware and the context window', () => {
     expect(lines[1]).toContain('promptTokens=10');
     expect(lines[1]).toContain('model=arbor-test-model');
     expect(lines.join('\n')).not.toMatch(/secret plans|classified/);
+    const verbose: unknown[][] = [];
+    const debugLogger: Logger = { ...logger, debug: (...args) => verbose.push(args) };
+    const v = await ConversationManager.create({ llm: openai, storage, middleware: [new LoggingMiddleware(debugLogger, { logContents: true })] });
+    await v.addMessage({ role: 'user', content: 'open plans' });
+    server.enqueue({ content: 'open answer' });
+    await v.complete();
+    expect(JSON.stringify(verbose)).toContain('open plans');
+    expect(JSON.stringify(verbose)).toContain('open answer');
   });
 
   it('sends only the newest whole turns under maxHistory, keeping the system prompt and the tree', async () => {
