@@ -64,7 +64,12 @@ export class SqlJsConversationStorage implements ConversationStorage {
     await fs.mkdir(path.dirname(dbPath), { recursive: true });
     const files = { db: dbPath, journal: dbPath + JOURNAL_SUFFIX, lock: dbPath + '.lock' };
     const storage = new SqlJsConversationStorage((warn) => new JournaledDatabase(SQL, new SQL.Database(), files, options, warn), options);
-    await storage.store.load();
+    try {
+      await storage.store.load();
+    } catch (error) {
+      storage.store.db.close();
+      throw error;
+    }
     return storage;
   }
 
