@@ -30,6 +30,7 @@ export { estimateTokens, estimateMessageTokens, estimateMessagesTokens, CHARS_PE
 export { redactSecrets, parseRetryAfter } from './llm/providerErrors';
 export * from './storage/storage';
 export { SqlJsConversationStorage, type SqlJsStorageOptions } from './storage/sqlJsConversationStorage';
+export { JOURNAL_SUFFIX } from './storage/sqlJsConversationStorage';
 export * from './prompts/types';
 export * from './prompts/libraryTypes';
 export { FileSystemPromptLibrary, type PromptLibraryOptions, type PromptLibraryChange } from './prompts/fileSystemPromptLibrary';

@@ -9,6 +9,8 @@ export interface ActivationTiming {
   activateStart: number;
   /** When `activate()` returned. */
   activateEnd?: number;
+  /** When VS Code first asked the tree for its root items (the view became visible). */
+  firstTreeRequest?: number;
   /** When the tree's `getChildren` first resolved for the root. */
   firstTreeRender?: number;
   /** `firstTreeRender - activateStart`, in ms. */
@@ -30,6 +32,11 @@ export class ActivationClock {
   activated(): void {
     this.timing.activateEnd ??= performance.now();
     this.timing.activateMs = this.timing.activateEnd - this.timing.activateStart;
+  }
+
+  /** VS Code asked for the tree's root items; only the first call counts. */
+  treeRequested(): void {
+    this.timing.firstTreeRequest ??= performance.now();
   }
 
   /** The tree resolved its root items; only the first call counts. */

@@ -20,6 +20,9 @@ import { parseSettings, type ArborSettings } from './settings';
 import { VscodeWorkspaceFiles } from './vscodeFiles';
 import { WorkspaceFileReader } from './workspaceFileReader';
 
+/** The conversation store's file name inside the extension's storage folder. */
+export const STORE_FILE = 'arbor.sqlite';
+
 /**
  * Everything the extension's features share, built once in `activate()` and loaded lazily: the
  * sql.js store, the model provider (rebuilt when settings or the key change), the prompt library
@@ -49,6 +52,7 @@ export class Services implements vscode.Disposable {
 
   private current: ArborSettings;
   private storagePromise?: Promise<SqlJsConversationStorage>;
+  private storageOpened = false;
   private providerPromise?: Promise<LLMProvider>;
   private libraryPromise?: Promise<FileSystemPromptLibrary | undefined>;
   private builderPromise?: Promise<PromptBuilder | undefined>;
@@ -148,25 +152,32 @@ export class Services implements vscode.Disposable {
     return parsed.settings;
   }
 
+  /** Whether the store has finished opening (the tree draws from its cached list until then). */
+  get storageReady(): boolean {
+    return this.storageOpened;
+  }
+
   /** Where conversations and the index live: the workspace's storage folder, else the global one. */
-  private storageDir(): string {
+  storageDir(): string {
     return (this.context.storageUri ?? this.context.globalStorageUri).fsPath;
   }
 
   /** The sql.js store, opened on first use. */
   storage(): Promise<SqlJsConversationStorage> {
     this.storagePromise ??= (async () => {
+      const started = Date.now();
       const dir = this.storageDir();
       await fs.mkdir(dir, { recursive: true });
-      const file = path.join(dir, 'arbor.sqlite');
+      const file = path.join(dir, STORE_FILE);
       const storage = await SqlJsConversationStorage.open(file, {
         wasmPath: vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'sql-wasm.wasm').fsPath,
         logger: this.logger,
       });
-      this.logger.info(`Conversations are stored in ${file}`);
+      this.logger.info(`Opened the conversation store ${file} in ${Date.now() - started} ms`);
       const sub = storage.onDidChange?.((id) => this.onStorageChanged(id));
       if (sub) this.disposables.push(sub);
       this.watchStore(dir);
+      this.storageOpened = true;
       return storage;
     })();
     this.storagePromise.catch(() => (this.storagePromise = undefined));

@@ -1,9 +1,12 @@
+import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { ConversationNode } from '../core/index';
+import { JOURNAL_SUFFIX } from '../core/index';
+import type { ConversationNode, ConversationSummary } from '../core/index';
 import type { ActivationClock } from './activationTiming';
 import { Commands, TreeItemContext, Views } from './constants';
 import { roleIcon } from './labels';
-import type { Services } from './services';
+import { STORE_FILE, type Services } from './services';
+import { readSummaryCache, SUMMARY_CACHE_FILE, writeSummaryCache } from './summaryCache';
 import { buildRuns, conversationEntry, type ConversationEntry, type RunEntry, type TreeEntry } from './treeModel';
 
 /** How many conversations the tree lists. */
@@ -26,6 +29,7 @@ export class ConversationsTreeProvider implements vscode.TreeDataProvider<TreeEn
   private readonly loaded = new Map<string, LoadedConversation>();
   private readonly parents = new Map<string, TreeEntry>();
   private conversations: ConversationEntry[] = [];
+  private lastCached?: string;
   private refreshTimer?: ReturnType<typeof setTimeout>;
   private readonly subscription: vscode.Disposable;
 
@@ -79,9 +83,9 @@ export class ConversationsTreeProvider implements vscode.TreeDataProvider<TreeEn
 
   async getChildren(entry?: TreeEntry): Promise<TreeEntry[]> {
     if (!entry) {
+      this.clock?.treeRequested();
       try {
-        const storage = await this.services.storage();
-        const summaries = await storage.listConversations({ sortBy: 'updatedAt', sortOrder: 'desc', limit: LIST_LIMIT });
+        const summaries = await this.listRoot();
         const now = Date.now();
         this.conversations = summaries.map((s) => conversationEntry(s, now));
         return this.conversations;
@@ -100,6 +104,39 @@ export class ConversationsTreeProvider implements vscode.TreeDataProvider<TreeEn
     }
     for (const child of entry.children) this.parents.set(child.firstNodeId + '\u0000' + child.conversationId, entry);
     return entry.children;
+  }
+
+  /**
+   * The conversations, newest first. Before the store has opened, the list cached beside it is shown
+   * at once and the store opens in the background, then the tree refreshes with the real list.
+   */
+  private async listRoot(): Promise<ConversationSummary[]> {
+    const cacheFile = path.join(this.services.storageDir(), SUMMARY_CACHE_FILE);
+    if (!this.services.storageReady) {
+      // No store file yet means no conversations yet: nothing to wait for.
+      const cached = (await readSummaryCache(cacheFile)) ?? ((await this.storeExists()) ? undefined : []);
+      if (cached) {
+        this.services.storage().then(
+          () => this._onDidChangeTreeData.fire(undefined),
+          (err) => this.services.logger.error('Could not open the conversation store', err),
+        );
+        return cached;
+      }
+    }
+    const storage = await this.services.storage();
+    const list = await storage.listConversations({ sortBy: 'updatedAt', sortOrder: 'desc', limit: LIST_LIMIT });
+    const serialized = JSON.stringify(list);
+    if (serialized !== this.lastCached) {
+      this.lastCached = serialized;
+      writeSummaryCache(cacheFile, list).catch((err) => this.services.logger.debug('Could not write the conversation list cache', err));
+    }
+    return list;
+  }
+
+  private async storeExists(): Promise<boolean> {
+    const base = path.join(this.services.storageDir(), STORE_FILE);
+    const found = await Promise.all([base, `${base}${JOURNAL_SUFFIX}`].map((f) => this.services.files.stat(f).catch(() => undefined)));
+    return found.some(Boolean);
   }
 
   getParent(entry: TreeEntry): TreeEntry | undefined {
