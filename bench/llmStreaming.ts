@@ -13,7 +13,7 @@ import { OpenAIProvider } from '../src/core/llm/openai';
 import { FakeLlmServer } from '../test/fixtures/fakeLlmServer';
 
 const TOKENS = 2000;
-const RUNS = 9;
+const RUNS = 15;
 
 async function readLines(res: Response, onLine: (line: string) => void): Promise<void> {
   const reader = res.body!.getReader();
