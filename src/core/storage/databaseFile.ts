@@ -6,7 +6,10 @@ import { promises as fs, type Stats } from 'node:fs';
 import initSqlJs, { type Database, type SqlJsStatic } from 'sql.js';
 import { StorageError } from '../errors';
 
-/** Where the sql.js WebAssembly binary comes from. */
+/**
+ * Where the sql.js WebAssembly binary comes from. sql.js initialises once per process, so the first
+ * store opened decides; later options are ignored.
+ */
 export interface SqlJsWasmOptions {
   /** Path of `sql-wasm.wasm`; the bundled extension ships it next to its bundle. */
   wasmPath?: string;

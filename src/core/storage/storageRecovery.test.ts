@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -20,6 +21,30 @@ async function corruptCopies(file: string): Promise<string[]> {
   const names = await fs.readdir(path.dirname(file));
   return names.filter((name) => name.startsWith(`${path.basename(file)}.corrupt-`));
 }
+
+/** Runs a snippet in a fresh Node process (sql.js keeps its first wasm for the life of a process). */
+function runFresh(code: string): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', '-e', code], { cwd: path.resolve(__dirname, '../../..'), encoding: 'utf8', timeout: 60_000 });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe('SqlJsConversationStorage wasm loading', () => {
+  it('loads the wasm from a given path or given bytes, as a bundled extension passes them', async () => {
+    const wasmCopy = path.join(dir, 'shipped-next-to-bundle.wasm');
+    await fs.copyFile(require.resolve('sql.js/dist/sql-wasm.wasm'), wasmCopy);
+    const open = (options: string) =>
+      `const { SqlJsConversationStorage } = require('./src/core/storage/sqlJsConversationStorage.ts');
+       const fs = require('node:fs');
+       SqlJsConversationStorage.open(undefined, ${options})
+         .then((s) => s.countConversations().then((n) => { console.log('count', n); return s.close(); }))
+         .catch((e) => { console.error(e.message); process.exit(3); });`;
+    expect(runFresh(open(`{ wasmPath: ${JSON.stringify(wasmCopy)} }`)).stdout).toContain('count 0');
+    expect(runFresh(open(`{ wasmBinary: fs.readFileSync(${JSON.stringify(wasmCopy)}) }`)).stdout).toContain('count 0');
+    const missing = runFresh(open(`{ wasmPath: ${JSON.stringify(path.join(dir, 'missing.wasm'))} }`));
+    expect(missing.status).toBe(3);
+    expect(missing.stderr).toMatch(/Could not load the SQLite engine \(sql\.js\) from .*missing\.wasm/);
+  }, 60_000);
+});
 
 describe('SqlJsConversationStorage damaged and foreign files', () => {
   it('moves a file that is not a database aside, keeps its bytes, and opens a fresh store', async () => {
