@@ -88,6 +88,7 @@ export async function writeUserSettings(sandbox: Sandbox, settings: Record<strin
     'workbench.enableExperiments': false,
   };
   const file = path.join(sandbox.dataDir, 'User', 'settings.json');
+  await mkdir(path.dirname(file), { recursive: true });
   let existing: Record<string, unknown> = {};
   if (options.merge && existsSync(file)) {
     try {
