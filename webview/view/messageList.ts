@@ -26,7 +26,7 @@ interface Entry {
 }
 
 /** Messages at the end of the path rendered at once (more than a tall panel shows); earlier ones wait until seen. */
-const EAGER_MESSAGES = 20;
+const EAGER_MESSAGES = 16;
 /** How far outside the visible list a deferred message starts rendering. */
 const HYDRATE_MARGIN = '1500px 0px';
 
