@@ -93,7 +93,12 @@ export class JournaledDatabase {
         ? error
         : new StorageError(`Could not write to the conversation store ${this.files.db}: ${String(error)}. Nothing was changed.`, { cause: error });
     }
-    await this.maybeCheckpoint();
+    try {
+      await this.maybeCheckpoint();
+    } catch (error) {
+      // The change is safe in the journal; the next write or close tries the checkpoint again.
+      this.warn(`A checkpoint of ${this.files?.db} failed and will be retried: ${String(error)}`);
+    }
     return touched;
   }
 

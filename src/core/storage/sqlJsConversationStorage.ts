@@ -191,7 +191,7 @@ export class SqlJsConversationStorage implements ConversationStorage {
       const changed: string[] = [];
       await this.store.catchUp(false, changed);
       this.fire(changed);
-      return changed;
+      return [...new Set(changed)];
     });
   }
 
