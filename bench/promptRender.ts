@@ -130,7 +130,7 @@ async function main(): Promise<void> {
     const section = [
       '## Prompt rendering',
       '',
-      `\`npx tsx bench/promptRender.ts\` on ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${os.cpus().length} shared CPUs; ${RENDERS} renders per row, 5 loads. The builder's render includes the params merge, validation, partial lookup and the result record (sha256 and git blob id are computed at load, not per render); the reload re-reads only files whose size or time changed and re-checks every template.`,
+      `\`npx tsx bench/promptRender.ts\` on ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${os.cpus().length} shared CPUs (1-minute load average ${os.loadavg()[0].toFixed(1)} during the run: other jobs were running, so absolute times are inflated and ratios vary between runs); ${RENDERS} interleaved renders per row, 5 loads. The builder's render includes the params merge, validation, partial lookup and the result record (sha256 and git blob id are computed at load, not per render); the reload re-reads only files whose size or time changed and re-checks every template.`,
       '',
       table,
       '',
