@@ -3,8 +3,9 @@
  *
  * Contract with the host page (src/host builds it; test/webview/harness.html mirrors it):
  * - HTML: `<body><div id="root"></div><script nonce=N src=dist/webview/main.js></script></body>`, with
- *   `<link rel=stylesheet>` to dist/webview/main.css and to dist/codicons/codicon.css; give the codicon
- *   link `id="vscode-codicon-stylesheet"` so vscode-elements' icons can load the font in their shadow roots.
+ *   `<link rel=stylesheet>` to dist/webview/main.css and to dist/codicons/codicon.css. Icons here are
+ *   codicon classes in the page's own DOM, so no `id="vscode-codicon-stylesheet"` is needed (only
+ *   vscode-elements' `<vscode-icon>`, not used, would want it).
  * - CSP: `default-src 'none'; img-src <cspSource> data:; style-src <cspSource> 'nonce-N';
  *   font-src <cspSource>; script-src 'nonce-N';`. Therefore this code never uses inline event
  *   handlers, `style=` attributes in HTML strings, eval or remote content: DOM is built with

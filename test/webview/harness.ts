@@ -5,7 +5,7 @@
  * webview posts. Shared by test/webview/*.test.ts and bench/webview.ts.
  */
 import { randomBytes } from 'node:crypto';
-import { copyFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { access, copyFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -50,6 +50,11 @@ export interface WebviewHarness {
 
 /** Bundles the webview, serves the harness on an ephemeral port and launches Chromium. */
 export async function startHarness(options: { minify?: boolean } = {}): Promise<WebviewHarness> {
+  try {
+    await access(CHROMIUM_PATH);
+  } catch {
+    throw new Error(`No Chromium at ${CHROMIUM_PATH}: install Debian's package (apt-get install chromium) or set ARBOR_CHROMIUM to a Chromium binary.`);
+  }
   const dir = await mkdtemp(path.join(tmpdir(), 'arbor-webview-'));
   await mkdir(path.join(dir, 'webview'));
   await mkdir(path.join(dir, 'codicons'));

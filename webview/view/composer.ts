@@ -61,8 +61,9 @@ export class Composer {
 
     this.stopButton = document.createElement('vscode-button');
     this.stopButton.dataset.testid = 'stop';
+    this.stopButton.className = 'stop-button';
     this.stopButton.secondary = true;
-    this.stopButton.append(icon('debug-stop'), ' Stop');
+    this.stopButton.append(icon('debug-stop'), 'Stop');
     this.stopButton.setAttribute('aria-label', 'Stop the answer; the partial text is kept');
     this.stopButton.hidden = true;
     this.stopButton.addEventListener('click', () => this.host.stop());
