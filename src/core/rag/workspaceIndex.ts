@@ -5,70 +5,22 @@
  */
 import { createHash } from 'node:crypto';
 import * as path from 'node:path';
-import picomatch from 'picomatch';
-import type { Disposable, Logger, WorkspaceFiles } from '../files';
+import type { Disposable, WorkspaceFiles } from '../files';
 import { nodeFiles } from '../nodeFiles';
 import type { RagAdapter, RagResultItem } from '../prompts/types';
-import { chunkText, splitLines, type ChunkOptions } from './chunker';
-import { FileRules, languageOf, looksBinary, type ExcludeSetting } from './fileRules';
+import { chunkText, splitLines } from './chunker';
+import { FileRules, languageOf, looksBinary } from './fileRules';
 import { CorruptIndexFileError, readIndexFile, writeIndexFile } from './indexFile';
 import { InvertedIndex } from './invertedIndex';
+import { compileFilters, PathBoost } from './searchFilters';
 import { tokenize } from './tokenizer';
+import type { IndexProgress, IndexStats, IndexUpdateResult, WorkspaceIndexOptions } from './workspaceIndexTypes';
 import { WorkspaceScanner, type ScannedFile } from './workspaceScanner';
+
+export type { IndexProgress, IndexStats, IndexUpdateResult, WorkspaceIndexOptions } from './workspaceIndexTypes';
 
 /** Bump when the tokenizer, chunker or file layout changes: older saved indexes are then rebuilt. */
 const FORMAT_VERSION = 1;
-
-export interface WorkspaceIndexOptions {
-  /** Absolute paths of the workspace folders. */
-  folders: readonly string[];
-  /** The index file (next to the conversation store). */
-  storagePath: string;
-  /** Host excludes: globs, or a `files.exclude` map. */
-  exclude?: ExcludeSetting;
-  /** When given, only files matching one of these globs are indexed. */
-  include?: readonly string[];
-  /** Larger files are skipped (default 1,000,000 bytes). */
-  maxFileBytes?: number;
-  files?: WorkspaceFiles;
-  logger?: Logger;
-  /** Secret file globs never indexed; default `DEFAULT_SECRET_PATTERNS`. */
-  secretPatterns?: readonly string[];
-  /** Honour `.gitignore` files (default true). */
-  gitignore?: boolean;
-  chunking?: ChunkOptions;
-  /** Weight of a query term found in a file's path (default 1.5). */
-  pathBoost?: number;
-  /** Delay before a change from `updateFile`/`removeFile` is saved (default 30 s; a missed save only means those files are re-read on the next open). */
-  saveDelayMs?: number;
-}
-
-/** Progress of `update()`: files checked so far out of those found. */
-export interface IndexProgress {
-  done: number;
-  total: number;
-  path?: string;
-}
-
-/** What one `update()` (or `updateFile`) did, in files. */
-export interface IndexUpdateResult {
-  added: number;
-  changed: number;
-  removed: number;
-  unchanged: number;
-  /** Too large or binary. */
-  skipped: number;
-}
-
-/** Size of the index. */
-export interface IndexStats {
-  files: number;
-  binaryFiles: number;
-  chunks: number;
-  terms: number;
-  postings: number;
-  storagePath: string;
-}
 
 interface FileRecord {
   absPath: string;
@@ -96,12 +48,6 @@ function sha1(bytes: Uint8Array): string {
   return createHash('sha1').update(bytes).digest('hex');
 }
 
-function asList(v: unknown): string[] {
-  if (typeof v === 'string') return v.split(',').map((s) => s.trim()).filter(Boolean);
-  if (Array.isArray(v)) return v.filter((x): x is string => typeof x === 'string');
-  return [];
-}
-
 /** BM25 retrieval over the workspace's own files; the `workspace` RAG adapter. */
 export class WorkspaceIndex implements RagAdapter, Disposable {
   private readonly files: WorkspaceFiles;
@@ -109,7 +55,7 @@ export class WorkspaceIndex implements RagAdapter, Disposable {
   private readonly index = new InvertedIndex();
   private records: Array<FileRecord | undefined> = [];
   private byPath = new Map<string, number>();
-  private pathIndex: Map<string, number[]> | undefined;
+  private pathBoost: PathBoost | undefined;
   private readonly maxFileBytes: number;
   private readonly progressListeners = new Set<(p: IndexProgress) => void>();
   private queue: Promise<unknown> = Promise.resolve();
@@ -265,7 +211,7 @@ export class WorkspaceIndex implements RagAdapter, Disposable {
     this.index.remove(rec.first, rec.count);
     this.records[id] = undefined;
     this.byPath.delete(absPath);
-    this.pathIndex = undefined;
+    this.pathBoost = undefined;
     this.dirty = true;
     return true;
   }
@@ -296,7 +242,7 @@ export class WorkspaceIndex implements RagAdapter, Disposable {
       for (const c of chunks) this.index.add(fileId, c.startLine, c.endLine, c.text);
       rec.count = chunks.length;
     }
-    this.pathIndex = undefined;
+    this.pathBoost = undefined;
     return old ? 'changed' : 'added';
   }
 
@@ -315,7 +261,7 @@ export class WorkspaceIndex implements RagAdapter, Disposable {
     for (const r of records) if (r.count > 0) r.first = chunkMap[r.first];
     this.records = records;
     this.byPath = new Map(records.map((r, i) => [r.absPath, i]));
-    this.pathIndex = undefined;
+    this.pathBoost = undefined;
   }
 
   private scheduleSave(): void {
@@ -348,41 +294,6 @@ export class WorkspaceIndex implements RagAdapter, Disposable {
   /** The path shown in results: relative to its folder, prefixed by the folder name in a multi-root workspace. */
   private displayPath(r: FileRecord): string {
     return this.scanner.folders.length > 1 && r.folder >= 0 ? `${path.basename(this.scanner.folders[r.folder])}/${r.relPath}` : r.relPath;
-  }
-
-  private buildPathIndex(): Map<string, number[]> {
-    const idx = new Map<string, number[]>();
-    for (let i = 0; i < this.records.length; i++) {
-      const r = this.records[i];
-      if (!r || r.count === 0) continue;
-      for (const t of new Set(tokenize(r.relPath))) {
-        const l = idx.get(t);
-        if (l) l.push(i);
-        else idx.set(t, [i]);
-      }
-    }
-    return idx;
-  }
-
-  private allowedFiles(filters: Record<string, unknown> | undefined): Uint8Array | undefined {
-    if (!filters) return undefined;
-    const include = [...asList(filters.include), ...asList(filters.paths), ...asList(filters.glob)];
-    const exclude = asList(filters.exclude);
-    const languages = new Set(asList(filters.language ?? filters.languages).map((l) => l.toLowerCase()));
-    if (include.length === 0 && exclude.length === 0 && languages.size === 0) return undefined;
-    const inc = include.length ? picomatch(include, { dot: true }) : undefined;
-    const exc = exclude.length ? picomatch(exclude, { dot: true }) : undefined;
-    const allowed = new Uint8Array(this.records.length);
-    for (let i = 0; i < this.records.length; i++) {
-      const r = this.records[i];
-      if (!r) continue;
-      const shown = this.displayPath(r);
-      if (inc && !inc(r.relPath) && !inc(shown)) continue;
-      if (exc && (exc(r.relPath) || exc(shown))) continue;
-      if (languages.size && !languages.has(languageOf(r.relPath))) continue;
-      allowed[i] = 1;
-    }
-    return allowed;
   }
 
   /**
@@ -420,18 +331,17 @@ export class WorkspaceIndex implements RagAdapter, Disposable {
   rank(query: string, k: number, filters?: Record<string, unknown>): Array<{ file: number; path: string; startLine: number; endLine: number; score: number }> {
     const tokens = tokenize(query);
     if (tokens.length === 0 || k <= 0) return [];
-    this.pathIndex ??= this.buildPathIndex();
-    const boost = new Float64Array(this.records.length);
-    const weight = this.options.pathBoost ?? 1.5;
-    let fileCount = 0;
-    for (const r of this.records) if (r && r.count > 0) fileCount++;
-    for (const t of new Set(tokens)) {
-      const fs = this.pathIndex.get(t);
-      if (!fs) continue;
-      const idf = Math.log(1 + (fileCount - fs.length + 0.5) / (fs.length + 0.5));
-      for (const f of fs) boost[f] += weight * idf;
+    this.pathBoost ??= new PathBoost(this.records.map((r) => (r && r.count > 0 ? r.relPath : undefined)), this.options.pathBoost ?? 1.5);
+    const boost = this.pathBoost.boosts(tokens);
+    const filter = compileFilters(filters);
+    let allowed: Uint8Array | undefined;
+    if (filter) {
+      allowed = new Uint8Array(this.records.length);
+      this.records.forEach((r, i) => {
+        if (r && filter(r.relPath, this.displayPath(r))) allowed![i] = 1;
+      });
     }
-    const hits = this.index.search(tokens, k, { fileBoost: boost, allowedFiles: this.allowedFiles(filters) });
+    const hits = this.index.search(tokens, k, { fileBoost: boost, allowedFiles: allowed });
     return hits.map((h) => {
       const file = this.index.fileOf(h.chunk);
       const [startLine, endLine] = this.index.linesOf(h.chunk);
