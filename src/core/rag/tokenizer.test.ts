@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { tokenize } from './tokenizer';
+import { STOP_WORDS, tokenize } from './tokenizer';
 
 describe('tokenize', () => {
   it('splits camelCase and PascalCase and keeps the whole identifier', () => {
@@ -17,6 +17,10 @@ describe('tokenize', () => {
   it('lower-cases, drops stop words and one-letter parts, keeps code keywords', () => {
     expect(tokenize('Where is the Config loaded? function x')).toEqual(['config', 'loaded', 'function']);
     expect(tokenize('_private $scope')).toEqual(['private', 'scope']);
+  });
+
+  it('keeps every stop word at most five letters long (the tokenizer skips the lookup for longer tokens)', () => {
+    for (const w of STOP_WORDS) expect(w.length).toBeLessThanOrEqual(5);
   });
 
   it('treats a minus between spaces as an operator, not kebab-case', () => {

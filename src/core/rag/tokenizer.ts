@@ -76,7 +76,8 @@ function emitPart(text: string, lower: string | undefined, s: number, e: number,
   const len = e - s;
   if (len < 2 || len > MAX_TOKEN_LENGTH) return;
   const t = lower !== undefined ? lower.slice(s, e) : text.slice(s, e).toLowerCase();
-  if (!STOP_WORDS.has(t)) emit(t);
+  // Every stop word is at most five letters long: longer tokens skip the lookup.
+  if (len > 5 || !STOP_WORDS.has(t)) emit(t);
 }
 
 function emitWord(text: string, lower: string | undefined, start: number, end: number, emit: (token: string) => void): void {
