@@ -295,13 +295,13 @@ export class InvertedIndex {
     };
   }
 
-  /** Term id of a token, or -1 when no chunk holds it. */
-  lookup(token: string): number {
-    return this.termIds.get(token) ?? -1;
+  /** Whether some chunk (live or removed since the last compaction) holds the token. */
+  has(token: string): boolean {
+    return this.termIds.has(token);
   }
 
-  /** Top `k` live chunks by BM25 over the query's tokens (duplicates weigh more). */
-  search(queryTokens: readonly string[], k: number, options: IndexSearchOptions = {}): ScoredChunk[] {
+  /** Top `k` live chunks by BM25 over the query's tokens (duplicates weigh more; a `[token, weight]` pair weighs `weight`). */
+  search(queryTokens: ReadonlyArray<string | readonly [token: string, weight: number]>, k: number, options: IndexSearchOptions = {}): ScoredChunk[] {
     const n = this.chunkFile.n;
     if (k <= 0 || this.liveCount === 0) return [];
     if (this.acc.length < n) {
@@ -309,9 +309,10 @@ export class InvertedIndex {
       this.touched = new Int32Array(this.acc.length);
     }
     const weights = new Map<number, number>();
-    for (const tok of queryTokens) {
+    for (const q of queryTokens) {
+      const [tok, w] = typeof q === 'string' ? [q, 1] : q;
       const t = this.termIds.get(tok);
-      if (t !== undefined) weights.set(t, (weights.get(t) ?? 0) + 1);
+      if (t !== undefined) weights.set(t, (weights.get(t) ?? 0) + w);
     }
     const acc = this.acc;
     const touched = this.touched;
