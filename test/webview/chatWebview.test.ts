@@ -9,8 +9,8 @@ import { chatState, longPath, message } from './fixtures';
 import { clearPosted, cspViolations, postToWebview, posted, startHarness, waitForPosted, type WebviewHarness } from './harness';
 
 let harness: WebviewHarness;
-let page: Page;
-const pageErrors: string[] = [];
+let page: Page | undefined;
+let pageErrors: string[] = [];
 
 beforeAll(async () => {
   harness = await startHarness();
@@ -21,17 +21,23 @@ afterAll(async () => {
 });
 
 async function open(): Promise<Page> {
-  page = await harness.openPage();
-  page.on('pageerror', (error) => pageErrors.push(error.message));
-  return page;
+  const opened = await harness.openPage();
+  opened.on('pageerror', (error) => pageErrors.push(error.message));
+  page = opened;
+  return opened;
 }
 
 afterEach(async () => {
-  if (page) {
-    expect(await cspViolations(page)).toEqual([]);
-    await page.context().close();
+  const current = page;
+  const errors = pageErrors;
+  page = undefined;
+  pageErrors = [];
+  if (current) {
+    const violations = await cspViolations(current);
+    await current.context().close();
+    expect(violations).toEqual([]);
   }
-  expect(pageErrors).toEqual([]);
+  expect(errors).toEqual([]);
 });
 
 const twoTurns = [
@@ -54,7 +60,7 @@ const input = (p: Page) => p.locator('[data-testid=composer-input] textarea');
 describe('chat webview', () => {
   it('shows the path with the sibling switcher, meta and total cost, and the switcher posts switch', async () => {
     const p = await open();
-    await postToWebview(p, { type: 'state', state: chatState(twoTurns, { totalCostUsd: 0.5 }) });
+    await postToWebview(p, { type: 'state', state: chatState(twoTurns, { totalCostUsd: 0.5, restricted: true, title: 'Cache design' }) });
     const answer = p.locator('[data-testid=message][data-node-id="0.1"]');
     await answer.waitFor();
     expect(await answer.getAttribute('data-role')).toBe('assistant');
@@ -65,6 +71,9 @@ describe('chat webview', () => {
     expect(await answer.locator('[data-testid=message-cost]').textContent()).toBe('$0.0021');
     expect(await p.locator('[data-testid=total-cost]').textContent()).toBe('$0.50');
     expect(await p.locator('[data-testid=message-list]').getAttribute('aria-live')).toBe('polite');
+    expect(await p.locator('[data-testid=title]').textContent()).toBe('Cache design');
+    expect(await p.locator('[data-testid=restricted]').isVisible()).toBe(true);
+    expect(await answer.locator('[data-testid=sibling-prev]').getAttribute('aria-label')).toBe('Previous version');
 
     await answer.locator('[data-testid=sibling-prev]').click();
     expect(await waitForPosted(p, ofType('switch'))).toEqual({ type: 'switch', nodeId: '0.0' });
