@@ -88,16 +88,19 @@ export class ChatController implements vscode.Disposable {
 
   /** Moves to the parent of `nodeId`, so the next message becomes its sibling (Branch from Here). */
   async branchFrom(nodeId: string): Promise<void> {
-    const manager = await this.services.manager(this.conversationId);
-    await manager.branchFrom(nodeId);
+    await this.services.withManager(this.conversationId, (m) => m.branchFrom(nodeId));
     await this.postState();
   }
 
   /** Shows the branch through `nodeId` (Switch to Here, or a search match). */
   async switchTo(nodeId: string): Promise<void> {
-    const manager = await this.services.manager(this.conversationId);
-    await manager.switchToNode(nodeId);
+    await this.services.withManager(this.conversationId, (m) => m.switchToNode(nodeId));
     await this.postState();
+  }
+
+  /** Runs a change with the conversation marked busy (see `Services.whileBusy`). */
+  private mutate(work: () => Promise<void>): Promise<void> {
+    return this.services.whileBusy(this.conversationId, work);
   }
 
   /** Sends the whole chat state; the panel's title follows the conversation's. */
@@ -139,21 +142,19 @@ export class ChatController implements vscode.Disposable {
         case 'ready':
           return await this.onReady();
         case 'send':
-          return await this.send(msg);
+          return await this.mutate(() => this.send(msg));
         case 'stop':
           if (this.stream && (this.stream.requestId === msg.requestId || !msg.requestId)) this.stream.abort.abort();
           return;
         case 'regenerate':
-          return await this.regenerate(msg.requestId, msg.nodeId, msg.model);
+          return await this.mutate(() => this.regenerate(msg.requestId, msg.nodeId, msg.model));
         case 'edit':
-          return await this.edit(msg.requestId, msg.nodeId, msg.text);
-        case 'switch': {
-          const manager = await this.services.manager(this.conversationId);
-          await manager.switchToNode(branchTip(manager.getAllNodes(), msg.nodeId));
+          return await this.mutate(() => this.edit(msg.requestId, msg.nodeId, msg.text));
+        case 'switch':
+          await this.services.withManager(this.conversationId, (m) => m.switchToNode(branchTip(m.getAllNodes(), msg.nodeId)));
           return await this.postState();
-        }
         case 'retry':
-          return await this.retry(msg.requestId);
+          return await this.mutate(() => this.retry(msg.requestId));
         case 'copy':
           await vscode.env.clipboard.writeText(msg.text);
           return;

@@ -26,6 +26,7 @@ export interface OpenChatOptions {
 export class ChatPanels implements vscode.Disposable {
   private readonly controllers = new Map<string, ChatController>();
   private activeId?: string;
+  private shuttingDown = false;
   private readonly _onDidChangeActive = new vscode.EventEmitter<string | undefined>();
   /** Fires with the conversation id of the chat tab that became active (or `undefined`). */
   readonly onDidChangeActive = this._onDidChangeActive.event;
@@ -83,9 +84,23 @@ export class ChatPanels implements vscode.Disposable {
       viewState.dispose();
       if (this.controllers.get(conversationId) === controller) this.controllers.delete(conversationId);
       if (this.activeId === conversationId) this.setActive(undefined);
+      if (!this.shuttingDown) void this.dropIfEmpty(conversationId);
     });
     void controller.postState();
     return controller;
+  }
+
+  /** A chat closed before its first message leaves no empty conversation behind in the sidebar. */
+  private async dropIfEmpty(conversationId: string): Promise<void> {
+    try {
+      const manager = await this.services.manager(conversationId);
+      if (manager.getAllNodes().length > 1) return;
+      const storage = await this.services.storage();
+      await storage.deleteConversation(conversationId);
+      this.services.forget(conversationId);
+    } catch (err) {
+      this.services.logger.debug(`Could not remove the empty conversation ${conversationId}`, err);
+    }
   }
 
   private setActive(id: string | undefined): void {
@@ -111,8 +126,10 @@ export class ChatPanels implements vscode.Disposable {
     this.controllers.get(conversationId)?.panel.dispose();
   }
 
+  /** Stops listening; the tabs themselves stay, so VS Code restores them on the next start. */
   dispose(): void {
-    for (const c of [...this.controllers.values()]) c.panel.dispose();
+    this.shuttingDown = true;
+    for (const c of [...this.controllers.values()]) c.dispose();
     this._onDidChangeActive.dispose();
   }
 }

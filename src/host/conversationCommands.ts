@@ -86,19 +86,20 @@ export function registerConversationCommands(context: vscode.ExtensionContext, d
     const manager = await services.manager(id);
     const current = conversationTitle(manager.getMetadata() as Record<string, unknown>, manager.getAllNodes().find((n) => n.message.role === 'user')?.message.content);
     const title = await vscode.window.showInputBox({ prompt: 'New title for the conversation', value: current, validateInput: (v) => (v.trim() ? undefined : 'The title cannot be empty.') });
-    if (title?.trim()) await manager.setMetadata('title', title.trim());
+    if (title?.trim()) await services.withManager(id, (m) => m.setMetadata('title', title.trim()));
   });
 
   reg(Commands.forkConversation, async (arg?: unknown) => {
     const t = targetOf(deps, arg);
     const id = conversationIdOf(deps, arg);
     if (!id) return;
-    const manager = await services.manager(id);
     const upToNodeId = t?.kind === 'run' ? t.lastNodeId : undefined;
-    const fork = await manager.fork(undefined, upToNodeId !== undefined ? { upToNodeId } : {});
+    const { fork, title } = await services.withManager(id, async (m) => ({
+      fork: await m.fork(undefined, upToNodeId !== undefined ? { upToNodeId } : {}),
+      title: conversationTitle(m.getMetadata() as Record<string, unknown>, m.getAllNodes().find((n) => n.message.role === 'user')?.message.content),
+    }));
     services.adopt(fork);
-    const title = conversationTitle(manager.getMetadata() as Record<string, unknown>);
-    await fork.setMetadata('title', `${title} (fork)`);
+    await services.withManager(fork.conversationId, (m) => m.setMetadata('title', `${title} (fork)`));
     await panels.open(fork.conversationId);
   });
 

@@ -60,12 +60,11 @@ export function registerNodeCommands(context: vscode.ExtensionContext, deps: Com
   reg(Commands.renameBranch, async (arg?: unknown) => {
     const run = runOf(deps, arg);
     if (!run) return;
-    const manager = await services.manager(run.conversationId);
     const name = await vscode.window.showInputBox({
       prompt: 'Name of the branch that starts at this message (empty to remove the name)',
       value: run.branchName ?? '',
     });
-    if (name !== undefined) await manager.renameBranch(run.firstNodeId, name.trim());
+    if (name !== undefined) await services.withManager(run.conversationId, (m) => m.renameBranch(run.firstNodeId, name.trim()));
   });
 
   reg(Commands.compareWith, async (arg?: unknown) => {
@@ -115,6 +114,6 @@ export function registerNodeCommands(context: vscode.ExtensionContext, deps: Com
       `This message and the ${count - 1} below it are deleted. This cannot be undone.`,
       'Delete Branch',
     );
-    if (ok) await manager.deleteBranch(run.firstNodeId);
+    if (ok) await services.withManager(run.conversationId, (m) => m.deleteBranch(run.firstNodeId));
   });
 }

@@ -58,7 +58,10 @@ export class Services implements vscode.Disposable {
   private builderPromise?: Promise<PromptBuilder | undefined>;
   private indexPromise?: Promise<WorkspaceIndex | undefined>;
   private readonly managers = new Map<string, Promise<ConversationManager>>();
-  private readonly busy = new Set<string>();
+  /** Operations running per conversation; changes seen meanwhile are re-checked when they end. */
+  private readonly busy = new Map<string, number>();
+  private readonly staleWhileBusy = new Set<string>();
+  private readonly managerSubscriptions = new Map<string, vscode.Disposable>();
   private readonly disposables: vscode.Disposable[] = [];
   private lastEditor?: vscode.TextEditor;
   private readonly llm: DelegatingProvider;
@@ -217,21 +220,33 @@ export class Services implements vscode.Disposable {
     void this.syncManager(conversationId).finally(() => this._onDidChangeConversation.fire(conversationId));
   }
 
-  /** Re-reads a cached manager whose conversation another window changed, unless a request is running. */
+  /** Re-reads a cached manager whose conversation another window changed, unless an operation is running. */
   private async syncManager(conversationId: string): Promise<void> {
     const cached = this.managers.get(conversationId);
-    if (!cached || this.busy.has(conversationId)) return;
+    if (!cached) return;
+    if (this.busy.has(conversationId)) {
+      this.staleWhileBusy.add(conversationId);
+      return;
+    }
     try {
       const manager = await cached;
       const storage = await this.storage();
       const stored = await storage.loadConversation(conversationId);
+      if (this.busy.has(conversationId)) {
+        this.staleWhileBusy.add(conversationId);
+        return;
+      }
       if (!stored) {
         this.managers.delete(conversationId);
         return;
       }
       const mine = manager.toState();
       if (stored.updatedAt !== mine.updatedAt || stored.currentNodeId !== mine.currentNodeId || stored.nodes.length !== mine.nodes.length) {
-        this.managers.set(conversationId, ConversationManager.resume(conversationId, await this.managerOptions()));
+        if (this.managers.get(conversationId) !== cached) return;
+        const fresh = ConversationManager.resume(conversationId, await this.managerOptions());
+        this.managers.set(conversationId, fresh);
+        fresh.then((m) => this.track(m)).catch(() => this.managers.delete(conversationId));
+        this.logger.debug(`Reloaded conversation ${conversationId} after a change from another window`);
       }
     } catch (err) {
       this.logger.warn(`Could not reload conversation ${conversationId}`, err);
@@ -363,23 +378,40 @@ export class Services implements vscode.Disposable {
     this._onDidChangeConversation.fire(conversationId);
   }
 
-  /** Runs `work` with the conversation marked busy, so changes from other windows wait for it. */
+  /**
+   * Runs `work` with the conversation marked busy: a change noticed meanwhile (possibly this window's
+   * own write) does not swap the manager under it, and is checked again when the work ends.
+   */
   async whileBusy<T>(conversationId: string, work: () => Promise<T>): Promise<T> {
-    this.busy.add(conversationId);
+    this.busy.set(conversationId, (this.busy.get(conversationId) ?? 0) + 1);
     try {
       return await work();
     } finally {
-      this.busy.delete(conversationId);
+      const left = (this.busy.get(conversationId) ?? 1) - 1;
+      if (left > 0) this.busy.set(conversationId, left);
+      else {
+        this.busy.delete(conversationId);
+        if (this.staleWhileBusy.delete(conversationId)) void this.syncManager(conversationId);
+      }
     }
   }
 
+  /** Runs `work` on a conversation's manager while it is marked busy (every change goes through here). */
+  async withManager<T>(conversationId: string, work: (manager: ConversationManager) => Promise<T>): Promise<T> {
+    return this.whileBusy(conversationId, async () => work(await this.manager(conversationId)));
+  }
+
   private track(manager: ConversationManager): void {
-    const sub = manager.onDidChange((e) => this._onDidChangeConversation.fire(e.conversationId));
-    this.disposables.push(sub);
+    this.managerSubscriptions.get(manager.conversationId)?.dispose();
+    this.managerSubscriptions.set(
+      manager.conversationId,
+      manager.onDidChange((e) => this._onDidChangeConversation.fire(e.conversationId)),
+    );
   }
 
   dispose(): void {
     for (const d of this.disposables.splice(0)) d.dispose();
+    for (const d of this.managerSubscriptions.values()) d.dispose();
     void this.libraryPromise?.then((l) => l?.dispose()).catch(() => undefined);
     void this.indexPromise?.then((i) => i?.dispose()).catch(() => undefined);
     void this.storagePromise?.then((s) => s.close()).catch(() => undefined);
