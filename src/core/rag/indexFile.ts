@@ -49,13 +49,13 @@ export async function writeIndexFile<M>(file: string, data: SavedIndex<M>): Prom
   }
   createHash('sha1').update(out.subarray(0, size)).digest().copy(out, size);
 
-  await fs.mkdir(path.dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
   try {
+    await fs.mkdir(path.dirname(file), { recursive: true });
     await fs.writeFile(tmp, out);
     await fs.rename(tmp, file);
   } catch (err) {
-    await fs.rm(tmp, { force: true });
+    await fs.rm(tmp, { force: true }).catch(() => undefined);
     throw new StorageError(`Could not save the workspace index to ${file}: ${String(err)}. Check that the folder is writable and the disk not full.`, { cause: err });
   }
 }

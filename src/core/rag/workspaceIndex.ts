@@ -10,7 +10,8 @@ import { nodeFiles } from '../nodeFiles';
 import type { RagAdapter, RagResultItem } from '../prompts/types';
 import { chunkText, splitLines } from './chunker';
 import { FileRules, languageOf, looksBinary } from './fileRules';
-import { CorruptIndexFileError, readIndexFile, writeIndexFile } from './indexFile';
+import { StorageError } from '../errors';
+import { readIndexFile, writeIndexFile } from './indexFile';
 import { InvertedIndex } from './invertedIndex';
 import { compileFilters, PathBoost } from './searchFilters';
 import { tokenize } from './tokenizer';
@@ -71,8 +72,8 @@ export class WorkspaceIndex implements RagAdapter, Disposable {
   }
 
   /**
-   * Opens the index saved at `storagePath` (or an empty one when there is none or it is corrupt,
-   * with a warning). Call `update()` next to bring it up to date with the folders.
+   * Opens the index saved at `storagePath` (or an empty one when there is none, or it is corrupt
+   * or unreadable, with a warning). Call `update()` next to bring it up to date with the folders.
    */
   static async open(options: WorkspaceIndexOptions): Promise<WorkspaceIndex> {
     const wi = new WorkspaceIndex(options);
@@ -81,7 +82,8 @@ export class WorkspaceIndex implements RagAdapter, Disposable {
       if (saved && saved.meta.format === FORMAT_VERSION) wi.restore(saved.meta, saved.snapshot);
       else if (saved) options.logger?.info(`The workspace index ${options.storagePath} is from another version; rebuilding it.`);
     } catch (err) {
-      if (!(err instanceof CorruptIndexFileError)) throw err;
+      // Unreadable or corrupt: start empty; update() rebuilds and tries to save again.
+      if (!(err instanceof StorageError)) throw err;
       options.logger?.warn(err.message);
       wi.dirty = true;
     }
@@ -118,7 +120,9 @@ export class WorkspaceIndex implements RagAdapter, Disposable {
   update(options: { signal?: AbortSignal } = {}): Promise<IndexUpdateResult> {
     return this.serial(async () => {
       const result: IndexUpdateResult = { added: 0, changed: 0, removed: 0, unchanged: 0, skipped: 0 };
-      const scanned = await this.scanner.scan(options.signal);
+      // The index's own file (and its temporary files) may sit inside a folder: never index them.
+      const own = path.resolve(this.options.storagePath);
+      const scanned = (await this.scanner.scan(options.signal)).filter((f) => f.absPath !== own && !f.absPath.startsWith(`${own}.`));
       const seen = new Set<string>();
       const total = scanned.length;
       let done = 0;
@@ -159,7 +163,10 @@ export class WorkspaceIndex implements RagAdapter, Disposable {
       for (const p of [...this.byPath.keys()]) {
         if (!seen.has(p) && this.removeRecord(p)) result.removed++;
       }
-      if (this.dirty) await this.saveNow();
+      if (this.dirty) {
+        // The index works from memory without its file; a failed save is retried on the next change.
+        await this.saveNow().catch((err) => this.options.logger?.error(err instanceof Error ? err.message : String(err)));
+      }
       return result;
     });
   }
@@ -366,13 +373,13 @@ export class WorkspaceIndex implements RagAdapter, Disposable {
     return this.records.filter((r): r is FileRecord => !!r && !r.binary).map((r) => this.displayPath(r)).sort();
   }
 
-  /** Stops pending work and saves unsaved changes. */
+  /** Stops pending work and saves unsaved changes (a failed save is logged, not thrown). */
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
     if (this.saveTimer) clearTimeout(this.saveTimer);
     this.saveTimer = undefined;
     this.progressListeners.clear();
-    await this.serial(() => this.saveNow());
+    await this.serial(() => this.saveNow()).catch((err) => this.options.logger?.error(err instanceof Error ? err.message : String(err)));
   }
 }

@@ -67,6 +67,32 @@ describe('WorkspaceIndex coverage', () => {
     expect(await wi.search('secret password token', 5)).toEqual([]);
   });
 
+  it('never indexes its own file, works on an empty folder, and keeps working when the index cannot be saved', async () => {
+    const root = await tree({ 'notes.txt': 'plain words here\n' });
+    const logger = memoryLogger();
+    const inside = await WorkspaceIndex.open({ folders: [root], storagePath: path.join(root, '.arbor', 'index.bin'), logger });
+    open.push(inside);
+    await inside.update();
+    expect(await inside.update()).toMatchObject({ added: 0, unchanged: 1 });
+    expect(inside.indexedPaths()).toEqual(['notes.txt']);
+
+    const empty = await tree({});
+    const e = await openIndex(empty);
+    expect(await e.update()).toMatchObject({ added: 0 });
+    await e.dispose();
+    const e2 = await openIndex(empty);
+    expect(e2.stats()).toMatchObject({ files: 0, chunks: 0 });
+    expect(await e2.search('anything', 5)).toEqual([]);
+
+    // A storage path under a regular file cannot be written: the update still indexes, and says why it could not save.
+    const blocked = await WorkspaceIndex.open({ folders: [root], storagePath: path.join(root, 'notes.txt', 'index.bin'), logger });
+    open.push(blocked);
+    await blocked.update();
+    expect(blocked.indexedPaths()).toEqual(['notes.txt']);
+    expect((await blocked.search('plain words', 1))[0].path).toBe('notes.txt');
+    expect(logger.warnings.join('\n')).toMatch(/Could not save the workspace index/);
+  });
+
   it('include globs narrow the index', async () => {
     const root = await tree({ 'a.ts': 'alpha\n', 'b.py': 'alpha\n', 'docs/c.ts': 'alpha\n' });
     const wi = await openIndex(root, { include: ['**/*.ts'] });
