@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { Commands } from './constants';
 import { conversationIdOf, targetOf, type CommandDeps } from './commandDeps';
-import { selectionAttachment } from './editorActions';
+import { fileAttachment, selectionAttachment } from './editorActions';
 import { firstLine } from './labels';
 import { conversationTitle } from './treeModel';
 
@@ -67,12 +67,13 @@ export function registerConversationCommands(context: vscode.ExtensionContext, d
 
   reg(Commands.askAboutSelection, async () => {
     const editor = vscode.window.activeTextEditor ?? services.lastTextEditor;
-    const selection = selectionAttachment(services, editor);
-    if (!selection) {
-      void vscode.window.showInformationMessage('Select some code in an editor first, then run "Arbor: Ask About Selection".');
+    // With nothing selected, the whole file of the editor is attached instead.
+    const attachment = selectionAttachment(services, editor) ?? (editor ? fileAttachment(services, editor) : undefined);
+    if (!attachment) {
+      void vscode.window.showInformationMessage('Open a file and select some code first, then run "Arbor: Ask About Selection".');
       return;
     }
-    await panels.open(undefined, { attachments: [selection], beside: true });
+    await panels.open(undefined, { attachments: [attachment], beside: true });
   });
 
   reg(Commands.openConversation, async (arg?: unknown) => {

@@ -19,6 +19,19 @@ export function selectionAttachment(services: Services, editor: vscode.TextEdito
   };
 }
 
+/**
+ * An editor's whole file as an attachment, read from disk when the message is sent; a file with
+ * unsaved changes, or one outside the workspace, carries the editor's text instead.
+ */
+export function fileAttachment(services: Services, editor: vscode.TextEditor): Attachment {
+  const doc = editor.document;
+  const rel = doc.uri.scheme === 'file' ? toWorkspaceRelative(services.folderPaths(), doc.uri.fsPath) : undefined;
+  if (!rel || doc.isDirty) {
+    return { kind: 'selection', path: rel ?? vscode.workspace.asRelativePath(doc.uri, false), startLine: 1, endLine: doc.lineCount, language: doc.languageId, text: doc.getText() };
+  }
+  return { kind: 'file', path: rel, language: doc.languageId };
+}
+
 /** The editor values every prompt template can use: `selection`, `file`, `language`, `workspaceFolder`. */
 export function editorValues(services: Services): Record<string, string> {
   const editor = services.lastTextEditor;
