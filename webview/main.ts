@@ -55,7 +55,11 @@ const list = new MessageList(
   renderer,
   {
     switchTo: (nodeId) => vscode.postMessage({ type: 'switch', nodeId }),
-    edit: (nodeId, text) => startRequest((requestId) => vscode.postMessage({ type: 'edit', requestId, nodeId, text })),
+    edit: (nodeId, text) =>
+      startRequest((requestId) => {
+        vscode.postMessage({ type: 'edit', requestId, nodeId, text });
+        list.showOutgoing(requestId, text, [], nodeId);
+      }),
     regenerate: (nodeId, model) => startRequest((requestId) => vscode.postMessage({ type: 'regenerate', requestId, nodeId, model })),
     retry: () => startRequest((requestId) => vscode.postMessage({ type: 'retry', requestId })),
     openFile: (path, startLine, endLine) => vscode.postMessage({ type: 'openFile', path, startLine, endLine }),
@@ -69,7 +73,12 @@ const list = new MessageList(
 );
 const stream = new StreamBuffer((snapshot) => list.updateStream(snapshot));
 const composer = new Composer({
-  send: (message) => startRequest((requestId) => vscode.postMessage({ type: 'send', requestId, ...message })),
+  send: (message) =>
+    startRequest((requestId) => {
+      vscode.postMessage({ type: 'send', requestId, ...message });
+      const shown = message.promptName ? `/${message.promptName}${message.text ? ` ${message.text}` : ''}` : message.text;
+      list.showOutgoing(requestId, shown, message.attachments);
+    }),
   stop: () => vscode.postMessage({ type: 'stop', requestId: streamingId ?? lastRequestId ?? '' }),
   selectModel: (model) => vscode.postMessage({ type: 'selectModel', model }),
   findFiles: (query) => request<string[]>((requestId) => vscode.postMessage({ type: 'findFiles', requestId, query })).then(asPaths),
@@ -128,8 +137,12 @@ function handle(message: ToWebview): void {
         stream.reset();
         streamingId = undefined;
       }
-      list.endStream(message.requestId, message.error);
-      setBusy(false);
+      if (!list.endStream(message.requestId, message.error) && message.error) {
+        // Refused before it streamed (e.g. another answer is still streaming): say why, keep the rest.
+        list.dropOutgoing(message.requestId);
+        header.showNotice({ type: 'notice', level: 'error', message: message.error.message });
+      }
+      setBusy(streamingId !== undefined);
       break;
     case 'models':
       models = message.models;

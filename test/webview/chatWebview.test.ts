@@ -348,6 +348,39 @@ describe('chat webview', () => {
     expect(await p.locator('[data-testid=message]').nth(1).locator('[data-testid=code-block]').count()).toBe(1);
   });
 
+  it('shows a sent message at once, keeps a failed answer with Retry until an answer replaces it, and reports refusals', async () => {
+    const p = await open();
+    await postToWebview(p, { type: 'state', state: chatState([]) });
+    await input(p).click();
+    await p.keyboard.type('Why is `x` undefined?');
+    await p.keyboard.press('Enter');
+    const send = (await waitForPosted(p, ofType('send'))) as { requestId: string };
+    const outgoing = p.locator('[data-testid=message][data-outgoing=true]');
+    await outgoing.waitFor();
+    expect(await outgoing.getAttribute('data-role')).toBe('user');
+    expect(await outgoing.locator('code').textContent()).toBe('x');
+
+    // The host streams before it posts the state that holds the new user message.
+    await postToWebview(p, { type: 'streamStart', requestId: send.requestId, parentNodeId: '0', model: 'llama3.2' });
+    await postToWebview(p, { type: 'streamDone', requestId: send.requestId, error: { message: 'The model server closed the stream', kind: 'network', retryable: true } });
+    await postToWebview(p, { type: 'state', state: chatState([message('0', 'user', 'Why is `x` undefined?')]) });
+    await p.locator('[data-testid=message][data-node-id="0"]').waitFor();
+    expect(await outgoing.count()).toBe(0);
+    expect(await p.locator('[data-testid=error]').textContent()).toContain('closed the stream');
+    expect(await p.locator('[data-testid=message]').count()).toBe(2);
+
+    // A request the host refuses without streaming: the reason shows as a notice.
+    await input(p).click();
+    await p.keyboard.type('again');
+    await p.keyboard.press('Enter');
+    const second = (await waitForPosted(p, (m) => m.type === 'send' && m.requestId !== send.requestId)) as { requestId: string };
+    await postToWebview(p, { type: 'streamDone', requestId: second.requestId, error: { message: 'An answer is still streaming: stop it or wait for it first.', kind: 'busy', retryable: true } });
+    await p.locator('[data-testid=notice]').waitFor();
+    expect(await p.locator('[data-testid=notice]').textContent()).toContain('still streaming');
+    expect(await outgoing.count()).toBe(0);
+    expect(await p.locator('[data-testid=send]').isVisible()).toBe(true);
+  });
+
   it('keeps the draft and the conversation id across a reload', async () => {
     const p = await open();
     await postToWebview(p, { type: 'state', state: chatState(twoTurns, { conversationId: 'conv-42' }) });

@@ -3,14 +3,15 @@
  * whose view changed (keyed by node id), so switching a branch in a long conversation costs the
  * changed tail, not the whole path. A streaming answer lives in its own bubble after the path.
  */
-import type { ErrorView, MessageView } from '../../src/shared/protocol';
-import { h, icon } from '../dom';
+import type { Attachment, ErrorView, MessageView } from '../../src/shared/protocol';
+import { h } from '../dom';
 import { CODE_ACTIONS, codeOfButton } from '../render/codeBlocks';
-import { LiveMarkdown } from '../render/liveMarkdown';
 import type { MarkdownRenderer } from '../render/markdown';
 import type { StreamSnapshot } from '../streamBuffer';
 import type { MessageActions } from './actions';
-import { errorBlock, interruptedBadge, renderMessage, renderPlaceholder } from './messageView';
+import { LiveBubble } from './liveBubble';
+import { renderMessage, renderPlaceholder } from './messageView';
+import { renderOutgoing } from './outgoingMessage';
 
 /** What code block buttons ask for. */
 export interface CodeActions {
@@ -30,14 +31,6 @@ const EAGER_MESSAGES = 16;
 /** How far outside the visible list a deferred message starts rendering. */
 const HYDRATE_MARGIN = '1500px 0px';
 
-interface LiveBubble {
-  requestId: string;
-  element: HTMLElement;
-  content: HTMLElement;
-  markdown: LiveMarkdown;
-  thinking: HTMLDetailsElement;
-  thinkingText: HTMLElement;
-}
 
 /** Keeps the DOM of the message log in step with the path and the streaming answer. */
 export class MessageList {
@@ -45,6 +38,7 @@ export class MessageList {
   private readonly entries = new Map<string, Entry>();
   private path: MessageView[] = [];
   private live: LiveBubble | undefined;
+  private outgoing: { requestId: string; element: HTMLElement } | undefined;
   /** The reader is at the end of the log, so new content keeps it there. */
   private pinned = true;
   private settleFrames = 0;
@@ -96,7 +90,10 @@ export class MessageList {
     });
   }
 
-  /** Shows `path`; the live bubble stays only while a request is still streaming. */
+  /**
+   * Shows `path`. The outgoing user bubble goes (the path has the stored message now); the live
+   * bubble stays while streaming, or after a failure that left no answer in its place.
+   */
   setPath(path: MessageView[], busy: boolean): void {
     const stick = this.pinned;
     this.path = path;
@@ -133,8 +130,11 @@ export class MessageList {
         this.entries.delete(nodeId);
       }
     }
-    if (this.live && !busy) {
-      this.live.element.remove();
+    this.outgoing?.element.remove();
+    this.outgoing = undefined;
+    const live = this.live;
+    if (live && !busy && !(live.failed && path.at(-1)?.nodeId === live.parentNodeId)) {
+      live.element.remove();
       this.live = undefined;
     }
     if (this.live) {
@@ -145,48 +145,43 @@ export class MessageList {
     }
   }
 
+  /**
+   * Shows a message the user just sent until the host's `state` has it. `replacing` (an edit) hides
+   * that message and everything after it, since the edit becomes a sibling branch.
+   */
+  showOutgoing(requestId: string, text: string, attachments: Attachment[], replacing?: string): void {
+    if (replacing !== undefined) {
+      const at = this.path.findIndex((message) => message.nodeId === replacing);
+      if (at >= 0) {
+        this.truncate(at);
+      }
+    }
+    this.live?.element.remove();
+    this.live = undefined;
+    this.outgoing?.element.remove();
+    this.outgoing = { requestId, element: renderOutgoing(requestId, text, attachments, this.renderer) };
+    this.element.append(this.outgoing.element);
+    this.scrollToBottom();
+  }
+
+  /** Removes the outgoing bubble of a request the host refused. */
+  dropOutgoing(requestId: string): void {
+    if (this.outgoing?.requestId === requestId) {
+      this.outgoing.element.remove();
+      this.outgoing = undefined;
+    }
+  }
+
   /** Opens a live bubble after `parentNodeId`, hiding whatever the path showed after it. */
   startStream(requestId: string, parentNodeId: string, model: string): void {
     this.live?.element.remove();
     const at = this.path.findIndex((message) => message.nodeId === parentNodeId);
     if (at >= 0) {
-      for (const message of this.path.slice(at + 1)) {
-        const element = this.entries.get(message.nodeId)?.element;
-        if (element) {
-          this.forget(element);
-        }
-        element?.remove();
-        this.entries.delete(message.nodeId);
-      }
-      this.path = this.path.slice(0, at + 1);
+      this.truncate(at + 1);
     }
-    const content = h('div', { className: 'message-content markdown', testId: 'message-content' });
-    const thinkingText = h('div', { className: 'thinking-content' });
-    const thinking = h('details', { className: 'thinking', testId: 'thinking' }, h('summary', { text: 'Thinking' }), thinkingText);
-    thinking.hidden = true;
-    const element = h(
-      'article',
-      {
-        className: 'message role-assistant streaming',
-        testId: 'message',
-        dataset: { role: 'assistant', nodeId: '', streaming: 'true', requestId },
-        ariaLabel: `Assistant (${model}), answering`,
-        attrs: { 'aria-busy': 'true' },
-      },
-      h(
-        'header',
-        { className: 'message-header' },
-        icon('sparkle'),
-        h('span', { className: 'message-author', text: 'Assistant' }),
-        h('span', { className: 'streaming-indicator', testId: 'streaming-indicator' }, icon('loading'), ' answering'),
-      ),
-      thinking,
-      content,
-      h('footer', { className: 'message-meta' }, h('span', { className: 'meta-model', testId: 'message-model', text: model })),
-    );
-    this.live = { requestId, element, content, thinking, thinkingText, markdown: new LiveMarkdown(content, this.renderer) };
+    this.live = new LiveBubble(requestId, parentNodeId, model, this.renderer);
     const stick = this.pinned;
-    this.element.append(element);
+    this.element.append(this.live.element);
     if (stick) {
       this.scrollToBottom();
     }
@@ -194,42 +189,28 @@ export class MessageList {
 
   /** Shows the streamed text so far (called at most once per animation frame by the stream buffer). */
   updateStream(snapshot: StreamSnapshot): void {
-    const live = this.live;
-    if (!live) {
+    if (!this.live) {
       return;
     }
     const stick = this.pinned;
-    live.markdown.update(snapshot.text);
-    // Observable count of renders, for the tests and the benchmark that check frame batching.
-    live.content.dataset.renders = String(live.markdown.renders);
-    if (snapshot.thinking) {
-      live.thinking.hidden = false;
-      live.thinkingText.textContent = snapshot.thinking;
-    }
+    this.live.update(snapshot);
     if (stick) {
       this.scrollToBottom();
     }
   }
 
-  /** Ends the live bubble: marked failed with the error and Retry, or simply no longer streaming. */
-  endStream(requestId: string, error: ErrorView | undefined): void {
-    const live = this.live;
-    if (!live || live.requestId !== requestId) {
-      return;
+  /** Ends the live bubble of `requestId`; false when no bubble belongs to it. */
+  endStream(requestId: string, error: ErrorView | undefined): boolean {
+    if (this.live?.requestId !== requestId) {
+      return false;
     }
-    live.element.classList.remove('streaming');
-    delete live.element.dataset.streaming;
-    live.element.removeAttribute('aria-busy');
-    live.element.querySelector('.streaming-indicator')?.remove();
-    if (error) {
-      live.element.querySelector('.message-meta')?.append(interruptedBadge(true));
-      live.element.append(errorBlock(this.renderer.renderInline(error.message), error.retryable, this.actions));
-    }
+    this.live.end(error, this.actions);
+    return true;
   }
 
   /** The request id of the answer streaming now, if any. */
   liveRequestId(): string | undefined {
-    return this.live?.element.dataset.streaming ? this.live.requestId : undefined;
+    return this.live?.streaming ? this.live.requestId : undefined;
   }
 
   /** Opens the inline editor on the last user message (Up in an empty composer); false when none. */
@@ -245,6 +226,19 @@ export class MessageList {
     }
     button.click();
     return true;
+  }
+
+  /** Removes the shown messages from index `from` on (a new branch replaces them). */
+  private truncate(from: number): void {
+    for (const message of this.path.slice(from)) {
+      const element = this.entries.get(message.nodeId)?.element;
+      if (element) {
+        this.forget(element);
+        element.remove();
+      }
+      this.entries.delete(message.nodeId);
+    }
+    this.path = this.path.slice(0, from);
   }
 
   private defer(placeholder: HTMLElement, nodeId: string): void {
