@@ -249,7 +249,8 @@ export class WorkspaceIndex implements RagAdapter, Disposable {
       for (const c of chunks) this.index.add(fileId, c.startLine, c.endLine, c.text);
       rec.count = chunks.length;
     }
-    this.pathBoost = undefined;
+    // Path tokens change only when a file appears (a changed file keeps its id and path).
+    if (!old) this.pathBoost = undefined;
     return old ? 'changed' : 'added';
   }
 
@@ -338,7 +339,7 @@ export class WorkspaceIndex implements RagAdapter, Disposable {
   rank(query: string, k: number, filters?: Record<string, unknown>): Array<{ file: number; path: string; startLine: number; endLine: number; score: number }> {
     const tokens = tokenize(query);
     if (tokens.length === 0 || k <= 0) return [];
-    this.pathBoost ??= new PathBoost(this.records.map((r) => (r && r.count > 0 ? r.relPath : undefined)), this.options.pathBoost ?? 1.5);
+    this.pathBoost ??= new PathBoost(this.records.map((r) => r?.relPath), this.options.pathBoost ?? 1.5);
     const boost = this.pathBoost.boosts(tokens);
     const filter = compileFilters(filters);
     let allowed: Uint8Array | undefined;
