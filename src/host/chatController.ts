@@ -346,6 +346,7 @@ export class ChatController implements vscode.Disposable {
       if (!isUserAbort(err, stream.abort.signal)) {
         error = toErrorView(err, this.hint());
         this.services.logger.warn(`Answer failed: ${error.message}`);
+        if (isNoServer(err)) this.post({ type: 'notice', level: 'error', message: error.message });
       }
     } finally {
       this.stream = undefined;

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import type { ConversationNode, Role } from '../core/index';
+import { buildChatState, chipsOf } from './chatView';
+
+function node(nodeId: string, role: Role, content: string, metadata: Record<string, unknown> = {}): ConversationNode {
+  const dot = nodeId.lastIndexOf('.');
+  return { nodeId, parentId: nodeId === '' ? null : dot < 0 ? '' : nodeId.slice(0, dot), message: { role, content }, timestamp: '2026-01-01T00:00:00Z', metadata };
+}
+
+const base = { conversationId: 'c', title: 'T', totalCostUsd: 0.01, model: 'm', provider: 'ollama', busy: false, restricted: false };
+
+describe('buildChatState', () => {
+  const nodes = [
+    node('', 'system', ''),
+    node('0', 'user', 'Why?\n\nSelection from a.ts (lines 1-2):\n```ts\nx\n```', { displayText: 'Why?', attachments: [{ kind: 'selection', path: 'a.ts', startLine: 1, endLine: 2, text: 'x' }] }),
+    node('0.0', 'assistant', 'Because', { model: 'm1', usage: { promptTokens: 3, completionTokens: 2, totalTokens: 5 }, costUsd: 0.002 }),
+    node('0.1', 'assistant', 'Partial', { interrupted: true, error: 'Stream broke' }),
+    node('0.2', 'assistant', 'Third'),
+  ];
+
+  it('shows the path to the current node without the empty root, with sibling positions', () => {
+    const state = buildChatState({ ...base, nodes, currentNodeId: '0.1' });
+    expect(state.path.map((m) => m.nodeId)).toEqual(['0', '0.1']);
+    expect(state.path[1].siblings).toEqual({ index: 2, count: 3, prevNodeId: '0.0', nextNodeId: '0.2' });
+    expect(state.path[0].siblings).toEqual({ index: 1, count: 1, prevNodeId: undefined, nextNodeId: undefined });
+    expect(state.path[1]).toMatchObject({ interrupted: true, error: 'Stream broke' });
+  });
+
+  it('shows the typed text and attachments (without their text), and answer details', () => {
+    const state = buildChatState({ ...base, nodes, currentNodeId: '0.0' });
+    expect(state.path[0].content).toBe('Why?');
+    expect(state.path[0].attachments).toEqual([{ kind: 'selection', path: 'a.ts', startLine: 1, endLine: 2, language: undefined }]);
+    expect(state.path[1]).toMatchObject({ model: 'm1', costUsd: 0.002, usage: { totalTokens: 5 } });
+    expect(state.path[1].siblings.index).toBe(1);
+  });
+
+  it('falls back to the root for an unknown current node', () => {
+    expect(buildChatState({ ...base, nodes, currentNodeId: '9.9' }).path).toEqual([]);
+  });
+
+  it('turns stored retrievals into one chip per file range', () => {
+    const chips = chipsOf(
+      node('1', 'user', 'q', {
+        ragMetadata: {
+          CONTEXT: { adapter: 'workspace', results: [{ content: 'a', score: 2, path: 'src/a.ts', startLine: 1, endLine: 9 }, { content: 'a', score: 2, path: 'src/a.ts', startLine: 1, endLine: 9 }, { content: 'no path', score: 1 }] },
+        },
+      }),
+    );
+    expect(chips).toEqual([{ path: 'src/a.ts', startLine: 1, endLine: 9, score: 2, source: 'workspace' }]);
+  });
+});
