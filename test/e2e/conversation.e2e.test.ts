@@ -1,5 +1,7 @@
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ChatPage } from './harness/chat';
+import { REPO_ROOT } from './harness/codeServer';
 import { useWorkbench } from './harness/session';
 
 /**
@@ -125,5 +127,9 @@ describe('a conversation in the chat and the tree', () => {
     await workbench.expand(conversation);
     await expect.poll(() => workbench.treeRow(`You: ${branchQuestion}`).count(), { timeout: 15_000 }).toBeGreaterThan(0);
     await expect.poll(() => workbench.treeRow(`You: ${question}`).count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    if (process.env.ARBOR_E2E_DOCS_SCREENSHOT === '1') {
+      // The README's picture: the chat with its sibling switchers beside the tree with both branches.
+      await workbench.page.screenshot({ path: path.join(REPO_ROOT, 'docs/screenshot.png') });
+    }
   });
 });

@@ -86,6 +86,9 @@ export async function writeUserSettings(sandbox: Sandbox, settings: Record<strin
     'workbench.tips.enabled': false,
     'chat.commandCenter.enabled': false,
     'workbench.enableExperiments': false,
+    // The sandbox lives inside this repository: keep VS Code's Git from offering to open it.
+    'git.openRepositoryInParentFolders': 'never',
+    'git.autoRepositoryDetection': false,
   };
   const file = path.join(sandbox.dataDir, 'User', 'settings.json');
   await mkdir(path.dirname(file), { recursive: true });

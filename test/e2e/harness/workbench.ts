@@ -105,7 +105,8 @@ export class Workbench {
     const input = this.page.locator('.quick-input-widget .quick-input-box input');
     // The palette sometimes misses F1 while the workbench is still busy; try again then.
     for (let attempt = 0; ; attempt++) {
-      await this.page.keyboard.press('Escape');
+      // Escape only closes an open picker: pressed in an editor it would drop the selection a command needs.
+      if (await input.isVisible()) await this.page.keyboard.press('Escape');
       await this.page.keyboard.press('F1');
       try {
         await input.waitFor({ state: 'visible', timeout: 5_000 });
@@ -124,7 +125,13 @@ export class Workbench {
   async pickMenuItem(label: string | RegExp): Promise<void> {
     const item = this.page.locator('.context-view .monaco-menu .action-item', { hasText: label }).first();
     await item.waitFor({ timeout: 10_000 });
-    await item.click();
+    // A menu ignores clicks in its first moments (so the right-click that opened it picks nothing): retry until it closes.
+    for (let attempt = 0; attempt < 5 && (await item.isVisible()); attempt++) {
+      await item.hover();
+      await item.click().catch(() => undefined);
+      await item.waitFor({ state: 'hidden', timeout: 1_000 }).catch(() => undefined);
+    }
+    if (await item.isVisible()) throw new Error(`the menu item "${String(label)}" stayed open after five clicks`);
   }
 
   /** Every Arbor webview iframe (outer frame) in the page. */
