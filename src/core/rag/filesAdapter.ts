@@ -137,6 +137,9 @@ export class FilesAdapter implements RagAdapter {
     }
     for (const abs of candidates) {
       const loc = this.scanner.locate(abs)!;
+      if (loc.relPath.split('/').includes('.git')) {
+        throw new WorkspaceAccessError(`"${p}" is inside .git, whose files can hold credentials (remote URLs, hooks); Arbor does not send them to a model.`, p);
+      }
       if (this.rules.isSecret(loc.relPath)) {
         throw new WorkspaceAccessError(`"${p}" looks like a secret (credentials, keys or environment file), so Arbor does not send it to a model.`, p);
       }

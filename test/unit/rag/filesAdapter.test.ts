@@ -18,6 +18,7 @@ async function workspace() {
     'src/b.ts': 'export const b = 2;\n',
     'src/deep/c.md': '# C\n',
     'dist/out.ts': 'built\n',
+    '.git/config': '[remote "origin"]\n  url = https://user:token@example.com/repo.git\n',
     '.env': 'KEY=1\n',
     'keys/server.pem': 'secret\n',
     'logo.png': new Uint8Array([0x89, 0x50, 0, 0]),
@@ -75,8 +76,9 @@ describe('FilesAdapter', () => {
     await expect(adapter.search('.env', 5)).rejects.toThrow(/looks like a secret/);
     await expect(adapter.search('keys/server.pem', 5)).rejects.toThrow(WorkspaceAccessError);
     await expect(adapter.search('src/env-link.txt', 5)).rejects.toThrow(/links to a secret file/);
+    await expect(adapter.search('.git/config', 5)).rejects.toThrow(/inside .git/);
     const all = await adapter.search('**', 0);
-    expect(all.map((r) => r.content).join('\n')).not.toMatch(/KEY=1|secret/);
+    expect(all.map((r) => r.content).join('\n')).not.toMatch(/KEY=1|secret|token@/);
   });
 
   it('gives clear errors for missing and binary files', async () => {
