@@ -183,7 +183,7 @@ export class ChatController implements vscode.Disposable {
       }
     } catch (err) {
       this.services.logger.error(`Chat request "${msg.type}" failed`, err);
-      const view = toErrorView(err, this.hint());
+      const view = toErrorView(err);
       if ('requestId' in msg && msg.requestId && msg.type !== 'findFiles') {
         this.post({ type: 'streamDone', requestId: msg.requestId, error: view });
         await this.postState();
@@ -204,10 +204,6 @@ export class ChatController implements vscode.Disposable {
     }
     void this.postModels();
     void this.postPrompts();
-  }
-
-  private hint(): string {
-    return noServerHint(this.services.settings, this.services.settings.provider === 'openai');
   }
 
   private async postModels(): Promise<void> {
@@ -264,7 +260,9 @@ export class ChatController implements vscode.Disposable {
     const resolved = await this.services.workspaceFiles.resolveAttachments(msg.attachments);
     const stored = msg.attachments.map(({ text: _text, ...a }) => a);
     if (msg.promptName) {
-      const params = { ...editorValues(this.services), input: msg.text, ...(msg.params ?? {}) };
+      // A field left empty in the form falls back to the prompt's default (or the editor value).
+      const given = Object.fromEntries(Object.entries(msg.params ?? {}).filter(([, v]) => typeof v === 'string' && v.trim() !== ''));
+      const params = { ...editorValues(this.services), input: msg.text, ...given };
       const node = await manager.addMessage({
         role: 'user',
         promptName: msg.promptName,
@@ -344,9 +342,12 @@ export class ChatController implements vscode.Disposable {
       });
     } catch (err) {
       if (!isUserAbort(err, stream.abort.signal)) {
-        error = toErrorView(err, this.hint());
+        error = toErrorView(err);
         this.services.logger.warn(`Answer failed: ${error.message}`);
-        if (isNoServer(err)) this.post({ type: 'notice', level: 'error', message: error.message });
+        if (isNoServer(err)) {
+          const hasKey = !!(await this.services.apiKeys.get());
+          this.post({ type: 'notice', level: 'error', message: `No model server is reachable. ${noServerHint(this.services.settings, hasKey)}` });
+        }
       }
     } finally {
       this.stream = undefined;

@@ -1,6 +1,6 @@
 /**
- * Turns any failure into the `ErrorView` the chat shows, keeping a provider's actionable message
- * and adding the settings-specific fix when no model server could be reached. Pure.
+ * Turns any failure into the `ErrorView` the chat shows, keeping a provider's actionable message,
+ * and tells a model server that cannot be reached from other failures. Pure.
  */
 import { ArborError, ProviderError } from '../core/index';
 import type { ErrorView } from '../shared/protocol';
@@ -10,12 +10,9 @@ export function isNoServer(err: unknown): boolean {
   return err instanceof ProviderError && (err.kind === 'connection' || err.kind === 'auth');
 }
 
-/** The chat's view of an error; `hint` is appended when the server was not reachable. */
-export function toErrorView(err: unknown, hint?: string): ErrorView {
-  if (err instanceof ProviderError) {
-    const message = isNoServer(err) && hint && !err.message.includes(hint) ? `${err.message} ${hint}` : err.message;
-    return { message, kind: err.kind, retryable: err.retryable };
-  }
+/** The chat's view of an error (the providers' messages already say what to do). */
+export function toErrorView(err: unknown): ErrorView {
+  if (err instanceof ProviderError) return { message: err.message, kind: err.kind, retryable: err.retryable };
   if (err instanceof ArborError) return { message: err.message, kind: err.name, retryable: false };
   if (err instanceof Error) return { message: err.message, kind: 'unknown', retryable: true };
   return { message: String(err), kind: 'unknown', retryable: true };
