@@ -305,34 +305,47 @@ export class WorkspaceIndex implements RagAdapter, Disposable {
   }
 
   /**
-   * The `k` best chunks for `query`, best first. `filters`: `include`/`exclude` (globs over the
-   * relative path) and `language` (VS Code language ids), each a string or a list.
+   * The `k` best chunks for `query`, best first, with their text read from the files now.
+   * `filters`: `include`/`exclude` (globs over the relative path) and `language` (VS Code
+   * language ids), each a string or a list.
    */
   async search(query: string, k: number, filters?: Record<string, unknown>): Promise<RagResultItem[]> {
-    const ranked = this.rank(query, k, filters);
-    const texts = new Map<number, Promise<string[] | undefined>>();
-    const items = await Promise.all(
-      ranked.map(async ({ file, startLine, endLine, score }) => {
+    for (let attempt = 0; ; attempt++) {
+      const ranked = this.rank(query, k, filters);
+      // Each result's file is read now; one that changed since it was indexed is re-indexed and the
+      // query ranked again, so line ranges always match the text returned.
+      const reads = new Map<number, Promise<Uint8Array | undefined>>();
+      for (const { file } of ranked) {
+        if (!reads.has(file)) reads.set(file, this.files.readFile(this.records[file]!.readPath).then((b) => b, () => undefined));
+      }
+      const texts = new Map<number, string[] | undefined>();
+      const stale: string[] = [];
+      for (const [file, p] of reads) {
+        const bytes = await p;
         const r = this.records[file]!;
-        let lines = texts.get(file);
-        if (!lines) {
-          lines = this.files.readFile(r.readPath).then((b) => splitLines(decoder.decode(b)), () => undefined);
-          texts.set(file, lines);
-        }
-        const all = await lines;
-        if (!all) return undefined;
-        const item: RagResultItem = {
+        if (!bytes || sha1(bytes) !== r.hash) stale.push(r.absPath);
+        texts.set(file, bytes && splitLines(decoder.decode(bytes)));
+      }
+      if (stale.length > 0 && attempt === 0) {
+        for (const abs of stale) await this.updateFile(abs);
+        continue;
+      }
+      const items: RagResultItem[] = [];
+      for (const { file, startLine, endLine, score } of ranked) {
+        const all = texts.get(file);
+        const r = this.records[file];
+        if (!all || !r) continue;
+        items.push({
           content: all.slice(startLine - 1, endLine).join('\n'),
           score,
           path: this.displayPath(r),
           startLine,
           endLine,
           metadata: { language: languageOf(r.relPath), absolutePath: r.absPath },
-        };
-        return item;
-      }),
-    );
-    return items.filter((x): x is RagResultItem => x !== undefined);
+        });
+      }
+      return items;
+    }
   }
 
   /** Ranking only, without reading any file: file ids, line ranges and scores. Used by `search` and benchmarks. */

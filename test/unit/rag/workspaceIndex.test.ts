@@ -126,6 +126,18 @@ describe('WorkspaceIndex search', () => {
     expect(await wi.search('nothingmatchesthis', 5)).toEqual([]);
   });
 
+  it('re-indexes a result file that changed on disk before returning it, so lines and text agree', async () => {
+    const root = await tree({ 'a.ts': 'export function targetFunction() {\n  return 1;\n}\n', 'b.ts': 'export const other = 2;\n' });
+    const wi = await openIndex(root);
+    await wi.update();
+    await touchWrite(path.join(root, 'a.ts'), '// a new header line\n\n\nexport function targetFunction() {\n  return 2;\n}\n');
+    const [r] = await wi.search('targetFunction', 1);
+    expect(r).toMatchObject({ path: 'a.ts', startLine: 1, endLine: 6 });
+    expect(r.content).toContain('return 2;');
+    await fs.rm(path.join(root, 'a.ts'));
+    expect(await wi.search('targetFunction', 1)).toEqual([]);
+  });
+
   it('boosts files whose path matches the query', async () => {
     const body = 'export function handle(input) {\n  return input;\n}\n';
     const root = await tree({ 'src/a.ts': body, 'src/webhooks.ts': body, 'src/z.ts': body });
