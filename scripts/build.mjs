@@ -19,10 +19,12 @@ const watch = args.has('--watch');
 const reportPlugin = {
   name: 'arbor-report',
   setup(build) {
+    let builds = 0;
     build.onEnd((result) => {
+      builds++;
       const out = build.initialOptions.outfile ? path.relative(root, build.initialOptions.outfile) : '?';
       if (result.errors.length > 0) console.error(`[build] ${out}: ${result.errors.length} error(s)`);
-      else if (watch) console.log(`[build] ${out} rebuilt`);
+      else if (watch && builds > 1) console.log(`[build] ${out} rebuilt`);
     });
   },
 };
@@ -109,8 +111,8 @@ async function main() {
     options.outfile = path.join(root, options.outfile);
     if (watch) {
       const ctx = await esbuild.context(options);
-      await ctx.watch();
       contexts.push(ctx);
+      await ctx.watch();
     } else {
       await esbuild.build(options);
     }
@@ -119,9 +121,9 @@ async function main() {
   if (existsSync(path.join(dist, 'cli.js'))) await chmod(path.join(dist, 'cli.js'), 0o755);
 
   const ms = Math.round(performance.now() - started);
-  console.log(`[build] ${production ? 'production' : 'development'} build of ${built.join(', ') || 'nothing'} in ${ms} ms`);
+  if (!watch) console.log(`[build] ${production ? 'production' : 'development'} build of ${built.join(', ') || 'nothing'} in ${ms} ms`);
   if (watch) {
-    console.log('[build] watching for changes (Ctrl+C to stop)');
+    console.log(`[build] watching ${built.join(', ')} (Ctrl+C to stop)`);
     const stop = async () => {
       await Promise.all(contexts.map((ctx) => ctx.dispose()));
       process.exit(0);
