@@ -5,13 +5,15 @@ import {
   ConversationManager,
   FilesAdapter,
   FileSystemPromptLibrary,
+  LoggingMiddleware,
   OllamaProvider,
   OpenAIProvider,
   PromptBuilder,
+  RedactionMiddleware,
   SqlJsConversationStorage,
   WorkspaceIndex,
 } from '../core/index';
-import type { ConversationManagerOptions, LLMProvider, RagAdapter } from '../core/index';
+import type { ConversationManagerOptions, ConversationMiddleware, LLMProvider, RagAdapter } from '../core/index';
 import { Settings } from './constants';
 import { DelegatingPromptBuilder, DelegatingProvider } from './delegates';
 import { OutputChannelLogger } from './logger';
@@ -65,10 +67,12 @@ export class Services implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private lastEditor?: vscode.TextEditor;
   private readonly llm: DelegatingProvider;
+  private readonly middleware: ConversationMiddleware[];
   private readonly promptBuilderProxy: DelegatingPromptBuilder;
 
   constructor(private readonly context: vscode.ExtensionContext) {
     this.logger = new OutputChannelLogger('Arbor');
+    this.middleware = [new RedactionMiddleware(), new LoggingMiddleware(this.logger)];
     this.apiKeys = new ApiKeyStore(context.secrets);
     this.workspaceFiles = new WorkspaceFileReader(this.files, () => this.folderPaths());
     this.current = this.readSettings();
@@ -340,6 +344,8 @@ export class Services implements vscode.Disposable {
       llm: this.llm,
       storage: await this.storage(),
       promptBuilder: this.promptBuilderProxy,
+      // Keys and tokens in what is sent are masked (the stored text is kept); the log gets sizes, not text.
+      middleware: this.middleware,
       cacheRagResults: true,
       reuseRagOnBranch: true,
       maxHistory: this.current.maxHistory,
