@@ -1,3 +1,4 @@
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { JOURNAL_SUFFIX } from '../core/index';
@@ -135,7 +136,8 @@ export class ConversationsTreeProvider implements vscode.TreeDataProvider<TreeEn
 
   private async storeExists(): Promise<boolean> {
     const base = path.join(this.services.storageDir(), STORE_FILE);
-    const found = await Promise.all([base, `${base}${JOURNAL_SUFFIX}`].map((f) => this.services.files.stat(f).catch(() => undefined)));
+    // Node's fs directly: the storage folder is always local, and this is on the first render's path.
+    const found = await Promise.all([base, `${base}${JOURNAL_SUFFIX}`].map((f) => fs.stat(f).then(() => true, () => false)));
     return found.some(Boolean);
   }
 
