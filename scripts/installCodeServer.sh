@@ -12,10 +12,16 @@ marker="$dest/.installed-$CODE_SERVER_VERSION"
 
 log() { echo "[installCodeServer] $*"; }
 
-# Debian packages: the browser that drives VS Code and the search tool VS Code expects beside it.
+# Debian packages: the browser that drives VS Code, the search tool VS Code expects beside it, and a compiler.
 missing=()
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v rg >/dev/null 2>&1 || missing+=(ripgrep)
+# code-server's argon2 is compiled from source by node-gyp.
+if [ ! -f "$marker" ]; then
+  command -v g++ >/dev/null 2>&1 || missing+=(g++)
+  command -v make >/dev/null 2>&1 || missing+=(make)
+  command -v python3 >/dev/null 2>&1 || missing+=(python3)
+fi
 if [ "${#missing[@]}" -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then
     echo "[installCodeServer] missing ${missing[*]}: run as root or install them with apt-get" >&2
