@@ -1,0 +1,43 @@
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Commands, Settings, Views } from './constants';
+
+const pkg = JSON.parse(readFileSync(path.resolve(__dirname, '../../package.json'), 'utf8'));
+const contributed: Array<{ command: string; title: string; category?: string }> = pkg.contributes.commands;
+
+describe('package.json agrees with constants.ts', () => {
+  it('contributes every command id in the "Arbor" category, and no other', () => {
+    const ids = Object.values(Commands).sort();
+    expect(contributed.map((c) => c.command).sort()).toEqual(ids);
+    for (const c of contributed) expect(c.category).toBe('Arbor');
+  });
+
+  it('uses the command titles the end-to-end tests type', () => {
+    const title = (id: string) => contributed.find((c) => c.command === id)?.title;
+    expect(title(Commands.newConversation)).toBe('New Conversation');
+    expect(title(Commands.askAboutSelection)).toBe('Ask About Selection');
+    expect(title(Commands.branchFromHere)).toBe('Branch from Here');
+    expect(title(Commands.compareWith)).toBe('Compare with…');
+  });
+
+  it('references only contributed commands in menus and keybindings, and hides item commands from the palette', () => {
+    const known = new Set(contributed.map((c) => c.command));
+    for (const [menu, items] of Object.entries(pkg.contributes.menus as Record<string, Array<{ command: string }>>)) {
+      for (const item of items) expect(known.has(item.command), `${menu}: ${item.command}`).toBe(true);
+    }
+    for (const k of pkg.contributes.keybindings) expect(known.has(k.command)).toBe(true);
+    const hidden = new Set(pkg.contributes.menus.commandPalette.filter((m: { when: string }) => m.when === 'false').map((m: { command: string }) => m.command));
+    for (const id of [Commands.branchFromHere, Commands.deleteConversation, Commands.activationTiming]) expect(hidden.has(id)).toBe(true);
+    expect(hidden.has(Commands.newConversation)).toBe(false);
+  });
+
+  it('declares every setting the host reads, and the views and activation events', () => {
+    const props = Object.keys(pkg.contributes.configuration.properties);
+    for (const key of Object.values(Settings).filter((k) => k !== Settings.section)) expect(props).toContain(`arbor.${key}`);
+    expect(pkg.contributes.views.arbor.map((v: { id: string }) => v.id)).toEqual([Views.conversations]);
+    expect(pkg.activationEvents).toEqual([`onView:${Views.conversations}`, `onWebviewPanel:${Views.chatPanel}`]);
+    expect(pkg.capabilities.untrustedWorkspaces.supported).toBe('limited');
+    expect(pkg.main).toBe('./dist/extension.js');
+  });
+});
