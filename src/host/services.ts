@@ -381,6 +381,8 @@ export class Services implements vscode.Disposable {
   /** Forgets a conversation's manager (after it was deleted). */
   forget(conversationId: string): void {
     this.managers.delete(conversationId);
+    this.managerSubscriptions.get(conversationId)?.dispose();
+    this.managerSubscriptions.delete(conversationId);
     this._onDidChangeConversation.fire(conversationId);
   }
 

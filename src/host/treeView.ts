@@ -47,6 +47,11 @@ export class ConversationsTreeProvider implements vscode.TreeDataProvider<TreeEn
     this._onDidChangeTreeData.fire(undefined);
   }
 
+  /** Redraws the conversation list (not the loaded message trees). */
+  refreshList(): void {
+    this._onDidChangeTreeData.fire(undefined);
+  }
+
   private scheduleRefresh(): void {
     if (this.refreshTimer) clearTimeout(this.refreshTimer);
     this.refreshTimer = setTimeout(() => {
@@ -175,6 +180,10 @@ export interface TreeViewHandle {
 export function registerTreeView(context: vscode.ExtensionContext, deps: { services: Services; clock?: ActivationClock }): TreeViewHandle {
   const provider = new ConversationsTreeProvider(deps.services, deps.clock);
   const view = vscode.window.createTreeView(Views.conversations, { treeDataProvider: provider, showCollapseAll: true });
-  context.subscriptions.push(provider, view);
+  // Relative times ("5 min ago") age; redraw the list now and then while it is visible.
+  const clockTimer = setInterval(() => {
+    if (view.visible) provider.refreshList();
+  }, 60_000);
+  context.subscriptions.push(provider, view, { dispose: () => clearInterval(clockTimer) });
   return { provider, view };
 }
