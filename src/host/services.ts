@@ -22,6 +22,9 @@ import { parseSettings, type ArborSettings } from './settings';
 import { VscodeWorkspaceFiles } from './vscodeFiles';
 import { WorkspaceFileReader } from './workspaceFileReader';
 
+/** How often the store is checked for other windows' changes. */
+const STORE_POLL_MS = 2000;
+
 /** The conversation store's file name inside the extension's storage folder. */
 export const STORE_FILE = 'arbor.sqlite';
 
@@ -198,7 +201,11 @@ export class Services implements vscode.Disposable {
     await storage.poll?.();
   }
 
-  /** Other windows write the same store: poll it when its files change and when this window gets focus. */
+  /**
+   * Other windows write the same store: poll it when its files change, when this window gets focus,
+   * and every few seconds (file events outside the workspace are not delivered everywhere; a poll
+   * with nothing new costs two `stat` calls).
+   */
   private watchStore(dir: string): void {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const poll = () => {
@@ -218,6 +225,8 @@ export class Services implements vscode.Disposable {
       }),
       { dispose: () => timer && clearTimeout(timer) },
     );
+    const interval = setInterval(poll, STORE_POLL_MS);
+    this.disposables.push({ dispose: () => clearInterval(interval) });
   }
 
   private onStorageChanged(conversationId: string): void {
