@@ -185,9 +185,11 @@ async function searchConversations(deps: CommandDeps): Promise<void> {
           const text = node.message.content;
           const at = text.toLowerCase().indexOf(needle);
           if (at < 0) continue;
-          const start = Math.max(0, at - 30);
+          const lineStart = text.lastIndexOf('\n', at) + 1;
+          const start = Math.max(lineStart, at - 30);
           items.push({
-            label: `${node.message.role === 'user' ? '$(account)' : node.message.role === 'assistant' ? '$(hubot)' : '$(gear)'} ${firstLine(text.slice(start), 80)}`,
+            label: `${node.message.role === 'user' ? '$(account)' : node.message.role === 'assistant' ? '$(hubot)' : '$(gear)'} ${start > lineStart ? '…' : ''}${firstLine(text.slice(start), 80)}`,
+            alwaysShow: true,
             description: title,
             detail: node.branchName ? `branch "${node.branchName}"` : undefined,
             conversationId: summary.conversationId,
