@@ -27,7 +27,7 @@ describe('a workspace prompt with retrieval', () => {
           await input.pressSequentially('/review');
           return option.isVisible();
         },
-        { timeout: 30_000, intervals: [500, 1000, 2000] },
+        { timeout: 30_000, interval: 1000 },
       )
       .toBe(true);
     await option.click();
