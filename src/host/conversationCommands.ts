@@ -160,7 +160,7 @@ interface SearchItem extends vscode.QuickPickItem {
 
 /** A quick pick over the content of every message on every branch; choosing one opens the chat at it. */
 async function searchConversations(deps: CommandDeps): Promise<void> {
-  const storage = await deps.services.storage();
+  // The pick shows at once (so no keystroke is lost); the store is awaited by the first search.
   const pick = vscode.window.createQuickPick<SearchItem>();
   pick.placeholder = 'Search the messages of every conversation and branch';
   pick.matchOnDescription = true;
@@ -174,6 +174,7 @@ async function searchConversations(deps: CommandDeps): Promise<void> {
     }
     pick.busy = true;
     try {
+      const storage = await deps.services.storage();
       const found = await storage.searchConversations({ contentContains: query, limit: 30, sortBy: 'updatedAt', sortOrder: 'desc' });
       const needle = query.toLowerCase();
       const items: SearchItem[] = [];
@@ -186,7 +187,7 @@ async function searchConversations(deps: CommandDeps): Promise<void> {
           const at = text.toLowerCase().indexOf(needle);
           if (at < 0) continue;
           const lineStart = text.lastIndexOf('\n', at) + 1;
-          const start = Math.max(lineStart, at - 30);
+          const start = at - lineStart > 50 ? at - 20 : lineStart;
           items.push({
             label: `${node.message.role === 'user' ? '$(account)' : node.message.role === 'assistant' ? '$(hubot)' : '$(gear)'} ${start > lineStart ? '…' : ''}${firstLine(text.slice(start), 80)}`,
             alwaysShow: true,
