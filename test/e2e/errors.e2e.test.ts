@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { ChatPage } from './harness/chat';
+import { useWorkbench } from './harness/session';
+
+/** A model server that fails: the chat shows the provider's message inline with Retry, and keeps working. */
+describe('a failing model request', () => {
+  const session = useWorkbench();
+  const chat = () => new ChatPage(session.workbench);
+
+  it('shows the error inline with Retry, and the next message is answered', async () => {
+    await session.workbench.runCommand('Arbor: New Conversation');
+    await chat().send('[[error]] please fail');
+    const error = chat().byTestId('error').last();
+    await error.waitFor({ timeout: 30_000 });
+    // The provider's own message reaches the person (the fake server says why it failed).
+    expect(await error.textContent()).toContain('failed on purpose');
+    await chat().byTestId('retry').last().waitFor({ timeout: 10_000 });
+    await chat().waitIdle();
+
+    await chat().send('Are you back?');
+    await expect.poll(() => chat().textOf(chat().lastAnswer()), { timeout: 30_000 }).toBe('[arbor-test-model] Echo: Are you back?');
+  });
+});
