@@ -128,7 +128,11 @@ describe('a conversation in the chat and the tree', () => {
     await expect.poll(() => workbench.treeRow(`You: ${branchQuestion}`).count(), { timeout: 15_000 }).toBeGreaterThan(0);
     await expect.poll(() => workbench.treeRow(`You: ${question}`).count(), { timeout: 15_000 }).toBeGreaterThan(0);
     if (process.env.ARBOR_E2E_DOCS_SCREENSHOT === '1') {
-      // The README's picture: the chat with its sibling switchers beside the tree with both branches.
+      // The README's picture: the longest branch (with the stopped answer) beside the tree with every branch.
+      await chat().messagesOf('assistant').first().locator('[data-testid="sibling-prev"]').click();
+      await expect.poll(() => chat().messages().count(), { timeout: 15_000 }).toBe(4);
+      await workbench.expand(workbench.treeRow(`You: ${question}`).first());
+      await workbench.page.mouse.move(0, 0);
       await workbench.page.screenshot({ path: path.join(REPO_ROOT, 'docs/screenshot.png') });
     }
   });
