@@ -12,12 +12,17 @@ import { Settings } from './constants';
 import { branchTip, conversationTitle } from './treeModel';
 import { composeUserMessage } from './workspacePaths';
 
+/** After Stop, how long to wait for the next chunk before cutting the connection. */
+const STOP_GRACE_MS = 1000;
+
 /** How long the model list may take before the picker shows only the configured model. */
 const LIST_MODELS_TIMEOUT_MS = 4000;
 
 interface ActiveStream {
   requestId: string;
   abort: AbortController;
+  /** Stop was pressed: the loop ends at the next chunk (so the answer is kept as stopped, not failed). */
+  stopRequested: boolean;
   parentNodeId: string;
   model: string;
   text: string;
@@ -144,7 +149,7 @@ export class ChatController implements vscode.Disposable {
         case 'send':
           return await this.mutate(() => this.send(msg));
         case 'stop':
-          if (this.stream && (this.stream.requestId === msg.requestId || !msg.requestId)) this.stream.abort.abort();
+          if (this.stream && (this.stream.requestId === msg.requestId || !msg.requestId)) this.stop(this.stream);
           return;
         case 'regenerate':
           return await this.mutate(() => this.regenerate(msg.requestId, msg.nodeId, msg.model));
@@ -327,21 +332,24 @@ export class ChatController implements vscode.Disposable {
   private async answer(requestId: string, model?: string): Promise<void> {
     const manager = await this.services.manager(this.conversationId);
     const chosen = model && model.trim() ? model.trim() : this.services.settings.model;
-    const stream: ActiveStream = { requestId, abort: new AbortController(), parentNodeId: manager.currentNodeId, model: chosen, text: '', thinking: '' };
+    const stream: ActiveStream = { requestId, abort: new AbortController(), stopRequested: false, parentNodeId: manager.currentNodeId, model: chosen, text: '', thinking: '' };
     this.stream = stream;
     this.post({ type: 'streamStart', requestId, parentNodeId: stream.parentNodeId, model: chosen });
     let error: ReturnType<typeof toErrorView> | undefined;
     try {
       await this.services.whileBusy(this.conversationId, async () => {
         for await (const chunk of manager.streamComplete({ signal: stream.abort.signal, configOverrides: { model: chosen } })) {
-          if (!chunk.delta && !chunk.thinkingDelta) continue;
-          stream.text += chunk.delta;
-          if (chunk.thinkingDelta) stream.thinking += chunk.thinkingDelta;
-          this.post({ type: 'streamDelta', requestId, delta: chunk.delta, thinkingDelta: chunk.thinkingDelta });
+          // The chunk is shown even after Stop: the stream has already counted it into the saved answer.
+          if (chunk.delta || chunk.thinkingDelta) {
+            stream.text += chunk.delta;
+            if (chunk.thinkingDelta) stream.thinking += chunk.thinkingDelta;
+            this.post({ type: 'streamDelta', requestId, delta: chunk.delta, thinkingDelta: chunk.thinkingDelta });
+          }
+          if (stream.stopRequested) break;
         }
       });
     } catch (err) {
-      if (!isUserAbort(err, stream.abort.signal)) {
+      if (!stream.stopRequested && !isUserAbort(err, stream.abort.signal)) {
         error = toErrorView(err);
         this.services.logger.warn(`Answer failed: ${error.message}`);
         if (isNoServer(err)) {
@@ -355,6 +363,19 @@ export class ChatController implements vscode.Disposable {
       await manager.setMetadata('totalCostUsd', manager.getTotalCost()).catch(() => undefined);
       await this.postState();
     }
+  }
+
+  /**
+   * Stops an answer. Leaving the loop ends the stream the way a reader that stops early does, so the
+   * partial answer is saved as stopped; a server that sends nothing more is cut by the signal after
+   * a moment instead.
+   */
+  private stop(stream: ActiveStream): void {
+    if (stream.stopRequested) return;
+    stream.stopRequested = true;
+    setTimeout(() => {
+      if (this.stream === stream) stream.abort.abort();
+    }, STOP_GRACE_MS);
   }
 
   /** Brings the panel to the front. */

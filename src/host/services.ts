@@ -1,19 +1,15 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import {
-  ConversationManager,
-  FilesAdapter,
+import { ConversationManager, LoggingMiddleware, OllamaProvider, OpenAIProvider, RedactionMiddleware, SqlJsConversationStorage } from '../core/index';
+import type {
+  ConversationManagerOptions,
+  ConversationMiddleware,
   FileSystemPromptLibrary,
-  LoggingMiddleware,
-  OllamaProvider,
-  OpenAIProvider,
+  LLMProvider,
   PromptBuilder,
-  RedactionMiddleware,
-  SqlJsConversationStorage,
   WorkspaceIndex,
 } from '../core/index';
-import type { ConversationManagerOptions, ConversationMiddleware, LLMProvider, RagAdapter } from '../core/index';
 import { Settings } from './constants';
 import { DelegatingPromptBuilder, DelegatingProvider } from './delegates';
 import { OutputChannelLogger } from './logger';
@@ -21,6 +17,7 @@ import { ApiKeyStore } from './secrets';
 import { parseSettings, type ArborSettings } from './settings';
 import { VscodeWorkspaceFiles } from './vscodeFiles';
 import { WorkspaceFileReader } from './workspaceFileReader';
+import { WorkspaceServices } from './workspaceServices';
 
 /** How often the store is checked for other windows' changes. */
 const STORE_POLL_MS = 2000;
@@ -48,20 +45,15 @@ export class Services implements vscode.Disposable {
   private readonly _onDidChangeConversation = new vscode.EventEmitter<string>();
   /** Fires with a conversation id after it changed, in this window or (on the next poll) in another. */
   readonly onDidChangeConversation = this._onDidChangeConversation.event;
-  private readonly _onDidLoadIndex = new vscode.EventEmitter<WorkspaceIndex>();
-  /** Fires once the workspace index has been opened. */
-  readonly onDidLoadIndex = this._onDidLoadIndex.event;
-  private readonly _onDidLoadLibrary = new vscode.EventEmitter<FileSystemPromptLibrary | undefined>();
-  /** Fires when the prompt library was (re)opened, e.g. after the folder setting changed. */
-  readonly onDidLoadLibrary = this._onDidLoadLibrary.event;
+  /** The prompt library, its builder and the workspace index. */
+  private readonly workspace: WorkspaceServices;
+  /** Fires when the prompt library was (re)opened, e.g. after the folder setting changed or trust was granted. */
+  readonly onDidLoadLibrary: vscode.Event<FileSystemPromptLibrary | undefined>;
 
   private current: ArborSettings;
   private storagePromise?: Promise<SqlJsConversationStorage>;
   private storageOpened = false;
   private providerPromise?: Promise<LLMProvider>;
-  private libraryPromise?: Promise<FileSystemPromptLibrary | undefined>;
-  private builderPromise?: Promise<PromptBuilder | undefined>;
-  private indexPromise?: Promise<WorkspaceIndex | undefined>;
   private readonly managers = new Map<string, Promise<ConversationManager>>();
   /** Operations running per conversation; changes seen meanwhile are re-checked when they end. */
   private readonly busy = new Map<string, number>();
@@ -78,6 +70,16 @@ export class Services implements vscode.Disposable {
     this.middleware = [new RedactionMiddleware(), new LoggingMiddleware(this.logger)];
     this.apiKeys = new ApiKeyStore(context.secrets);
     this.workspaceFiles = new WorkspaceFileReader(this.files, () => this.folderPaths());
+    this.workspace = new WorkspaceServices({
+      files: this.files,
+      logger: this.logger,
+      settings: () => this.current,
+      trusted: () => this.trusted,
+      folders: () => this.folderPaths(),
+      promptsFolder: () => this.promptsFolderPath(),
+      storageDir: () => this.storageDir(),
+    });
+    this.onDidLoadLibrary = this.workspace.onDidLoadLibrary;
     this.current = this.readSettings();
     this.llm = new DelegatingProvider(
       () => this.provider(),
@@ -97,14 +99,12 @@ export class Services implements vscode.Disposable {
       this._onDidChangeSettings,
       this._onDidChangeTrust,
       this._onDidChangeConversation,
-      this._onDidLoadIndex,
-      this._onDidLoadLibrary,
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (!e.affectsConfiguration(Settings.section)) return;
         const before = this.current;
         this.current = this.readSettings();
         this.providerPromise = undefined;
-        if (before.promptsFolder !== this.current.promptsFolder) this.reopenLibrary();
+        if (before.promptsFolder !== this.current.promptsFolder) this.workspace.reopenLibrary();
         this._onDidChangeSettings.fire(this.current);
       }),
       this.apiKeys.onDidChange(() => {
@@ -112,7 +112,7 @@ export class Services implements vscode.Disposable {
         this._onDidChangeSettings.fire(this.current);
       }),
       vscode.workspace.onDidGrantWorkspaceTrust(() => {
-        this.reopenLibrary();
+        this.workspace.reopenLibrary();
         this._onDidChangeTrust.fire(true);
       }),
       vscode.window.onDidChangeActiveTextEditor((e) => {
@@ -281,70 +281,17 @@ export class Services implements vscode.Disposable {
 
   /** The prompt library of the workspace's prompts folder; `undefined` when untrusted or no folder is open. */
   promptLibrary(): Promise<FileSystemPromptLibrary | undefined> {
-    this.libraryPromise ??= (async () => {
-      const dir = this.promptsFolderPath();
-      if (!dir || !this.trusted) return undefined;
-      const library = await FileSystemPromptLibrary.open(dir, { files: this.files, watch: true });
-      this._onDidLoadLibrary.fire(library);
-      return library;
-    })();
-    this.libraryPromise.catch((err) => {
-      this.logger.error('Could not open the prompt library', err);
-      this.libraryPromise = undefined;
-    });
-    return this.libraryPromise;
-  }
-
-  private reopenLibrary(): void {
-    const old = this.libraryPromise;
-    this.libraryPromise = undefined;
-    this.builderPromise = undefined;
-    void old?.then((lib) => lib?.dispose()).catch(() => undefined);
-    void this.promptLibrary().catch(() => undefined);
+    return this.workspace.promptLibrary();
   }
 
   /** The prompt builder over the library, with the `workspace` (index) and `files` retrieval adapters. */
   promptBuilder(): Promise<PromptBuilder | undefined> {
-    this.builderPromise ??= (async () => {
-      const library = await this.promptLibrary();
-      if (!library) return undefined;
-      const s = this.current;
-      const adapters: Record<string, RagAdapter> = {
-        files: new FilesAdapter({ folders: this.folderPaths(), files: this.files, exclude: s.ragExclude, maxFileBytes: s.ragMaxFileBytes }),
-      };
-      const index = await this.workspaceIndex();
-      if (index) adapters.workspace = index;
-      return new PromptBuilder(library, { adapters });
-    })();
-    this.builderPromise.catch(() => (this.builderPromise = undefined));
-    return this.builderPromise;
+    return this.workspace.promptBuilder();
   }
 
   /** The workspace index (opened, not yet updated); `undefined` when untrusted or no folder is open. */
   workspaceIndex(): Promise<WorkspaceIndex | undefined> {
-    this.indexPromise ??= (async () => {
-      const folders = this.folderPaths();
-      if (folders.length === 0 || !this.trusted) return undefined;
-      const dir = this.storageDir();
-      await fs.mkdir(dir, { recursive: true });
-      const s = this.current;
-      const index = await WorkspaceIndex.open({
-        folders,
-        storagePath: path.join(dir, 'index.bin'),
-        exclude: s.ragExclude,
-        include: s.ragInclude.length > 0 ? s.ragInclude : undefined,
-        maxFileBytes: s.ragMaxFileBytes,
-        files: this.files,
-        logger: this.logger,
-      });
-      this._onDidLoadIndex.fire(index);
-      return index;
-    })();
-    this.indexPromise.catch((err) => {
-      this.logger.error('Could not open the workspace index', err);
-      this.indexPromise = undefined;
-    });
-    return this.indexPromise;
+    return this.workspace.workspaceIndex();
   }
 
   /** The options every manager gets: the delegating provider and builder, and the context window. */
@@ -429,8 +376,7 @@ export class Services implements vscode.Disposable {
   dispose(): void {
     for (const d of this.disposables.splice(0)) d.dispose();
     for (const d of this.managerSubscriptions.values()) d.dispose();
-    void this.libraryPromise?.then((l) => l?.dispose()).catch(() => undefined);
-    void this.indexPromise?.then((i) => i?.dispose()).catch(() => undefined);
+    this.workspace.dispose();
     void this.storagePromise?.then((s) => s.close()).catch(() => undefined);
   }
 }
