@@ -12,11 +12,12 @@ export interface GroupProcess {
 
 /** Starts `command` in a new process group (detached), keeping its recent output in memory. */
 export function spawnGroup(command: string, args: string[], options: SpawnOptions & { echo?: boolean } = {}): GroupProcess {
-  const child = spawn(command, args, { ...options, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const { echo, ...spawnOptions } = options;
+  const child = spawn(command, args, { ...spawnOptions, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
   const keep = (chunk: Buffer) => {
     const text = chunk.toString('utf8');
-    if (options.echo) process.stderr.write(text);
+    if (echo) process.stderr.write(text);
     lines.push(...text.split('\n').filter(Boolean));
     if (lines.length > 200) lines.splice(0, lines.length - 200);
   };

@@ -40,8 +40,13 @@ export class Workbench {
   static async open(browser: Browser, url: string): Promise<Workbench> {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     const workbench = new Workbench(page, url);
-    await page.goto(url);
-    await workbench.waitReady();
+    try {
+      await page.goto(url);
+      await workbench.waitReady();
+    } catch (error) {
+      const file = await workbench.screenshot('workbench-did-not-open').catch(() => 'no screenshot');
+      throw new Error(`VS Code did not open at ${url} (screenshot: ${file}): ${error instanceof Error ? error.message : String(error)}`);
+    }
     return workbench;
   }
 
