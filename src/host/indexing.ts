@@ -31,6 +31,7 @@ export class Indexing implements vscode.Disposable {
     this.disposables.push(
       this.item,
       services.onDidChangeTrust(() => this.start(0)),
+      services.onDidChangeIndexSettings(() => this.start(0)),
       vscode.workspace.onDidChangeWorkspaceFolders(() => this.start(0)),
     );
   }
@@ -45,7 +46,7 @@ export class Indexing implements vscode.Disposable {
     }, delayMs);
   }
 
-  private watch(index: WorkspaceIndex): void {
+  private watch(): void {
     if (this.watching) return;
     this.watching = true;
     const watcher = vscode.workspace.createFileSystemWatcher('**/*');
@@ -53,15 +54,17 @@ export class Indexing implements vscode.Disposable {
       if (uri.scheme !== 'file') return;
       this.pendingPaths.add(uri.fsPath);
       if (this.changeTimer) clearTimeout(this.changeTimer);
-      this.changeTimer = setTimeout(() => void this.flushChanges(index), CHANGE_DEBOUNCE_MS);
+      this.changeTimer = setTimeout(() => void this.flushChanges(), CHANGE_DEBOUNCE_MS);
     };
     this.disposables.push(watcher, watcher.onDidChange(queue), watcher.onDidCreate(queue), watcher.onDidDelete(queue));
   }
 
-  private async flushChanges(index: WorkspaceIndex): Promise<void> {
+  private async flushChanges(): Promise<void> {
     const paths = [...this.pendingPaths];
     this.pendingPaths.clear();
     if (this.running) await this.running.catch(() => undefined);
+    const index = await this.services.workspaceIndex().catch(() => undefined);
+    if (!index) return;
     for (const p of paths) {
       try {
         const exists = await this.services.files.stat(p);
@@ -90,7 +93,7 @@ export class Indexing implements vscode.Disposable {
         if (where === 'notification') void vscode.window.showInformationMessage('Open a folder first: Arbor indexes the files of the workspace folders.');
         return undefined;
       }
-      this.watch(index);
+      this.watch();
       const abort = new AbortController();
       this.abort = abort;
       const started = Date.now();

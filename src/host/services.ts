@@ -45,6 +45,9 @@ export class Services implements vscode.Disposable {
   private readonly _onDidChangeConversation = new vscode.EventEmitter<string>();
   /** Fires with a conversation id after it changed, in this window or (on the next poll) in another. */
   readonly onDidChangeConversation = this._onDidChangeConversation.event;
+  private readonly _onDidChangeIndexSettings = new vscode.EventEmitter<void>();
+  /** Fires when the retrieval settings changed and the index was dropped, to be rebuilt. */
+  readonly onDidChangeIndexSettings = this._onDidChangeIndexSettings.event;
   /** The prompt library, its builder and the workspace index. */
   private readonly workspace: WorkspaceServices;
   /** Fires when the prompt library was (re)opened, e.g. after the folder setting changed or trust was granted. */
@@ -99,12 +102,18 @@ export class Services implements vscode.Disposable {
       this._onDidChangeSettings,
       this._onDidChangeTrust,
       this._onDidChangeConversation,
+      this._onDidChangeIndexSettings,
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (!e.affectsConfiguration(Settings.section)) return;
         const before = this.current;
         this.current = this.readSettings();
         this.providerPromise = undefined;
         if (before.promptsFolder !== this.current.promptsFolder) this.workspace.reopenLibrary();
+        const rag = (x: ArborSettings) => JSON.stringify([x.ragInclude, x.ragExclude, x.ragMaxFileBytes]);
+        if (rag(before) !== rag(this.current)) {
+          this.workspace.reopenIndex();
+          this._onDidChangeIndexSettings.fire();
+        }
         this._onDidChangeSettings.fire(this.current);
       }),
       this.apiKeys.onDidChange(() => {

@@ -56,6 +56,14 @@ export class WorkspaceServices implements vscode.Disposable {
     void this.promptLibrary().catch(() => undefined);
   }
 
+  /** Drops the index and the builder that uses it (retrieval settings changed); both reopen on next use. */
+  reopenIndex(): void {
+    const old = this.indexPromise;
+    this.indexPromise = undefined;
+    this.builderPromise = undefined;
+    void old?.then((i) => i?.dispose()).catch(() => undefined);
+  }
+
   /** The prompt builder over the library, with the `workspace` (index) and `files` retrieval adapters. */
   promptBuilder(): Promise<PromptBuilder | undefined> {
     this.builderPromise ??= (async () => {
