@@ -267,17 +267,18 @@ export class ChatController implements vscode.Disposable {
     if (msg.promptName) {
       // A field left empty in the form falls back to the prompt's default (or the editor value).
       const given = Object.fromEntries(Object.entries(msg.params ?? {}).filter(([, v]) => typeof v === 'string' && v.trim() !== ''));
-      const params = { ...editorValues(this.services), input: msg.text, ...given };
-      const node = await manager.addMessage({
+      // Attached context reaches the template too: an attached selection stands for the editor's, and
+      // every attachment is offered whole as {{attachments}}.
+      const selected = resolved.find((a) => a.kind === 'selection');
+      const fromAttachment = selected ? { selection: selected.text, file: selected.path, language: selected.language ?? '' } : {};
+      const params = { ...editorValues(this.services), ...fromAttachment, attachments: composeUserMessage('', resolved), input: msg.text, ...given };
+      await manager.addMessage({
         role: 'user',
         promptName: msg.promptName,
         params,
         includeRag: this.services.trusted,
         metadata: { attachments: stored, displayText: msg.text.trim() ? `/${msg.promptName} ${msg.text.trim()}` : `/${msg.promptName}` },
       });
-      if (resolved.length > 0) {
-        this.services.logger.debug(`Prompt message ${node.nodeId} ignores inline attachments; the prompt decides its context.`);
-      }
     } else {
       if (!msg.text.trim() && resolved.length === 0) return;
       await manager.addMessage({ role: 'user', content: composeUserMessage(msg.text, resolved), raw: true, metadata: { attachments: stored, displayText: msg.text } });
