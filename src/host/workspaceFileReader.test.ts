@@ -1,0 +1,47 @@
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { nodeFiles, WorkspaceAccessError } from '../core/index';
+import { MAX_ATTACHMENT_BYTES, WorkspaceFileReader } from './workspaceFileReader';
+
+describe('WorkspaceFileReader', () => {
+  let root: string;
+  let ws: string;
+  let reader: WorkspaceFileReader;
+
+  beforeEach(async () => {
+    root = await fs.mkdtemp(path.join(os.tmpdir(), 'arbor-reader-'));
+    ws = path.join(root, 'ws');
+    await fs.mkdir(path.join(ws, 'src'), { recursive: true });
+    await fs.writeFile(path.join(ws, 'src', 'a.ts'), 'one\ntwo\nthree\nfour\n');
+    await fs.writeFile(path.join(root, 'secret.txt'), 'outside');
+    await fs.symlink(path.join(root, 'secret.txt'), path.join(ws, 'link.txt'));
+    reader = new WorkspaceFileReader(nodeFiles, () => [ws]);
+  });
+  afterEach(async () => {
+    await fs.rm(root, { recursive: true, force: true });
+  });
+
+  it('reads attached files whole or by line range, and keeps selection text as given', async () => {
+    const out = await reader.resolveAttachments([
+      { kind: 'file', path: 'src/a.ts', startLine: 2, endLine: 3 },
+      { kind: 'file', path: 'src/a.ts' },
+      { kind: 'selection', path: 'src/a.ts', startLine: 1, endLine: 1, text: 'edited in the editor' },
+    ]);
+    expect(out.map((a) => a.text)).toEqual(['two\nthree', 'one\ntwo\nthree\nfour\n', 'edited in the editor']);
+  });
+
+  it('refuses paths that leave the workspace, also through a symbolic link', async () => {
+    await expect(reader.readText('../secret.txt')).rejects.toThrow(WorkspaceAccessError);
+    await expect(reader.readText(path.join(root, 'secret.txt'))).rejects.toThrow(/not inside the workspace/);
+    await expect(reader.readText('link.txt')).rejects.toThrow(/links outside the workspace/);
+  });
+
+  it('cuts a very large file with a note instead of sending all of it', async () => {
+    await fs.writeFile(path.join(ws, 'big.txt'), 'x'.repeat(MAX_ATTACHMENT_BYTES + 10));
+    const text = await reader.readText('big.txt');
+    expect(text.startsWith('x'.repeat(100))).toBe(true);
+    expect(text.endsWith(`[… cut at ${MAX_ATTACHMENT_BYTES} bytes]`)).toBe(true);
+  });
+});
