@@ -156,13 +156,14 @@ export class ConversationManager {
   /**
    * Streams the model's answer. A normal end adds the node as `complete` does; a consumer that stops
    * early, an aborted signal or a failed stream still saves the text received so far, with
-   * `metadata.interrupted` (and `metadata.error`), then re-throws the failure (a `break` just ends).
+   * `metadata.interrupted` and `metadata.stopReason` (`consumer`, `cancelled` or `failed`, the last
+   * with `metadata.error`), then re-throws the failure or the cancel (a `break` just ends).
    * The generator's return value is the final response.
    */
   async *streamComplete(options: CompleteOptions = {}): AsyncGenerator<LLMStreamChunk, LLMResponse> {
     const prepared = await this.queue.run(() => this.prepareCall(options));
-    const assembled = yield* streamWithPartial(this.options.llm, prepared.messages, prepared.callOptions, ({ partial, error }) => {
-      const extra: Record<string, unknown> = { interrupted: true };
+    const assembled = yield* streamWithPartial(this.options.llm, prepared.messages, prepared.callOptions, ({ partial, error, reason }) => {
+      const extra: Record<string, unknown> = { interrupted: true, stopReason: reason };
       if (error !== undefined) extra.error = error instanceof Error ? error.message : String(error);
       return this.queue.run(() => this.attachAnswer(prepared, partial, options, extra));
     });

@@ -7,8 +7,10 @@ import type { LLMMessage, LLMResponse, LLMStreamChunk } from './types';
 export interface InterruptedStream {
   /** What arrived before the stream stopped, as a response. */
   partial: LLMResponse;
-  /** Set when the stream failed or was aborted; absent when the consumer stopped reading. */
+  /** Set when the stream failed; absent when the consumer stopped reading or the caller cancelled. */
   error?: unknown;
+  /** How it stopped: the consumer stopped reading, the caller's signal aborted, or the stream failed. */
+  reason: 'consumer' | 'cancelled' | 'failed';
 }
 
 /**
@@ -49,8 +51,15 @@ export async function* streamWithPartial(
     outer?.removeEventListener('abort', onAbort);
     if (!ended) {
       controller.abort();
+      // A cancel by the caller's own signal is a stop, not a failure: it is still re-thrown, but the
+      // saved node is marked interrupted without an error.
+      const reason = outer?.aborted ? 'cancelled' : failed ? 'failed' : 'consumer';
       if (acc.hasOutput) {
-        await onInterrupted({ partial: acc.toResponse(model, failed ? 'error' : 'aborted'), ...(failed ? { error: failure } : {}) });
+        await onInterrupted({
+          partial: acc.toResponse(model, reason === 'failed' ? 'error' : 'aborted'),
+          reason,
+          ...(reason === 'failed' ? { error: failure } : {}),
+        });
       }
     }
   }

@@ -122,7 +122,7 @@ describe.each([
     expect((await storage.loadConversation(m.conversationId))?.nodes.find((n) => n.nodeId === node.nodeId)?.metadata.interrupted).toBe(true);
   });
 
-  it('an aborted signal saves the partial text with the error and re-throws', async () => {
+  it('an aborted signal saves the partial text marked as cancelled (no error) and re-throws', async () => {
     const m = await ConversationManager.create({ llm: provider(), storage });
     await m.addMessage({ role: 'user', content: 'Go' });
     server.enqueue({ tokens: ['x', ' y', ' z', ' w', ' v', ' u'], tokenDelayMs: 30 });
@@ -139,7 +139,9 @@ describe.each([
     expect(node.message.role).toBe('assistant');
     expect(node.message.content).toBe(seen);
     expect(node.metadata.interrupted).toBe(true);
-    expect(typeof node.metadata.error).toBe('string');
+    expect(node.metadata.stopReason).toBe('cancelled');
+    expect(node.metadata.error).toBeUndefined();
+    expect(node.message.metadata?.finishReason ?? node.metadata.finishReason).toBe('aborted');
   });
 
   it('a server that cuts the stream leaves the partial text saved with the error, and the error re-thrown', async () => {
@@ -157,7 +159,7 @@ describe.each([
     const node = m.getNode(m.currentNodeId);
     expect(node.message.content).toBe('first second');
     expect(seen.join('')).toBe('first second');
-    expect(node.metadata).toMatchObject({ interrupted: true, error: (caught as Error).message, finishReason: 'error' });
+    expect(node.metadata).toMatchObject({ interrupted: true, stopReason: 'failed', error: (caught as Error).message, finishReason: 'error' });
     const resumed = await reopenAndResume(m.conversationId, provider());
     expect(resumed.getNode(node.nodeId).metadata.interrupted).toBe(true);
   });
