@@ -168,6 +168,20 @@ export async function resetJournal(filePath: string, generation: string): Promis
 }
 
 /**
+ * A kill can only leave one partial last line (no newline). Bytes past the valid part that hold a
+ * newline mean damage in the middle of the journal: copy them aside before they are cut off, so the
+ * changes in them can still be recovered by hand.
+ */
+async function preserveDamagedTail(filePath: string, handle: fs.FileHandle, offset: number, size: number): Promise<void> {
+  const tail = await readRange(handle, offset, size);
+  if (!tail.includes(NEWLINE)) {
+    return;
+  }
+  const target = `${filePath}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+  await writeFileAtomic(target, tail);
+}
+
+/**
  * Appends entries at `offset` (the end of the valid part), cutting off a torn tail first, and
  * flushes them to disk before returning the new end. The caller holds the write lock.
  */
@@ -176,6 +190,9 @@ export async function appendJournal(filePath: string, offset: number, entries: J
   const handle = await fs.open(filePath, 'r+');
   try {
     const { size } = await handle.stat();
+    if (size > offset) {
+      await preserveDamagedTail(filePath, handle, offset, size);
+    }
     if (size !== offset) {
       await handle.truncate(offset);
     }
