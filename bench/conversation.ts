@@ -15,6 +15,7 @@ import { ConversationManager } from '../src/core/conversation/conversationManage
 import type { ConversationNode, ConversationState, LLMMessage } from '../src/core/conversation/types';
 import { OllamaProvider } from '../src/core/llm/ollama';
 import { SqlJsConversationStorage } from '../src/core/storage/sqlJsConversationStorage';
+import { median, writeBenchmarkSection } from './benchReport';
 
 const SIZES = [1000, 10000];
 const ADDS = 200;
@@ -49,11 +50,6 @@ function bigConversation(id: string, size: number): ConversationState {
     }
   }
   return { conversationId: id, nodes, currentNodeId: nodes[nodes.length - 1].nodeId, metadata: {}, tombstones: [], createdAt: new Date(t0).toISOString(), updatedAt: new Date(t0).toISOString() };
-}
-
-function median(samples: number[]): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
 }
 
 function since(start: bigint): number {
@@ -116,22 +112,6 @@ function measureWindow(length: number): { full: number; windowed: number } {
   };
 }
 
-async function writeSection(file: string, title: string, section: string): Promise<void> {
-  const text = await fs.readFile(file, 'utf8').catch(() => '# Benchmarks\n');
-  const lines = text.split('\n');
-  const start = lines.findIndex((line) => line.trim() === `## ${title}`);
-  let out: string;
-  if (start < 0) {
-    out = `${text.trimEnd()}\n\n${section}`;
-  } else {
-    const next = lines.findIndex((line, i) => i > start && line.startsWith('## '));
-    const end = next < 0 ? lines.length : next;
-    out = [...lines.slice(0, start), ...section.trimEnd().split('\n'), '', ...lines.slice(end)].join('\n');
-  }
-  await fs.mkdir(path.dirname(file), { recursive: true });
-  await fs.writeFile(file, `${out.trimEnd()}\n`);
-}
-
 async function main(): Promise<void> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'arbor-bench-conversation-'));
   try {
@@ -164,7 +144,7 @@ async function main(): Promise<void> {
       '',
     ].join('\n');
     process.stdout.write(`${section}\n`);
-    await writeSection(path.resolve(__dirname, '../docs/benchmarks.md'), 'Conversation manager', section);
+    await writeBenchmarkSection('Conversation manager', section);
   } finally {
     await fs.rm(dir, { recursive: true, force: true });
   }

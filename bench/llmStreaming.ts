@@ -6,11 +6,10 @@
  *
  * Run: npx tsx bench/llmStreaming.ts
  */
-import { promises as fs } from 'node:fs';
-import * as path from 'node:path';
 import { OllamaProvider } from '../src/core/llm/ollama';
 import { OpenAIProvider } from '../src/core/llm/openai';
 import { FakeLlmServer } from '../test/fixtures/fakeLlmServer';
+import { median, writeBenchmarkSection } from './benchReport';
 
 const TOKENS = 2000;
 const RUNS = 15;
@@ -64,11 +63,6 @@ async function viaProvider(provider: OpenAIProvider | OllamaProvider): Promise<s
   return text;
 }
 
-function median(values: number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-}
-
 async function time(server: FakeLlmServer, expected: string, run: () => Promise<string>): Promise<number> {
   server.enqueue({ tokens: Array.from({ length: TOKENS }, (_, i) => ` t${i}`) });
   const start = performance.now();
@@ -76,25 +70,6 @@ async function time(server: FakeLlmServer, expected: string, run: () => Promise<
   const ms = performance.now() - start;
   if (text !== expected) throw new Error('the streamed text differs from what the server sent');
   return ms;
-}
-
-async function writeSection(file: string, title: string, section: string): Promise<void> {
-  let text = '# Benchmarks\n';
-  try {
-    text = await fs.readFile(file, 'utf8');
-  } catch {
-    await fs.mkdir(path.dirname(file), { recursive: true });
-  }
-  const lines = text.split('\n');
-  const start = lines.findIndex((line) => line.trim() === `## ${title}`);
-  if (start < 0) {
-    text = `${text.trimEnd()}\n\n${section}`;
-  } else {
-    let end = lines.findIndex((line, i) => i > start && line.startsWith('## '));
-    end = end < 0 ? lines.length : end;
-    text = [...lines.slice(0, start), ...section.trimEnd().split('\n'), '', ...lines.slice(end)].join('\n');
-  }
-  await fs.writeFile(file, `${text.trimEnd()}\n`);
 }
 
 async function main(): Promise<void> {
@@ -136,7 +111,7 @@ async function main(): Promise<void> {
     '',
   ].join('\n');
   process.stdout.write(`${section}\n`);
-  await writeSection(path.resolve(__dirname, '../docs/benchmarks.md'), 'LLM streaming', section);
+  await writeBenchmarkSection('LLM streaming', section);
 }
 
 main().catch((error: unknown) => {

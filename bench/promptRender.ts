@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import Handlebars from 'handlebars';
 import { FileSystemPromptLibrary } from '../src/core/prompts/fileSystemPromptLibrary';
 import { PromptBuilder } from '../src/core/prompts/promptBuilder';
+import { median, writeBenchmarkSection } from './benchReport';
 
 const RENDERS = 2000;
 const FILES = 300;
@@ -32,11 +33,6 @@ const params: Record<string, unknown> = {
   ...Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`p${i}`, `value ${i}`])),
 };
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-}
-
 async function timeEach(n: number, fn: () => unknown | Promise<unknown>): Promise<number[]> {
   const out: number[] = [];
   for (let i = 0; i < n; i++) {
@@ -45,22 +41,6 @@ async function timeEach(n: number, fn: () => unknown | Promise<unknown>): Promis
     out.push(Number(process.hrtime.bigint() - t) / 1e6);
   }
   return out;
-}
-
-/** Replaces (or appends) this benchmark's `## ` section of the Markdown file, keeping the others. */
-async function replaceSection(file: string, title: string, section: string): Promise<void> {
-  const text = await fs.readFile(file, 'utf8').catch(() => '# Benchmarks\n');
-  const lines = text.split('\n');
-  const start = lines.findIndex((l) => l.trim() === `## ${title}`);
-  let next: string;
-  if (start < 0) next = `${text.trimEnd()}\n\n${section}`;
-  else {
-    const found = lines.findIndex((l, i) => i > start && l.startsWith('## '));
-    const end = found < 0 ? lines.length : found;
-    next = [...lines.slice(0, start), ...section.trimEnd().split('\n'), '', ...lines.slice(end)].join('\n');
-  }
-  await fs.mkdir(path.dirname(file), { recursive: true });
-  await fs.writeFile(file, `${next.trimEnd()}\n`);
 }
 
 async function main(): Promise<void> {
@@ -130,13 +110,13 @@ async function main(): Promise<void> {
     const section = [
       '## Prompt rendering',
       '',
-      `\`npx tsx bench/promptRender.ts\` on ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${os.cpus().length} shared CPUs (1-minute load average ${os.loadavg()[0].toFixed(1)} during the run: other jobs were running, so absolute times are inflated and ratios vary between runs); ${RENDERS} interleaved renders per row, 5 loads. The builder's render includes the params merge, validation, partial lookup and the result record (sha256 and git blob id are computed at load, not per render); the reload re-reads only files whose size or time changed and re-checks every template.`,
+      `\`npx tsx bench/promptRender.ts\` on ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${os.cpus().length} shared CPUs (1-minute load average ${os.loadavg()[0].toFixed(1)} during the run${os.loadavg()[0] > os.cpus().length ? ': other jobs were running, so absolute times are inflated and ratios vary between runs' : ''}); ${RENDERS} interleaved renders per row, 5 loads. The builder's render includes the params merge, validation, partial lookup and the result record (sha256 and git blob id are computed at load, not per render); the reload re-reads only files whose size or time changed and re-checks every template.`,
       '',
       table,
       '',
     ].join('\n');
     process.stdout.write(`${table}\n`);
-    await replaceSection(path.resolve(__dirname, '../docs/benchmarks.md'), 'Prompt rendering', section);
+    await writeBenchmarkSection('Prompt rendering', section);
   } finally {
     await fs.rm(root, { recursive: true, force: true });
   }

@@ -21,6 +21,7 @@ import { tokenize } from '../src/core/rag/tokenizer';
 import { WorkspaceIndex } from '../src/core/rag/workspaceIndex';
 import { WorkspaceScanner } from '../src/core/rag/workspaceScanner';
 import { OPENAI_QUESTIONS, OPENAI_SRC, type LabelledQuestion } from '../test/fixtures/ragQuestions';
+import { summarize, writeBenchmarkSection } from './benchReport';
 import { ensureCorpus, generatedQueries } from './ragCorpus';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -49,12 +50,6 @@ interface Stats {
 function cpuNow(): number {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
-}
-
-function summarize(samples: number[]): Stats {
-  const s = [...samples].sort((a, b) => a - b);
-  const at = (p: number) => s[Math.min(s.length - 1, Math.floor(p * s.length))];
-  return { median: at(0.5), p95: at(0.95) };
 }
 
 function ms(v: number): string {
@@ -218,24 +213,6 @@ async function measure(name: string, root: string, queries: string[], questions?
   }
 }
 
-async function writeSection(file: string, title: string, section: string): Promise<void> {
-  let text = '# Benchmarks\n';
-  try {
-    text = await fs.readFile(file, 'utf8');
-  } catch {
-    await fs.mkdir(path.dirname(file), { recursive: true });
-  }
-  const lines = text.split('\n');
-  const start = lines.findIndex((l) => l.trim() === `## ${title}`);
-  if (start < 0) {
-    text = `${text.trimEnd()}\n\n${section}`;
-  } else {
-    const next = lines.findIndex((l, i) => i > start && l.startsWith('## '));
-    text = [...lines.slice(0, start), ...section.trimEnd().split('\n'), '', ...lines.slice(next < 0 ? lines.length : next)].join('\n');
-  }
-  await fs.writeFile(file, `${text.trimEnd()}\n`);
-}
-
 function ratio(baseline: number, ours: number): string {
   return `${(baseline / ours).toFixed(1)}x`;
 }
@@ -282,7 +259,7 @@ async function main(): Promise<void> {
     '',
   ].join('\n');
   process.stdout.write(`\n${table}\n`);
-  await writeSection(path.join(ROOT, 'docs/benchmarks.md'), 'Retrieval', section);
+  await writeBenchmarkSection('Retrieval', section);
 }
 
 if (getHeapStatistics().heap_size_limit < 8e9 && !process.env.ARBOR_BENCH_CHILD) {

@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import { loadSqlJs } from '../src/core/storage/databaseFile';
 import { SqlJsConversationStorage } from '../src/core/storage/sqlJsConversationStorage';
 import { sampleConversation, sampleNode } from '../src/core/storage/storageTestData';
+import { summarize, writeBenchmarkSection } from './benchReport';
 
 const NODES_PER_CONVERSATION = 100;
 const APPENDS = 200;
@@ -21,15 +22,6 @@ const BASELINE_SAMPLES: Record<number, number> = { 1000: 100, 10000: 30, 100000:
 /** Message sizes from a few hundred bytes to a few KB, spread deterministically. */
 function messageBytes(i: number): number {
   return 200 + ((i * 7919) % 2800);
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
-
-function summarize(samples: number[]): { median: number; p95: number } {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return { median: percentile(sorted, 50), p95: percentile(sorted, 95) };
 }
 
 function elapsedMs(start: bigint): number {
@@ -118,26 +110,6 @@ async function measureBaseline(file: string, count: number): Promise<number[]> {
   return samples;
 }
 
-/** Replaces (or appends) the `## <title>` section of the Markdown file, keeping the others. */
-async function writeSection(file: string, title: string, section: string): Promise<void> {
-  let text = '# Benchmarks\n';
-  try {
-    text = await fs.readFile(file, 'utf8');
-  } catch {
-    await fs.mkdir(path.dirname(file), { recursive: true });
-  }
-  const lines = text.split('\n');
-  const start = lines.findIndex((line) => line.trim() === `## ${title}`);
-  if (start < 0) {
-    text = `${text.trimEnd()}\n\n${section}`;
-  } else {
-    let end = lines.findIndex((line, i) => i > start && line.startsWith('## '));
-    end = end < 0 ? lines.length : end;
-    text = [...lines.slice(0, start), ...section.trimEnd().split('\n'), '', ...lines.slice(end)].join('\n');
-  }
-  await fs.writeFile(file, `${text.trimEnd()}\n`);
-}
-
 function formatMs(ms: number): string {
   return ms < 10 ? ms.toFixed(2) : ms.toFixed(0);
 }
@@ -203,7 +175,7 @@ async function main(): Promise<void> {
     '',
   ].join('\n');
   process.stdout.write(`${table}\n`);
-  await writeSection(path.resolve(__dirname, '../docs/benchmarks.md'), 'Storage', section);
+  await writeBenchmarkSection('Storage', section);
 }
 
 main().catch((error: unknown) => {

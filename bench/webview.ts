@@ -9,13 +9,13 @@
  *    of the live bubble, renders per frame, long frames and dropped frames.
  * Writes the tables into docs/benchmarks.md under "## Webview".
  */
-import { readFile, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
 import type { Page } from 'playwright-core';
 import { chatState, longPath } from '../test/webview/fixtures';
 import { postToWebview, startHarness, type WebviewHarness } from '../test/webview/harness';
+import { median, writeBenchmarkSection } from './benchReport';
 
 const repoRoot = path.resolve(__dirname, '..');
 const RUNS = 5;
@@ -51,11 +51,6 @@ async function openBenchPage(harness: WebviewHarness): Promise<Page> {
   // only in Node; the functions evaluated in the page need an identity version.
   await page.evaluate('globalThis.__name = (fn) => fn');
   return page;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
 }
 
 /** Dispatches `state` synchronously, then waits for the next painted frame; returns both times. */
@@ -226,22 +221,6 @@ function fmt(ms: number): string {
   return ms >= 100 ? `${ms.toFixed(0)} ms` : `${ms.toFixed(1)} ms`;
 }
 
-async function writeSection(section: string): Promise<void> {
-  const file = path.join(repoRoot, 'docs/benchmarks.md');
-  let text = '';
-  try {
-    text = await readFile(file, 'utf8');
-  } catch {
-    text = '# Benchmarks\n';
-  }
-  const start = text.indexOf('\n## Webview\n');
-  if (start >= 0) {
-    const next = text.indexOf('\n## ', start + 1);
-    text = text.slice(0, start) + (next >= 0 ? text.slice(next) : '\n');
-  }
-  await writeFile(file, `${text.trimEnd()}\n\n${section.trim()}\n`);
-}
-
 async function main(): Promise<void> {
   const harness = await startHarness({ minify: true });
   const naive = await naiveBundle();
@@ -327,7 +306,7 @@ Streaming: deltas are posted as \`streamDelta\` messages through \`window.postMe
 ${table2}
 `;
     console.log(section);
-    await writeSection(section);
+    await writeBenchmarkSection('Webview', section);
   } finally {
     await harness.close();
   }
