@@ -1,7 +1,6 @@
-import { createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FakeLlmServer } from '../../../test/fixtures/fakeLlmServer';
-import type { LLMStreamChunk } from '../conversation/types';
+import { collectStream, freePort, providerFailure } from '../../../test/fixtures/providerTestTools';
 import { ProviderError } from '../errors';
 import { OllamaProvider, type OllamaProviderOptions } from './ollama';
 
@@ -12,22 +11,6 @@ afterEach(() => server.reset());
 
 function provider(extra: Partial<OllamaProviderOptions> = {}): OllamaProvider {
   return new OllamaProvider({ host: server.url, model: 'arbor-test-model', ...extra });
-}
-
-async function collect(iterable: AsyncIterable<LLMStreamChunk>): Promise<{ chunks: LLMStreamChunk[]; error?: unknown }> {
-  const chunks: LLMStreamChunk[] = [];
-  try {
-    for await (const c of iterable) chunks.push(c);
-  } catch (error) {
-    return { chunks, error };
-  }
-  return { chunks };
-}
-
-async function failure(promise: Promise<unknown>): Promise<ProviderError> {
-  const err = await promise.then(() => undefined, (e: unknown) => e);
-  expect(err).toBeInstanceOf(ProviderError);
-  return err as ProviderError;
 }
 
 describe('OllamaProvider', () => {
@@ -63,7 +46,7 @@ describe('OllamaProvider', () => {
 
   it('streams NDJSON deltas then a done chunk with usage', async () => {
     server.enqueue({ content: 'alpha beta gamma', usage: { promptTokens: 5, completionTokens: 3 } });
-    const { chunks, error } = await collect(provider().stream([{ role: 'user', content: 'go' }]));
+    const { chunks, error } = await collectStream(provider().stream([{ role: 'user', content: 'go' }]));
     expect(error).toBeUndefined();
     expect(chunks.filter((c) => !c.done).map((c) => c.delta)).toEqual(['alpha', ' beta', ' gamma']);
     expect(chunks[chunks.length - 1]).toMatchObject({ done: true, finishReason: 'stop', usage: { promptTokens: 5, completionTokens: 3, totalTokens: 8 }, costUsd: 0 });
@@ -72,7 +55,7 @@ describe('OllamaProvider', () => {
 
   it('passes thinking through in streams and complete answers, and sends it back only when asked', async () => {
     server.enqueue({ thinking: 'Hmm, let me see.', content: 'Yes.' }, { thinking: 'Plain.', content: 'No.' });
-    const { chunks } = await collect(provider().stream([{ role: 'user', content: 'q' }], { think: true }));
+    const { chunks } = await collectStream(provider().stream([{ role: 'user', content: 'q' }], { think: true }));
     expect(chunks.map((c) => c.thinkingDelta ?? '').join('')).toBe('Hmm, let me see.');
     expect(chunks.map((c) => c.delta).join('')).toBe('Yes.');
     const res = await provider().complete([{ role: 'user', content: 'q' }]);
@@ -84,7 +67,7 @@ describe('OllamaProvider', () => {
 
   it('returns tool calls with JSON-text arguments and a tool_calls finish reason', async () => {
     server.enqueue({ toolCalls: [{ name: 'search', arguments: { query: 'x' } }] }, { toolCalls: [{ name: 'open', arguments: { path: 'b' } }] });
-    const { chunks } = await collect(provider().stream([{ role: 'user', content: 'q' }]));
+    const { chunks } = await collectStream(provider().stream([{ role: 'user', content: 'q' }]));
     const last = chunks[chunks.length - 1];
     expect(last.finishReason).toBe('tool_calls');
     expect(last.toolCalls).toHaveLength(1);
@@ -130,7 +113,7 @@ describe('OllamaProvider', () => {
     const controller = new AbortController();
     const pending = provider().complete([{ role: 'user', content: 'go' }], { signal: controller.signal });
     setTimeout(() => controller.abort(), 50);
-    const err = await failure(pending);
+    const err = await providerFailure(pending);
     expect(err.kind).toBe('aborted');
     const req = server.chatRequests()[0];
     await server.waitForClose(req);
@@ -139,14 +122,14 @@ describe('OllamaProvider', () => {
 
   it('reports a stream cut mid-way as kind stream after the partial deltas', async () => {
     server.enqueue({ content: 'one two three four', cutAfterTokens: 2 });
-    const { chunks, error } = await collect(provider().stream([{ role: 'user', content: 'go' }]));
+    const { chunks, error } = await collectStream(provider().stream([{ role: 'user', content: 'go' }]));
     expect(chunks.map((c) => c.delta)).toEqual(['one', ' two']);
     expect(error).toMatchObject({ kind: 'stream', retryable: true });
   });
 
   it('reports a malformed NDJSON line as kind stream instead of skipping it', async () => {
     server.enqueue({ content: 'one two three', malformedAfterTokens: 2 });
-    const { chunks, error } = await collect(provider().stream([{ role: 'user', content: 'go' }]));
+    const { chunks, error } = await collectStream(provider().stream([{ role: 'user', content: 'go' }]));
     expect(chunks.map((c) => c.delta)).toEqual(['one', ' two']);
     expect(error).toMatchObject({ kind: 'stream', retryable: true });
     expect((error as ProviderError).message).toMatch(/malformed/);
@@ -154,31 +137,31 @@ describe('OllamaProvider', () => {
 
   it('reports a stream that ends without its done line, and an error line mid-stream', async () => {
     server.enqueue({ content: 'one two three', endAfterTokens: 1 }, { content: 'one two', streamErrorAfterTokens: 1, streamErrorMessage: 'out of memory' });
-    const cut = await collect(provider().stream([{ role: 'user', content: 'go' }]));
+    const cut = await collectStream(provider().stream([{ role: 'user', content: 'go' }]));
     expect(cut.chunks.map((c) => c.delta)).toEqual(['one']);
     expect(cut.error).toMatchObject({ kind: 'stream' });
-    const errored = await collect(provider().stream([{ role: 'user', content: 'go' }]));
+    const errored = await collectStream(provider().stream([{ role: 'user', content: 'go' }]));
     expect(errored.chunks.map((c) => c.delta)).toEqual(['one']);
     expect(errored.error).toMatchObject({ kind: 'server', retryable: true });
     expect((errored.error as ProviderError).message).toContain('out of memory');
   });
 
   it('maps 404 to the ollama pull hint', async () => {
-    const err = await failure(provider({ model: 'llama9' }).complete([{ role: 'user', content: 'hi' }]));
+    const err = await providerFailure(provider({ model: 'llama9' }).complete([{ role: 'user', content: 'hi' }]));
     expect(err).toMatchObject({ kind: 'model_not_found', status: 404, retryable: false });
     expect(err.message).toBe(`Model 'llama9' is not installed in Ollama at ${server.url}. Run \`ollama pull llama9\`.`);
-    const { error } = await collect(provider({ model: 'llama9' }).stream([{ role: 'user', content: 'hi' }]));
+    const { error } = await collectStream(provider({ model: 'llama9' }).stream([{ role: 'user', content: 'hi' }]));
     expect(error).toMatchObject({ kind: 'model_not_found' });
   });
 
   it('maps 401, 429 with Retry-After and 500', async () => {
     server.enqueueError(401);
-    expect(await failure(provider().complete([{ role: 'user', content: 'hi' }]))).toMatchObject({ kind: 'auth', status: 401 });
+    expect(await providerFailure(provider().complete([{ role: 'user', content: 'hi' }]))).toMatchObject({ kind: 'auth', status: 401 });
     server.enqueueError(429, { retryAfter: 3 });
-    const { error } = await collect(provider().stream([{ role: 'user', content: 'hi' }]));
+    const { error } = await collectStream(provider().stream([{ role: 'user', content: 'hi' }]));
     expect(error).toMatchObject({ kind: 'rate_limit', retryable: true, retryAfterSeconds: 3 });
     server.enqueueError(500, { errorMessage: 'llama runner process has terminated' });
-    const err = await failure(provider().complete([{ role: 'user', content: 'hi' }]));
+    const err = await providerFailure(provider().complete([{ role: 'user', content: 'hi' }]));
     expect(err).toMatchObject({ kind: 'server', retryable: true, status: 500 });
     expect(err.message).toContain('llama runner process has terminated');
   });
@@ -186,29 +169,19 @@ describe('OllamaProvider', () => {
   it('maps connection refused to the "is Ollama running" message', async () => {
     const port = await freePort();
     const p = new OllamaProvider({ host: `127.0.0.1:${port}`, model: 'm' });
-    const err = await failure(p.complete([{ role: 'user', content: 'hi' }]));
+    const err = await providerFailure(p.complete([{ role: 'user', content: 'hi' }]));
     expect(err).toMatchObject({ kind: 'connection', retryable: true });
     expect(err.message).toBe(`Cannot reach Ollama at http://127.0.0.1:${port} (connection refused). Is Ollama running? Start it with \`ollama serve\` or change arbor.ollama.host.`);
-    const { error } = await collect(p.stream([{ role: 'user', content: 'hi' }]));
+    const { error } = await collectStream(p.stream([{ role: 'user', content: 'hi' }]));
     expect(error).toMatchObject({ kind: 'connection' });
-    expect(await failure(p.listModels())).toMatchObject({ kind: 'connection' });
+    expect(await providerFailure(p.listModels())).toMatchObject({ kind: 'connection' });
   });
 
   it('times out when Ollama never answers and when a stream goes silent', async () => {
     server.enqueue({ hang: true }, { content: 'a b c', hangAfterTokens: 1 });
-    expect(await failure(provider({ timeoutMs: 800 }).complete([{ role: 'user', content: 'hi' }]))).toMatchObject({ kind: 'timeout', retryable: true });
-    const { chunks, error } = await collect(provider({ timeoutMs: 800 }).stream([{ role: 'user', content: 'hi' }]));
+    expect(await providerFailure(provider({ timeoutMs: 800 }).complete([{ role: 'user', content: 'hi' }]))).toMatchObject({ kind: 'timeout', retryable: true });
+    const { chunks, error } = await collectStream(provider({ timeoutMs: 800 }).stream([{ role: 'user', content: 'hi' }]));
     expect(chunks.map((c) => c.delta)).toEqual(['a']);
     expect(error).toMatchObject({ kind: 'timeout' });
   });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}

@@ -1,7 +1,6 @@
-import { createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FakeLlmServer } from '../../../test/fixtures/fakeLlmServer';
-import type { LLMStreamChunk } from '../conversation/types';
+import { collectStream, freePort, providerFailure } from '../../../test/fixtures/providerTestTools';
 import { ProviderError } from '../errors';
 import { OpenAIProvider, type OpenAIProviderOptions } from './openai';
 
@@ -12,22 +11,6 @@ afterEach(() => server.reset());
 
 function provider(extra: Partial<OpenAIProviderOptions> = {}): OpenAIProvider {
   return new OpenAIProvider({ baseURL: server.openaiBaseUrl, apiKey: 'sk-test-secret-key-123456', model: 'gpt-4o', maxRetries: 0, ...extra });
-}
-
-async function collect(iterable: AsyncIterable<LLMStreamChunk>): Promise<{ chunks: LLMStreamChunk[]; error?: unknown }> {
-  const chunks: LLMStreamChunk[] = [];
-  try {
-    for await (const c of iterable) chunks.push(c);
-  } catch (error) {
-    return { chunks, error };
-  }
-  return { chunks };
-}
-
-async function failure(promise: Promise<unknown>): Promise<ProviderError> {
-  const err = await promise.then(() => undefined, (e: unknown) => e);
-  expect(err).toBeInstanceOf(ProviderError);
-  return err as ProviderError;
 }
 
 describe('OpenAIProvider', () => {
@@ -89,7 +72,7 @@ describe('OpenAIProvider', () => {
 
   it('streams deltas with usage requested, then a done chunk with usage and cost', async () => {
     server.enqueue({ content: 'one two three four', usage: { promptTokens: 10, completionTokens: 4 } });
-    const { chunks, error } = await collect(provider({ model: 'gpt-4o-mini' }).stream([{ role: 'user', content: 'count' }]));
+    const { chunks, error } = await collectStream(provider({ model: 'gpt-4o-mini' }).stream([{ role: 'user', content: 'count' }]));
     expect(error).toBeUndefined();
     expect(server.lastRequest!.body.stream).toBe(true);
     expect(server.lastRequest!.body.stream_options).toEqual({ include_usage: true });
@@ -101,7 +84,7 @@ describe('OpenAIProvider', () => {
 
   it('assembles tool calls streamed in pieces', async () => {
     server.enqueue({ toolCalls: [{ id: 'call_a', name: 'search', arguments: { query: 'tree nodes', limit: 5 }, pieces: 4 }, { id: 'call_b', name: 'open', arguments: '{"path":"x"}' }] });
-    const { chunks } = await collect(provider().stream([{ role: 'user', content: 'find' }], { tools: [{ type: 'function', function: { name: 'search' } }] }));
+    const { chunks } = await collectStream(provider().stream([{ role: 'user', content: 'find' }], { tools: [{ type: 'function', function: { name: 'search' } }] }));
     const last = chunks[chunks.length - 1];
     expect(last.finishReason).toBe('tool_calls');
     expect(last.toolCalls).toEqual([
@@ -120,7 +103,7 @@ describe('OpenAIProvider', () => {
 
   it('passes reasoning_content and reasoning through as thinking', async () => {
     server.enqueue({ thinking: 'Let me think.', content: 'Answer.' }, { thinking: 'Other field.', content: 'Done.', reasoningField: 'reasoning' });
-    const { chunks } = await collect(provider().stream([{ role: 'user', content: 'q' }]));
+    const { chunks } = await collectStream(provider().stream([{ role: 'user', content: 'q' }]));
     expect(chunks.map((c) => c.thinkingDelta ?? '').join('')).toBe('Let me think.');
     expect(chunks.map((c) => c.delta).join('')).toBe('Answer.');
     const res = await provider().complete([{ role: 'user', content: 'q' }]);
@@ -173,7 +156,7 @@ describe('OpenAIProvider', () => {
 
   it('reports a stream cut mid-way as kind stream after yielding the partial deltas', async () => {
     server.enqueue({ content: 'first second third fourth', cutAfterTokens: 2 });
-    const { chunks, error } = await collect(provider().stream([{ role: 'user', content: 'go' }]));
+    const { chunks, error } = await collectStream(provider().stream([{ role: 'user', content: 'go' }]));
     expect(chunks.map((c) => c.delta)).toEqual(['first', ' second']);
     expect(error).toBeInstanceOf(ProviderError);
     expect((error as ProviderError).kind).toBe('stream');
@@ -183,7 +166,7 @@ describe('OpenAIProvider', () => {
 
   it('reports a malformed SSE line as kind stream after yielding the partial deltas', async () => {
     server.enqueue({ content: 'first second third', malformedAfterTokens: 1 });
-    const { chunks, error } = await collect(provider().stream([{ role: 'user', content: 'go' }]));
+    const { chunks, error } = await collectStream(provider().stream([{ role: 'user', content: 'go' }]));
     expect(chunks.map((c) => c.delta)).toEqual(['first']);
     expect((error as ProviderError).kind).toBe('stream');
     expect((error as ProviderError).message).toMatch(/malformed/);
@@ -191,14 +174,14 @@ describe('OpenAIProvider', () => {
 
   it('reports an error object sent mid-stream as a retryable server error', async () => {
     server.enqueue({ content: 'first second', streamErrorAfterTokens: 1, streamErrorMessage: 'model crashed' });
-    const { chunks, error } = await collect(provider().stream([{ role: 'user', content: 'go' }]));
+    const { chunks, error } = await collectStream(provider().stream([{ role: 'user', content: 'go' }]));
     expect(chunks.map((c) => c.delta)).toEqual(['first']);
     expect((error as ProviderError).kind).toBe('server');
     expect((error as ProviderError).message).toContain('model crashed');
   });
 
   it('maps 401 to kind auth with the fix, and never shows the key', async () => {
-    const err = await failure(provider({ apiKey: 'sk-wrong-key-abcdef123456' }).complete([{ role: 'user', content: 'hi' }]));
+    const err = await providerFailure(provider({ apiKey: 'sk-wrong-key-abcdef123456' }).complete([{ role: 'user', content: 'hi' }]));
     expect(err.kind).toBe('auth');
     expect(err.status).toBe(401);
     expect(err.retryable).toBe(false);
@@ -209,83 +192,73 @@ describe('OpenAIProvider', () => {
     expect(String((err.cause as Error).message)).toContain('Incorrect API key provided');
     expect(JSON.stringify(err.cause)).not.toContain('abcdef123456');
     expect(String((err.cause as Error).message)).not.toContain('abcdef123456');
-    const noKey = await failure(new OpenAIProvider({ baseURL: server.openaiBaseUrl, model: 'm', maxRetries: 0 }).listModels());
+    const noKey = await providerFailure(new OpenAIProvider({ baseURL: server.openaiBaseUrl, model: 'm', maxRetries: 0 }).listModels());
     expect(noKey.kind).toBe('auth');
     expect(noKey.message).toContain('requires credentials and none are set');
   });
 
   it('maps 404 model not found to kind model_not_found naming the model', async () => {
     server.enqueueError(404);
-    const err = await failure(provider({ model: 'gpt-nope' }).complete([{ role: 'user', content: 'hi' }]));
+    const err = await providerFailure(provider({ model: 'gpt-nope' }).complete([{ role: 'user', content: 'hi' }]));
     expect(err.kind).toBe('model_not_found');
     expect(err.message).toContain("Model 'gpt-nope' was not found");
   });
 
   it('maps a 404 without a model error (wrong base URL) to an address hint', async () => {
-    const err = await failure(provider({ baseURL: server.url }).complete([{ role: 'user', content: 'hi' }]));
+    const err = await providerFailure(provider({ baseURL: server.url }).complete([{ role: 'user', content: 'hi' }]));
     expect(err.status).toBe(404);
     expect(err.message).toMatch(/\/v1/);
   });
 
   it('maps 429 to rate_limit with retryAfterSeconds, and 500 to a retryable server error', async () => {
     server.enqueueError(429, { retryAfter: 7 });
-    const rate = await failure(provider().complete([{ role: 'user', content: 'hi' }]));
+    const rate = await providerFailure(provider().complete([{ role: 'user', content: 'hi' }]));
     expect(rate).toMatchObject({ kind: 'rate_limit', retryable: true, status: 429, retryAfterSeconds: 7 });
     expect(rate.message).toContain('Try again in 7 s');
     server.enqueueError(500);
-    const { error } = await collect(provider().stream([{ role: 'user', content: 'hi' }]));
+    const { error } = await collectStream(provider().stream([{ role: 'user', content: 'hi' }]));
     expect(error).toMatchObject({ kind: 'server', retryable: true, status: 500 });
   });
 
   it('says so when a 200 answer is not a chat completion (a web page at the base URL)', async () => {
     server.enqueue({ status: 200, errorBody: '<html>Welcome</html>' });
-    const err = await failure(provider().complete([{ role: 'user', content: 'hi' }]));
+    const err = await providerFailure(provider().complete([{ role: 'user', content: 'hi' }]));
     expect(err.message).toMatch(/not a chat completion/);
   });
 
   it('treats an exhausted quota as a rate limit that retrying does not fix', async () => {
     server.enqueueError(429, { errorBody: { error: { message: 'You exceeded your current quota', type: 'insufficient_quota', code: 'insufficient_quota' } } });
-    const err = await failure(provider().complete([{ role: 'user', content: 'hi' }]));
+    const err = await providerFailure(provider().complete([{ role: 'user', content: 'hi' }]));
     expect(err).toMatchObject({ kind: 'rate_limit', retryable: false });
   });
 
   it('maps connection refused to kind connection naming the base URL and the setting', async () => {
     const port = await freePort();
     const p = new OpenAIProvider({ baseURL: `http://127.0.0.1:${port}/v1`, apiKey: 'sk-x', model: 'm', maxRetries: 0 });
-    const err = await failure(p.complete([{ role: 'user', content: 'hi' }]));
+    const err = await providerFailure(p.complete([{ role: 'user', content: 'hi' }]));
     expect(err.kind).toBe('connection');
     expect(err.retryable).toBe(true);
     expect(err.message).toContain(`Cannot reach the server at http://127.0.0.1:${port}/v1 (connection refused)`);
     expect(err.message).toContain('arbor.openai.baseUrl');
-    const listErr = await failure(p.listModels());
+    const listErr = await providerFailure(p.listModels());
     expect(listErr.kind).toBe('connection');
   });
 
   it('times out when the server never answers, and when a stream goes silent', async () => {
     server.enqueue({ hang: true });
-    const err = await failure(provider({ timeoutMs: 800 }).complete([{ role: 'user', content: 'hi' }]));
+    const err = await providerFailure(provider({ timeoutMs: 800 }).complete([{ role: 'user', content: 'hi' }]));
     expect(err).toMatchObject({ kind: 'timeout', retryable: true });
     server.enqueue({ content: 'a b c d', hangAfterTokens: 2 });
-    const { chunks, error } = await collect(provider({ timeoutMs: 800 }).stream([{ role: 'user', content: 'hi' }]));
+    const { chunks, error } = await collectStream(provider({ timeoutMs: 800 }).stream([{ role: 'user', content: 'hi' }]));
     expect(chunks.map((c) => c.delta)).toEqual(['a', ' b']);
     expect(error).toMatchObject({ kind: 'timeout', retryable: true });
   });
 
   it('fails a stream that ends without a finish reason instead of returning a truncated answer', async () => {
     server.enqueue({ tokens: ['partial', ' answer'], endAfterTokens: 1 });
-    const { chunks, error } = await collect(provider().stream([{ role: 'user', content: 'hi' }]));
+    const { chunks, error } = await collectStream(provider().stream([{ role: 'user', content: 'hi' }]));
     expect(chunks.map((c) => c.delta)).toEqual(['partial']);
     expect((error as ProviderError).kind).toBe('stream');
     expect((error as ProviderError).message).toMatch(/without saying the answer was complete/);
   });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
