@@ -1,23 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PromptValidationError } from '../../../src/core/errors';
-import { FileSystemPromptLibrary } from '../../../src/core/prompts/fileSystemPromptLibrary';
-import { PromptBuilder, type PromptBuilderOptions } from '../../../src/core/prompts/promptBuilder';
-import { tempPrompts, type TempPrompts } from './tempPrompts';
+import type { PromptBuilderOptions } from '../../../src/core/prompts/promptBuilder';
+import { usePromptFolders } from './promptFolders';
 
-let folder: TempPrompts | undefined;
-let library: FileSystemPromptLibrary | undefined;
-afterEach(async () => {
-  library?.dispose();
-  await folder?.remove();
-  folder = undefined;
-  library = undefined;
-});
+const openPrompts = usePromptFolders();
 
 async function setup(files: Record<string, string>, options: PromptBuilderOptions = {}) {
-  folder = await tempPrompts(files);
-  library = await FileSystemPromptLibrary.open(folder.dir);
-  return new PromptBuilder(library, options);
+  return (await openPrompts(files, options)).builder;
 }
 
 describe('dataknobs conditional sections', () => {
@@ -122,9 +112,9 @@ describe('rendering', () => {
 
   it('records the file version: sha256 and the blob id git hash-object gives', async () => {
     const content = '---\ndescription: ünïcode ✓\n---\nHello {{x}}\r\nbytes\n';
-    const b = await setup({ 'user/ver.md': content });
-    const r = await b.renderUserPrompt('ver', { params: { x: 1 } });
-    const abs = `${folder!.dir}/user/ver.md`;
+    const { builder, folder } = await openPrompts({ 'user/ver.md': content });
+    const r = await builder.renderUserPrompt('ver', { params: { x: 1 } });
+    const abs = `${folder.dir}/user/ver.md`;
     const expected = execFileSync('git', ['hash-object', abs], { encoding: 'utf8' }).trim();
     const sha = execFileSync('sha256sum', [abs], { encoding: 'utf8' }).split(' ')[0];
     expect(r.prompt).toEqual({ name: 'ver', path: 'user/ver.md', sha256: sha, gitBlobId: expected });

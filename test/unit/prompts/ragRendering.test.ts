@@ -1,25 +1,18 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PromptError } from '../../../src/core/errors';
-import { FileSystemPromptLibrary } from '../../../src/core/prompts/fileSystemPromptLibrary';
-import { PromptBuilder, type PromptBuilderOptions } from '../../../src/core/prompts/promptBuilder';
+import type { PromptBuilderOptions } from '../../../src/core/prompts/promptBuilder';
 import { ragQueryHash } from '../../../src/core/prompts/ragRunner';
 import type { RagAdapter, RagResultItem } from '../../../src/core/prompts/types';
-import { CountingAdapter, tempPrompts, type TempPrompts } from './tempPrompts';
+import { usePromptFolders } from './promptFolders';
+import { CountingAdapter } from './tempPrompts';
 
-let folder: TempPrompts | undefined;
-let library: FileSystemPromptLibrary | undefined;
-afterEach(async () => {
-  library?.dispose();
-  await folder?.remove();
-  folder = undefined;
-  library = undefined;
-});
+const openPrompts = usePromptFolders();
 
+/** Opens `files` as a prompt folder that must load without a diagnostic, and returns its builder. */
 async function setup(files: Record<string, string>, options: PromptBuilderOptions = {}) {
-  folder = await tempPrompts(files);
-  library = await FileSystemPromptLibrary.open(folder.dir);
+  const { library, builder } = await openPrompts(files, options);
   expect(library.diagnostics()).toEqual([]);
-  return new PromptBuilder(library, options);
+  return builder;
 }
 
 const results: RagResultItem[] = [
