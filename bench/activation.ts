@@ -13,7 +13,7 @@
  * Writes the table into docs/benchmarks.md under "## Extension".
  */
 import { existsSync } from 'node:fs';
-import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { readFile, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import {
@@ -28,6 +28,7 @@ import {
 } from '../test/e2e/harness/codeServer';
 import { fakeLlmSettings, startFakeLlm } from '../test/e2e/harness/fakeLlm';
 import { Workbench, launchBrowser } from '../test/e2e/harness/workbench';
+import { median, writeBenchmarkSection } from './benchReport';
 
 /** What the host writes on its first tree render (src/host/activationTiming.ts), in ms of its own clock. */
 interface HostTiming {
@@ -123,12 +124,6 @@ async function oneRun(browser: Browser, sandbox: Sandbox, dataDir: string, setti
   }
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
 const ms = (n: number) => `${n.toFixed(0)} ms`;
 
 function table(results: RunResult[]): string {
@@ -145,17 +140,6 @@ function table(results: RunResult[]): string {
     '| --- | --- | --- | --- | --- | --- | --- | --- |',
     ...rows,
   ].join('\n');
-}
-
-async function writeSection(section: string): Promise<void> {
-  const file = path.join(REPO_ROOT, 'docs/benchmarks.md');
-  let text = existsSync(file) ? await readFile(file, 'utf8') : '# Benchmarks\n';
-  const start = text.indexOf('\n## Extension\n');
-  if (start >= 0) {
-    const next = text.indexOf('\n## ', start + 1);
-    text = text.slice(0, start) + (next >= 0 ? text.slice(next) : '\n');
-  }
-  await writeFile(file, `${text.trimEnd()}\n\n${section.trim()}\n`);
 }
 
 async function main(): Promise<void> {
@@ -196,7 +180,7 @@ async function main(): Promise<void> {
       `Measured by \`npm run bench:activation\` on ${new Date().toISOString().slice(0, 10)} on a shared 2-core machine.`,
   ].join('\n');
   console.log(`\n${section}\n`);
-  await writeSection(section);
+  await writeBenchmarkSection('Extension', section);
   await rm(root, { recursive: true, force: true });
 }
 
