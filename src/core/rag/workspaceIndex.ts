@@ -63,6 +63,9 @@ export class WorkspaceIndex implements RagAdapter, Disposable {
   private dirty = false;
   private saveTimer: ReturnType<typeof setTimeout> | undefined;
   private disposed = false;
+  /** True once the index holds a whole scan: restored from its file or after an update finished. */
+  private built = false;
+  private inFlight: Promise<IndexUpdateResult> | undefined;
 
   private constructor(private readonly options: WorkspaceIndexOptions) {
     this.files = options.files ?? nodeFiles;
@@ -92,6 +95,7 @@ export class WorkspaceIndex implements RagAdapter, Disposable {
 
   private restore(meta: Meta, snapshot: Parameters<InvertedIndex['load']>[0]): void {
     this.index.load(snapshot);
+    this.built = true;
     for (const [absPath, readPath, size, mtimeMs, hash, first, count, binary] of meta.files) {
       const loc = this.scanner.locate(absPath);
       // A file of a folder no longer open keeps its id until the next update() removes it.
@@ -118,7 +122,20 @@ export class WorkspaceIndex implements RagAdapter, Disposable {
    * whose content hash then differs), removed files. Saves the index when anything changed.
    */
   update(options: { signal?: AbortSignal } = {}): Promise<IndexUpdateResult> {
-    return this.serial(async () => {
+    const run = this.serial(() => this.runUpdate(options));
+    this.inFlight = run;
+    const clear = () => {
+      if (this.inFlight === run) this.inFlight = undefined;
+    };
+    run.then(() => {
+      this.built = true;
+      clear();
+    }, clear);
+    return run;
+  }
+
+  private runUpdate(options: { signal?: AbortSignal }): Promise<IndexUpdateResult> {
+    return (async () => {
       const result: IndexUpdateResult = { added: 0, changed: 0, removed: 0, unchanged: 0, skipped: 0 };
       // The index's own file (and its temporary files) may sit inside a folder: never index them.
       const own = path.resolve(this.options.storagePath);
@@ -168,7 +185,7 @@ export class WorkspaceIndex implements RagAdapter, Disposable {
         await this.saveNow().catch((err) => this.options.logger?.error(err instanceof Error ? err.message : String(err)));
       }
       return result;
-    });
+    })();
   }
 
   /** Indexes (or re-indexes) one file after a change event; rescans everything when a `.gitignore` changed. */
@@ -310,6 +327,9 @@ export class WorkspaceIndex implements RagAdapter, Disposable {
    * language ids), each a string or a list.
    */
   async search(query: string, k: number, filters?: Record<string, unknown>): Promise<RagResultItem[]> {
+    // A search before the first scan has finished (the background build of a new workspace) waits
+    // for it, rather than answering from a half-built or empty index.
+    if (!this.built) await (this.inFlight ?? this.update()).catch(() => undefined);
     for (let attempt = 0; ; attempt++) {
       const ranked = this.rank(query, k, filters);
       // Each result's file is read now; one that changed since it was indexed is re-indexed and the

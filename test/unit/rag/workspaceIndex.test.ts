@@ -147,6 +147,30 @@ describe('WorkspaceIndex search', () => {
   });
 });
 
+describe('WorkspaceIndex before its first build', () => {
+  it('a search on a new index waits for the first scan instead of answering from an empty index', async () => {
+    const root = await tree({ 'src/cart.ts': 'export function applyDiscountCode(cart: Cart) {\n  return cart;\n}\n' });
+    const wi = await openIndex(root);
+    expect(wi.stats().files).toBe(0);
+    const hits = await wi.search('apply discount code', 3);
+    expect(hits[0]?.path).toBe('src/cart.ts');
+  });
+
+  it('a search during the background build waits for that build, not a second scan', async () => {
+    const root = await tree({ 'a.ts': 'export const alphaValue = 1;\n', 'b.ts': 'export const betaValue = 2;\n' });
+    const files = countingFiles();
+    const listings: string[] = [];
+    const wi = await openIndex(root, { files: { ...files, readDirectory: (p) => (listings.push(p), files.readDirectory(p)) } });
+    const building = wi.update();
+    const hits = await wi.search('beta value', 2);
+    const result = await building;
+    expect(result.added).toBe(2);
+    expect(hits[0]?.path).toBe('b.ts');
+    // One scan lists the folder once; a second scan would list it again.
+    expect(listings.filter((p) => p === root)).toHaveLength(1);
+  });
+});
+
 describe('WorkspaceIndex incremental updates and persistence', () => {
   async function project() {
     const files: Record<string, string> = {};
