@@ -1,4 +1,4 @@
-import type { LLMProvider } from '../llm/provider';
+import type { CompletionOptions, LLMProvider } from '../llm/provider';
 import type { ConversationPromptBuilder, RagConfig } from '../prompts/types';
 import type { ConversationStorage } from '../storage/storage';
 import type { MessageTokenEstimator } from './contextWindow';
@@ -49,14 +49,7 @@ export interface AddMessageOptions {
 }
 
 /** Per-call model settings that override the provider's. */
-export interface ConfigOverrides {
-  model?: string;
-  temperature?: number;
-  maxTokens?: number;
-  topP?: number;
-  stop?: string[];
-  seed?: number;
-}
+export type ConfigOverrides = Pick<CompletionOptions, 'model' | 'temperature' | 'maxTokens' | 'topP' | 'stop' | 'seed'>;
 
 /** Options of `complete` and `streamComplete`. */
 export interface CompleteOptions {

@@ -1,18 +1,10 @@
 import { InvalidArgumentError, InvalidOperationError } from '../errors';
-import type { ConversationPromptBuilder, RagConfig, RagMetadata, RenderOptions } from '../prompts/types';
+import type { ConversationPromptBuilder, RagMetadata, RenderOptions } from '../prompts/types';
+import type { AddMessageOptions } from './managerTypes';
 import type { ConversationNode, Role } from './types';
 
-/** What to render for a new message. */
-export interface MessageSource {
-  role: Role;
-  content?: string;
-  promptName?: string;
-  params?: Record<string, unknown>;
-  includeRag?: boolean;
-  ragConfigs?: RagConfig[];
-  /** Store `content` exactly as given, without rendering it as a template. */
-  raw?: boolean;
-}
+/** What to render for a new message: the rendering half of `AddMessageOptions`. */
+export type MessageSource = Pick<AddMessageOptions, 'role' | 'content' | 'promptName' | 'params' | 'includeRag' | 'ragConfigs' | 'raw'>;
 
 /** The text of a new message and what the node records about how it was made. */
 export interface RenderedMessage {

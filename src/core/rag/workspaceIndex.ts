@@ -23,13 +23,8 @@ export type { IndexProgress, IndexStats, IndexUpdateResult, WorkspaceIndexOption
 /** Bump when the tokenizer, chunker or file layout changes: older saved indexes are then rebuilt. */
 const FORMAT_VERSION = 1;
 
-interface FileRecord {
-  absPath: string;
-  readPath: string;
-  folder: number;
-  relPath: string;
-  size: number;
-  mtimeMs: number;
+/** A scanned file as indexed: its content hash and where its chunks sit in the inverted index. */
+interface FileRecord extends ScannedFile {
   hash: string;
   first: number;
   count: number;
