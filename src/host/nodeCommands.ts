@@ -114,6 +114,10 @@ export function registerNodeCommands(context: vscode.ExtensionContext, deps: Com
       `This message and the ${count - 1} below it are deleted. This cannot be undone.`,
       'Delete Branch',
     );
-    if (ok) await services.withManager(run.conversationId, (m) => m.deleteBranch(run.firstNodeId));
+    if (!ok) return;
+    // Refused while an answer streams into the branch: say so rather than fail the command.
+    await services
+      .withManager(run.conversationId, (m) => m.deleteBranch(run.firstNodeId))
+      .catch((err: unknown) => void vscode.window.showWarningMessage(err instanceof Error ? err.message : String(err)));
   });
 }

@@ -57,6 +57,8 @@ export class ConversationManager {
   private updatedAt: string;
   private readonly queue = new SerialQueue();
   private readonly changeEmitter = new Emitter<ConversationChangeEvent>();
+  /** Parents that an answer is streaming under right now, with how many streams each. */
+  private readonly streamingParents = new Map<string, number>();
 
   /** Fires after each change has been persisted. */
   readonly onDidChange: ArborEvent<ConversationChangeEvent> = this.changeEmitter.event;
@@ -162,6 +164,18 @@ export class ConversationManager {
    */
   async *streamComplete(options: CompleteOptions = {}): AsyncGenerator<LLMStreamChunk, LLMResponse> {
     const prepared = await this.queue.run(() => this.prepareCall(options));
+    const parent = prepared.parentId;
+    this.streamingParents.set(parent, (this.streamingParents.get(parent) ?? 0) + 1);
+    try {
+      return yield* this.streamUnder(prepared, options);
+    } finally {
+      const left = (this.streamingParents.get(parent) ?? 1) - 1;
+      if (left > 0) this.streamingParents.set(parent, left);
+      else this.streamingParents.delete(parent);
+    }
+  }
+
+  private async *streamUnder(prepared: PreparedCall, options: CompleteOptions): AsyncGenerator<LLMStreamChunk, LLMResponse> {
     const assembled = yield* streamWithPartial(this.options.llm, prepared.messages, prepared.callOptions, ({ partial, error, reason }) => {
       const extra: Record<string, unknown> = { interrupted: true, stopReason: reason };
       if (error !== undefined) extra.error = error instanceof Error ? error.message : String(error);
@@ -283,6 +297,9 @@ export class ConversationManager {
       const node = this.requireNode(nodeId);
       if (node.parentId === null) {
         throw new InvalidOperationError('The root node cannot be deleted; delete the conversation instead.');
+      }
+      if ([...this.streamingParents.keys()].some((parent) => isSelfOrAncestor(nodeId, parent))) {
+        throw new InvalidOperationError(`An answer is still streaming into the branch at "${nodeId}"; stop it before deleting the branch.`);
       }
       const removed = this.tree.subtree(nodeId).map((n) => n.nodeId);
       const tombstones = [...this.tree.tombstones.filter((t) => !isSelfOrAncestor(nodeId, t)), nodeId];

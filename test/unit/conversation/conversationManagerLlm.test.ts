@@ -144,6 +144,20 @@ describe.each([
     expect(node.message.metadata?.finishReason ?? node.metadata.finishReason).toBe('aborted');
   });
 
+  it('refuses to delete a branch an answer is still streaming into, and allows it once the stream ends', async () => {
+    const m = await ConversationManager.create({ llm: provider(), storage });
+    await m.addMessage({ role: 'user', content: 'Go' });
+    server.enqueue({ tokens: ['a', ' b', ' c'], tokenDelayMs: 20 });
+    let refused: unknown;
+    for await (const chunk of m.streamComplete()) {
+      if (chunk.delta === 'a') refused = await m.deleteBranch('0').catch((error: unknown) => error);
+    }
+    expect(refused).toBeInstanceOf(InvalidOperationError);
+    expect(m.getNode('0.0').message.content).toBe('a b c');
+    await m.deleteBranch('0');
+    expect(m.getAllNodes().map((n) => n.nodeId)).toEqual(['']);
+  });
+
   it('a server that cuts the stream leaves the partial text saved with the error, and the error re-thrown', async () => {
     const m = await ConversationManager.create({ llm: provider(), storage });
     await m.addMessage({ role: 'user', content: 'Go' });
