@@ -207,7 +207,9 @@ class FieldReader {
       }
       list.forEach((item, i) => {
         if (typeof item === 'string') entries.push({ ref: item });
-        else {
+        else if (isObj(item) && typeof item.ref === 'string' && item.adapter === undefined && item.adapter_name === undefined) {
+          entries.push({ ref: item.ref });
+        } else {
           const cfg = this.ragConfig(item, [key, i]);
           if (cfg) entries.push(cfg);
         }

@@ -78,14 +78,17 @@ describe('RAG formatting', () => {
         'rag/team-docs.yaml': 'adapter_name: docs\nquery: "{{q}} guide"\nplaceholder: DOCS\nitem_template: "* {{content}}"\nfilters: {kind: guide}\n',
         'user/named.md': '---\nrag: [team-docs]\n---\n{{DOCS}}',
         'user/dk.yaml': 'template: "{{DOCS}}"\nrag_config_refs: [team-docs]\ndefaults: {q: style}\n',
+        'user/byRef.md': '---\nrag:\n  - ref: team-docs\n---\n{{DOCS}}',
       },
       { adapters: { docs } },
     );
     expect((await b.renderUserPrompt('named', { params: { q: 'naming' } })).content).toBe('* Doc text\n');
     expect((await b.renderUserPrompt('dk')).content).toBe('* Doc text\n');
+    expect((await b.renderUserPrompt('byRef', { params: { q: 'ref' } })).content).toBe('* Doc text\n');
     expect(docs.calls).toEqual([
       { query: 'naming guide', k: 5, filters: { kind: 'guide' } },
       { query: 'style guide', k: 5, filters: { kind: 'guide' } },
+      { query: 'ref guide', k: 5, filters: { kind: 'guide' } },
     ]);
   });
 
