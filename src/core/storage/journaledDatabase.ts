@@ -4,7 +4,7 @@ import * as lockfile from 'proper-lockfile';
 import type { Database, SqlJsStatic } from 'sql.js';
 import { StorageError } from '../errors';
 import { registerQueryFunctions } from './conversationQueries';
-import { applyEntry, queryRows, readStoreMeta, writeStoreMeta } from './conversationTables';
+import { applyEntry, inTransaction, queryRows, readStoreMeta, writeStoreMeta } from './conversationTables';
 import { fileIdentity, moveAside, readDatabaseFile, sameIdentity, type FileIdentity } from './databaseFile';
 import { appendJournal, newGeneration, readJournal, resetJournal, writeFileAtomic, type JournalEntry } from './journal';
 import { ensureSchema } from './schema';
@@ -208,22 +208,10 @@ export class JournaledDatabase {
 
   private replay(entry: JournalEntry): string[] {
     try {
-      return this.inTransaction(() => applyEntry(this.db, entry));
+      return inTransaction(this.db, () => applyEntry(this.db, entry));
     } catch (error) {
       this.warn(`Skipped a journal entry of ${this.files?.journal} that could not be applied: ${String(error)}`);
       return [];
-    }
-  }
-
-  private inTransaction<T>(fn: () => T): T {
-    this.db.run('BEGIN');
-    try {
-      const result = fn();
-      this.db.run('COMMIT');
-      return result;
-    } catch (error) {
-      this.db.run('ROLLBACK');
-      throw error;
     }
   }
 
