@@ -1,7 +1,6 @@
 import Handlebars from 'handlebars';
 import { PromptError } from '../errors';
 import { ANY_VALUE_HELPER, convertConditionalSections, hasValue } from './conditionalSections';
-import { sha256Hex } from './hashes';
 import type { SourceOffset } from './libraryTypes';
 
 /** A compiled template: call it with the values and the partials it includes. */
@@ -122,21 +121,16 @@ export function prepareTemplate(template: string, file: string, offset: SourceOf
   return { source, analysis };
 }
 
+// Keyed by the template text itself, which a Map hashes natively: one lookup per render, no sha256 of its own.
 const cache = new Map<string, CompiledTemplate>();
-// The same template text comes back on every render; looking it up by the string first skips re-hashing it.
-const recent = new Map<string, CompiledTemplate>();
 
-/** Compiles with values inserted as text (no HTML escaping); compiled templates are cached by content hash. */
+/** Compiles with values inserted as text (no HTML escaping); compiled templates are cached by their text. */
 export function compileTemplate(source: string): CompiledTemplate {
-  const hit = recent.get(source);
-  if (hit) return hit;
-  const key = sha256Hex(source);
-  let compiled = cache.get(key);
+  let compiled = cache.get(source);
   if (!compiled) {
     compiled = env.compile(source, { noEscape: true });
-    rememberBounded(cache, key, compiled);
+    rememberBounded(cache, source, compiled);
   }
-  rememberBounded(recent, source, compiled, 200);
   return compiled;
 }
 
@@ -144,11 +138,6 @@ export function compileTemplate(source: string): CompiledTemplate {
 export function rememberBounded<K, V>(map: Map<K, V>, key: K, value: V, max = 1000): void {
   map.set(key, value);
   if (map.size > max) map.delete(map.keys().next().value as K);
-}
-
-/** How many compiled templates are cached (for tests and benchmarks). */
-export function compiledTemplateCount(): number {
-  return cache.size;
 }
 
 /** Walks the syntax tree, sorting top-level variable uses into required and optional. */
