@@ -190,6 +190,11 @@ export class WorkspaceIndex implements RagAdapter, Disposable {
       this.scanner.clearIgnoreCache();
       return this.update();
     }
+    return this.reindexFile(abs);
+  }
+
+  /** `updateFile` without the `.gitignore` case; `known` is content the caller just read, used instead of reading it again. */
+  private reindexFile(abs: string, known?: { readPath: string; bytes: Uint8Array }): Promise<IndexUpdateResult> {
     return this.serial(async () => {
       const result: IndexUpdateResult = { added: 0, changed: 0, removed: 0, unchanged: 0, skipped: 0 };
       const f = await this.scanner.check(abs);
@@ -197,7 +202,7 @@ export class WorkspaceIndex implements RagAdapter, Disposable {
         if (f) result.skipped++;
         if (this.removeRecord(abs)) result.removed++;
       } else {
-        const bytes = await this.files.readFile(f.readPath).catch(() => null);
+        const bytes = known?.readPath === f.readPath ? known.bytes : await this.files.readFile(f.readPath).catch(() => null);
         if (bytes === null) {
           if (this.removeRecord(abs)) result.removed++;
         } else {
@@ -325,38 +330,45 @@ export class WorkspaceIndex implements RagAdapter, Disposable {
     // A search before the first scan has finished (the background build of a new workspace) waits
     // for it, rather than answering from a half-built or empty index.
     if (!this.built) await (this.inFlight ?? this.update()).catch(() => undefined);
+    // Reads of this query by path: the retry after re-indexing a stale file reads no file again.
+    const reads = new Map<string, Promise<Uint8Array | undefined>>();
+    const read = (p: string) => {
+      let r = reads.get(p);
+      if (!r) reads.set(p, (r = this.files.readFile(p).then((b) => b, () => undefined)));
+      return r;
+    };
     for (let attempt = 0; ; attempt++) {
-      const ranked = this.rank(query, k, filters);
+      // Records are taken now, before any await: a save meanwhile compacts and renumbers file ids.
+      const ranked = this.rank(query, k, filters).map((h) => ({ ...h, rec: this.records[h.file]! }));
       // Each result's file is read now; one that changed since it was indexed is re-indexed and the
       // query ranked again, so line ranges always match the text returned.
-      const reads = new Map<number, Promise<Uint8Array | undefined>>();
-      for (const { file } of ranked) {
-        if (!reads.has(file)) reads.set(file, this.files.readFile(this.records[file]!.readPath).then((b) => b, () => undefined));
-      }
-      const texts = new Map<number, string[] | undefined>();
-      const stale: string[] = [];
-      for (const [file, p] of reads) {
-        const bytes = await p;
-        const r = this.records[file]!;
-        if (!bytes || sha1(bytes) !== r.hash) stale.push(r.absPath);
-        texts.set(file, bytes && splitLines(decoder.decode(bytes)));
+      for (const { rec } of ranked) void read(rec.readPath);
+      const texts = new Map<FileRecord, string[] | undefined>();
+      const stale: Array<{ rec: FileRecord; bytes: Uint8Array | undefined }> = [];
+      for (const { rec } of ranked) {
+        if (texts.has(rec)) continue;
+        const bytes = await read(rec.readPath);
+        if (!bytes || sha1(bytes) !== rec.hash) stale.push({ rec, bytes });
+        texts.set(rec, bytes && splitLines(decoder.decode(bytes)));
       }
       if (stale.length > 0 && attempt === 0) {
-        for (const abs of stale) await this.updateFile(abs);
+        for (const { rec, bytes } of stale) {
+          if (!bytes) reads.delete(rec.readPath);
+          await this.reindexFile(rec.absPath, bytes && { readPath: rec.readPath, bytes });
+        }
         continue;
       }
       const items: RagResultItem[] = [];
-      for (const { file, startLine, endLine, score } of ranked) {
-        const all = texts.get(file);
-        const r = this.records[file];
-        if (!all || !r) continue;
+      for (const { rec, startLine, endLine, score } of ranked) {
+        const all = texts.get(rec);
+        if (!all) continue;
         items.push({
           content: all.slice(startLine - 1, endLine).join('\n'),
           score,
-          path: this.displayPath(r),
+          path: this.displayPath(rec),
           startLine,
           endLine,
-          metadata: { language: languageOf(r.relPath), absolutePath: r.absPath },
+          metadata: { language: languageOf(rec.relPath), absolutePath: rec.absPath },
         });
       }
       return items;

@@ -128,12 +128,16 @@ describe('WorkspaceIndex search', () => {
 
   it('re-indexes a result file that changed on disk before returning it, so lines and text agree', async () => {
     const root = await tree({ 'a.ts': 'export function targetFunction() {\n  return 1;\n}\n', 'b.ts': 'export const other = 2;\n' });
-    const wi = await openIndex(root);
+    const files = countingFiles();
+    const wi = await openIndex(root, { files });
     await wi.update();
     await touchWrite(path.join(root, 'a.ts'), '// a new header line\n\n\nexport function targetFunction() {\n  return 2;\n}\n');
+    files.reads.length = 0;
     const [r] = await wi.search('targetFunction', 1);
     expect(r).toMatchObject({ path: 'a.ts', startLine: 1, endLine: 6 });
     expect(r.content).toContain('return 2;');
+    // The changed file is read once: re-indexing and the second ranking reuse those bytes.
+    expect(contentReads(files.reads)).toEqual([path.join(root, 'a.ts')]);
     await fs.rm(path.join(root, 'a.ts'));
     expect(await wi.search('targetFunction', 1)).toEqual([]);
   });
