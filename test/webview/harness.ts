@@ -5,32 +5,20 @@
  * webview posts. Shared by test/webview/*.test.ts and bench/webview.ts.
  */
 import { randomBytes } from 'node:crypto';
-import { access, copyFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { chatCsp } from '../../src/host/webviewHtml';
 import type { FromWebview, ToWebview } from '../../src/shared/protocol';
+import { launchChromium } from './chromium';
 
 // tsx runs the benchmark as CommonJS (no import.meta); vitest runs tests as ESM.
 const here = typeof __dirname === 'string' ? __dirname : path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, '../..');
-
-/** Where Debian puts Chromium; the only browser these machines have. */
-export const CHROMIUM_PATH = process.env.ARBOR_CHROMIUM ?? '/usr/bin/chromium';
-
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -50,11 +38,6 @@ export interface WebviewHarness {
 
 /** Bundles the webview, serves the harness on an ephemeral port and launches Chromium. */
 export async function startHarness(options: { minify?: boolean } = {}): Promise<WebviewHarness> {
-  try {
-    await access(CHROMIUM_PATH);
-  } catch {
-    throw new Error(`No Chromium at ${CHROMIUM_PATH}: install Debian's package (apt-get install chromium) or set ARBOR_CHROMIUM to a Chromium binary.`);
-  }
   const dir = await mkdtemp(path.join(tmpdir(), 'arbor-webview-'));
   await mkdir(path.join(dir, 'webview'));
   await mkdir(path.join(dir, 'codicons'));
@@ -110,7 +93,7 @@ export async function startHarness(options: { minify?: boolean } = {}): Promise<
   }
   origin = `http://127.0.0.1:${address.port}`;
 
-  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
+  const browser = await launchChromium();
   return {
     browser,
     origin,

@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { chromium, type Browser, type FrameLocator, type Locator, type Page } from 'playwright-core';
+import type { Browser, FrameLocator, Locator, Page } from 'playwright-core';
+import { launchChromium } from '../../webview/chromium';
 import { REPO_ROOT } from './codeServer';
 
 /** The installed extension's id, which VS Code puts in its webviews' iframe URLs. */
@@ -9,24 +10,9 @@ export const EXTENSION_ID = 'arbor-dev.arbor';
 /** Where failure screenshots go. */
 export const RESULTS_DIR = path.join(REPO_ROOT, 'test-results');
 
-/** Debian's Chromium (installed by scripts/installCodeServer.sh); CHROMIUM_PATH overrides it. */
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
-/** Launches headless Chromium with the flags that keep it quiet and offline on these machines. */
-export async function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM_PATH,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-dev-shm-usage',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--disable-quic',
-    ],
-  });
+/** Launches the headless Chromium the webview tests use too. */
+export function launchBrowser(): Promise<Browser> {
+  return launchChromium();
 }
 
 /** A VS Code window in a browser page, with the moves the tests make in it. */
