@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { PromptError, PromptValidationError } from '../errors';
 import type { FileSystemPromptLibrary } from './fileSystemPromptLibrary';
+import { sha256Hex } from './hashes';
 import type { PromptKind, PromptParam, PromptTemplate, ValidationLevel } from './libraryTypes';
 import type { ResolvedTemplate } from './partialResolver';
 import { DEFAULT_RAG_PLACEHOLDER, runRagConfigs } from './ragRunner';
@@ -125,13 +125,12 @@ export class PromptBuilder implements ConversationPromptBuilder {
   }
 
   private async renderInline(kind: 'system' | 'user', content: string, options: PromptRenderOptions): Promise<RenderResult> {
-    const sha = createHash('sha256').update(content).digest('hex');
     const pseudo: PromptTemplate = {
       name: `<inline ${kind} prompt>`,
       kind,
       path: `<inline ${kind} prompt>`,
       absolutePath: '',
-      sha256: sha,
+      sha256: sha256Hex(content),
       gitBlobId: '',
       template: content,
       templateOffset: { line: 1, column: 0 },
