@@ -250,10 +250,11 @@ export class FileSystemPromptLibrary implements Disposable {
           report(prompt, err);
         }
       }
-      for (const ref of this.ragConfigsOf(prompt).unknown) {
+      const rag = this.ragConfigsOf(prompt);
+      for (const ref of rag.unknown) {
         out.push({ file: prompt.path, line: 1, column: 1, severity: 'error', message: `rag config "${ref}" was not found: add prompts/rag/${ref}.yaml or fix the name` });
       }
-      for (const config of this.ragConfigsOf(prompt).configs) {
+      for (const config of rag.configs) {
         try {
           this.resolver.prepare({ ...prompt, conditionalSections: false }, config.query, { line: 1, column: 0 });
         } catch (err) {
