@@ -238,17 +238,28 @@ export class Services implements vscode.Disposable {
     this.disposables.push({ dispose: () => clearInterval(interval) });
   }
 
+  /**
+   * The store reports this window's own writes too, which the manager already announced: only a
+   * change the manager did not make (a conversation not open here, one deleted, one another window
+   * changed) is announced again, so one write redraws each view once, not twice.
+   */
   private onStorageChanged(conversationId: string): void {
-    void this.syncManager(conversationId).finally(() => this._onDidChangeConversation.fire(conversationId));
+    void this.syncManager(conversationId).then((changed) => {
+      if (changed) this._onDidChangeConversation.fire(conversationId);
+    });
   }
 
-  /** Re-reads a cached manager whose conversation another window changed, unless an operation is running. */
-  private async syncManager(conversationId: string): Promise<void> {
+  /**
+   * Re-reads a cached manager whose conversation another window changed, unless an operation is
+   * running (then it is checked again when the operation ends). Resolves whether views should
+   * redraw: `false` only when the cached manager already shows what is stored, or the check waits.
+   */
+  private async syncManager(conversationId: string): Promise<boolean> {
     const cached = this.managers.get(conversationId);
-    if (!cached) return;
+    if (!cached) return true;
     if (this.busy.has(conversationId)) {
       this.staleWhileBusy.add(conversationId);
-      return;
+      return false;
     }
     try {
       const manager = await cached;
@@ -256,22 +267,23 @@ export class Services implements vscode.Disposable {
       const stored = await storage.loadConversation(conversationId);
       if (this.busy.has(conversationId)) {
         this.staleWhileBusy.add(conversationId);
-        return;
+        return false;
       }
       if (!stored) {
         this.managers.delete(conversationId);
-        return;
+        return true;
       }
       const mine = manager.toState();
-      if (stored.updatedAt !== mine.updatedAt || stored.currentNodeId !== mine.currentNodeId || stored.nodes.length !== mine.nodes.length) {
-        if (this.managers.get(conversationId) !== cached) return;
-        const fresh = ConversationManager.resume(conversationId, await this.managerOptions());
-        this.managers.set(conversationId, fresh);
-        fresh.then((m) => this.track(m)).catch(() => this.managers.delete(conversationId));
-        this.logger.debug(`Reloaded conversation ${conversationId} after a change from another window`);
-      }
+      if (stored.updatedAt === mine.updatedAt && stored.currentNodeId === mine.currentNodeId && stored.nodes.length === mine.nodes.length) return false;
+      if (this.managers.get(conversationId) !== cached) return true;
+      const fresh = ConversationManager.resume(conversationId, await this.managerOptions());
+      this.managers.set(conversationId, fresh);
+      fresh.then((m) => this.track(m)).catch(() => this.managers.delete(conversationId));
+      this.logger.debug(`Reloaded conversation ${conversationId} after a change from another window`);
+      return true;
     } catch (err) {
       this.logger.warn(`Could not reload conversation ${conversationId}`, err);
+      return true;
     }
   }
 
@@ -364,7 +376,7 @@ export class Services implements vscode.Disposable {
       if (left > 0) this.busy.set(conversationId, left);
       else {
         this.busy.delete(conversationId);
-        if (this.staleWhileBusy.delete(conversationId)) void this.syncManager(conversationId);
+        if (this.staleWhileBusy.delete(conversationId)) this.onStorageChanged(conversationId);
       }
     }
   }
