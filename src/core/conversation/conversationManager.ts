@@ -302,7 +302,7 @@ export class ConversationManager {
         throw new InvalidOperationError(`An answer is still streaming into the branch at "${nodeId}"; stop it before deleting the branch.`);
       }
       const removed = this.tree.subtree(nodeId).map((n) => n.nodeId);
-      const tombstones = [...this.tree.tombstones.filter((t) => !isSelfOrAncestor(nodeId, t)), nodeId];
+      const tombstones = this.tree.tombstonesAfterRemoving(nodeId);
       const nextCurrent = isSelfOrAncestor(nodeId, this.current) ? node.parentId : this.current;
       await this.persist({ deleteNodeIds: removed, tombstones, currentNodeId: nextCurrent });
       this.tree.removeSubtree(nodeId);

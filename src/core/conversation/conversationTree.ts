@@ -174,9 +174,14 @@ export class ConversationTree {
   }
 
   /**
-   * Removes `nodeId` and its descendants, records the tombstone, and returns the removed ids.
-   * Tombstones inside the removed subtree are dropped: the new one already covers them.
+   * The tombstones once the subtree at `nodeId` is removed: those inside it are dropped (the new
+   * one covers them) and `nodeId` is added. Lets a caller persist the list before removing.
    */
+  tombstonesAfterRemoving(nodeId: string): string[] {
+    return [...this.tombstoneIds.filter((id) => !isSelfOrAncestor(nodeId, id)), nodeId];
+  }
+
+  /** Removes `nodeId` and its descendants, records the tombstone, and returns the removed ids. */
   removeSubtree(nodeId: string): string[] {
     if (nodeId === ROOT_NODE_ID) {
       throw new InvalidArgumentError('The root node cannot be removed.');
@@ -189,7 +194,7 @@ export class ConversationTree {
     const parentId = parentIdOf(nodeId) as string;
     const siblings = (this.childIds.get(parentId) ?? []).filter((id) => id !== nodeId);
     this.childIds.set(parentId, siblings);
-    this.tombstoneIds = [...this.tombstoneIds.filter((id) => !isSelfOrAncestor(nodeId, id)), nodeId];
+    this.tombstoneIds = this.tombstonesAfterRemoving(nodeId);
     return removed;
   }
 }

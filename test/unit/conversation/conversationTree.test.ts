@@ -88,6 +88,8 @@ describe('ConversationTree', () => {
   it('drops tombstones covered by a removed ancestor', () => {
     const tree = sample();
     tree.removeSubtree('0.0.0');
+    expect(tree.tombstonesAfterRemoving('0')).toEqual(['0']);
+    expect(tree.tombstones).toEqual(['0.0.0']);
     tree.removeSubtree('0');
     expect(tree.tombstones).toEqual(['0']);
     expect(tree.has('0.1')).toBe(false);
