@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { isSelfOrAncestor, ROOT_NODE_ID } from '../core/index';
 import { branchToMarkdown, messagesToMarkdown } from './branchMarkdown';
 import { runOf, type CommandDeps } from './commandDeps';
 import { COMPARE_SCHEME, Commands } from './constants';
@@ -32,6 +33,14 @@ function flatten(runs: readonly RunEntry[], out: RunEntry[] = []): RunEntry[] {
   return out;
 }
 
+/** The run a command on a message applies to; `undefined`, saying `rootRefusal`, for the system prompt. */
+function messageRunOf(deps: CommandDeps, arg: unknown, rootRefusal: string): RunEntry | undefined {
+  const run = runOf(deps, arg);
+  if (run?.firstNodeId !== ROOT_NODE_ID) return run;
+  void vscode.window.showInformationMessage(rootRefusal);
+  return undefined;
+}
+
 async function confirm(message: string, detail: string, action: string): Promise<boolean> {
   return (await vscode.window.showWarningMessage(message, { modal: true, detail }, action)) === action;
 }
@@ -43,12 +52,8 @@ export function registerNodeCommands(context: vscode.ExtensionContext, deps: Com
   context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(COMPARE_SCHEME, new BranchDocuments(services)));
 
   reg(Commands.branchFromHere, async (arg?: unknown) => {
-    const run = runOf(deps, arg);
+    const run = messageRunOf(deps, arg, 'The system prompt has no siblings: branch from a message below it.');
     if (!run) return;
-    if (run.firstNodeId === '') {
-      void vscode.window.showInformationMessage('The system prompt has no siblings: branch from a message below it.');
-      return;
-    }
     await panels.open(run.conversationId, { branchFrom: run.firstNodeId });
   });
 
@@ -101,14 +106,10 @@ export function registerNodeCommands(context: vscode.ExtensionContext, deps: Com
   });
 
   reg(Commands.deleteBranch, async (arg?: unknown) => {
-    const run = runOf(deps, arg);
+    const run = messageRunOf(deps, arg, 'The system prompt is the root of the conversation: delete the conversation instead.');
     if (!run) return;
-    if (run.firstNodeId === '') {
-      void vscode.window.showInformationMessage('The system prompt is the root of the conversation: delete the conversation instead.');
-      return;
-    }
     const manager = await services.manager(run.conversationId);
-    const count = manager.getAllNodes().filter((n) => n.nodeId === run.firstNodeId || n.nodeId.startsWith(`${run.firstNodeId}.`)).length;
+    const count = manager.getAllNodes().filter((n) => isSelfOrAncestor(run.firstNodeId, n.nodeId)).length;
     const ok = await confirm(
       `Delete the branch "${firstLine(run.label, 60)}"?`,
       `This message and the ${count - 1} below it are deleted. This cannot be undone.`,
