@@ -176,23 +176,28 @@ export class WorkspaceScanner {
   }
 
   private async fileEntry(folder: number, abs: string, rel: string, link: boolean): Promise<ScannedFile | undefined> {
-    let readPath = abs;
-    let st: FileStat | undefined;
-    if (link) {
-      // A link is followed only to a file inside the same folder; links to folders are not entered.
-      if (!this.files.realPath) return undefined;
-      try {
-        readPath = await this.resolveReadPath(folder, abs);
-      } catch (err) {
-        this.options.logger?.debug(err instanceof Error ? err.message : String(err));
-        return undefined;
-      }
+    if (!link) return this.entryAt(folder, abs, rel, abs);
+    // A link is followed only to a file inside the same folder; links to folders are not entered.
+    if (!this.files.realPath) return undefined;
+    let readPath: string;
+    try {
+      readPath = await this.resolveReadPath(folder, abs);
+    } catch (err) {
+      this.options.logger?.debug(err instanceof Error ? err.message : String(err));
+      return undefined;
+    }
+    return this.entryAt(folder, abs, rel, readPath);
+  }
+
+  /** The entry for `abs` read from `readPath` (already resolved); `st` is the stat of `abs` when the caller has it. */
+  private async entryAt(folder: number, abs: string, rel: string, readPath: string, st?: FileStat): Promise<ScannedFile | undefined> {
+    if (readPath !== abs) {
       // The target must pass the same rules as the link: a link to `.env` is still a secret.
       const realRel = path.relative((await this.real())[folder], readPath).split(path.sep).join('/');
       if (this.rules.forbids(realRel)) return undefined;
       st = await this.files.stat(readPath);
     } else {
-      st = await this.files.stat(abs);
+      st ??= await this.files.stat(abs);
     }
     if (!st || st.type !== 'file') return undefined;
     return { absPath: abs, readPath, folder, relPath: rel, size: st.size, mtimeMs: st.mtimeMs };
@@ -222,11 +227,12 @@ export class WorkspaceScanner {
       if (!last && this.rules.skipsDirectory(dirRel)) return undefined;
       if (WorkspaceScanner.ignored(layers, dirRel, !last)) return undefined;
     }
-    const st = await this.files.stat(path.join(this.folders[folder], ...parts));
-    if (!st || (st.type !== 'file' && st.type !== 'symlink')) return undefined;
+    const abs = path.join(this.folders[folder], ...parts);
     try {
-      const readPath = await this.resolveReadPath(folder, path.join(this.folders[folder], ...parts));
-      return await this.fileEntry(folder, path.join(this.folders[folder], ...parts), relPath, readPath !== path.join(this.folders[folder], ...parts));
+      const st = await this.files.stat(abs);
+      if (!st || (st.type !== 'file' && st.type !== 'symlink')) return undefined;
+      // Resolved once: this also refuses a file below a linked folder that leads outside.
+      return await this.entryAt(folder, abs, relPath, await this.resolveReadPath(folder, abs), st);
     } catch {
       return undefined;
     }
