@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { Commands } from './constants';
 import { conversationIdOf, targetOf, type CommandDeps } from './commandDeps';
 import { fileAttachment, selectionAttachment } from './editorActions';
-import { firstLine } from './labels';
+import { firstLine, roleIcon } from './labels';
 import { conversationTitle } from './treeModel';
 
 function safeFileName(title: string): string {
@@ -189,7 +189,7 @@ async function searchConversations(deps: CommandDeps): Promise<void> {
           const lineStart = text.lastIndexOf('\n', at) + 1;
           const start = at - lineStart > 50 ? at - 20 : lineStart;
           items.push({
-            label: `${node.message.role === 'user' ? '$(account)' : node.message.role === 'assistant' ? '$(hubot)' : '$(gear)'} ${start > lineStart ? '…' : ''}${firstLine(text.slice(start), 80)}`,
+            label: `$(${roleIcon(node.message.role)}) ${start > lineStart ? '…' : ''}${firstLine(text.slice(start), 80)}`,
             alwaysShow: true,
             description: title,
             detail: node.branchName ? `branch "${node.branchName}"` : undefined,

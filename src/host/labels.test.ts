@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { Role } from '../core/index';
 import { firstLine, formatCost, messageCount, relativeTime, roleIcon, roleName } from './labels';
 
 describe('labels', () => {
@@ -20,6 +21,8 @@ describe('labels', () => {
   it('names roles and costs', () => {
     expect(roleName('user')).toBe('You');
     expect(roleIcon('assistant')).toBe('hubot');
+    expect(['user', 'assistant', 'system', 'tool', 'function'].map((r) => roleName(r as Role))).toEqual(['You', 'Assistant', 'System', 'Tool', 'Tool']);
+    expect(['user', 'assistant', 'system', 'tool', 'function'].map((r) => roleIcon(r as Role))).toEqual(['account', 'hubot', 'gear', 'tools', 'tools']);
     expect(formatCost(0)).toBe('');
     expect(formatCost(0.00012)).toBe('$0.0001');
     expect(formatCost(2.5)).toBe('$2.50');

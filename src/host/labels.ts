@@ -27,34 +27,23 @@ export function firstLine(text: string, max = 60): string {
   return collapsed.length > max ? `${collapsed.slice(0, max - 1).trimEnd()}…` : collapsed;
 }
 
+/** How each role is named in labels and which codicon shows it; tool and function calls look alike. */
+const ROLES: Record<Role, { name: string; icon: string }> = {
+  user: { name: 'You', icon: 'account' },
+  assistant: { name: 'Assistant', icon: 'hubot' },
+  system: { name: 'System', icon: 'gear' },
+  tool: { name: 'Tool', icon: 'tools' },
+  function: { name: 'Tool', icon: 'tools' },
+};
+
 /** How a role is named in labels. */
 export function roleName(role: Role): string {
-  switch (role) {
-    case 'user':
-      return 'You';
-    case 'assistant':
-      return 'Assistant';
-    case 'system':
-      return 'System';
-    case 'tool':
-    case 'function':
-      return 'Tool';
-  }
+  return ROLES[role].name;
 }
 
 /** The codicon id shown for a role. */
 export function roleIcon(role: Role): string {
-  switch (role) {
-    case 'user':
-      return 'account';
-    case 'assistant':
-      return 'hubot';
-    case 'system':
-      return 'gear';
-    case 'tool':
-    case 'function':
-      return 'tools';
-  }
+  return ROLES[role].icon;
 }
 
 /** "$0.0123", "$1.50", or "" for zero/unknown; small amounts keep enough digits to be seen. */
