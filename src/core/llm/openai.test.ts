@@ -254,6 +254,14 @@ describe('OpenAIProvider', () => {
     expect(error).toMatchObject({ kind: 'timeout', retryable: true });
   });
 
+  it('keeps a stream alive past the idle timeout while chunks keep arriving (each chunk restarts the timer)', async () => {
+    server.enqueue({ content: 'a b c d e f g h', tokenDelayMs: 150 });
+    const { chunks, error } = await collectStream(provider({ timeoutMs: 500 }).stream([{ role: 'user', content: 'hi' }]));
+    expect(error).toBeUndefined();
+    expect(chunks.map((c) => c.delta).join('')).toBe('a b c d e f g h');
+    expect(chunks.at(-1)).toMatchObject({ done: true, finishReason: 'stop' });
+  });
+
   it('fails a stream that ends without a finish reason instead of returning a truncated answer', async () => {
     server.enqueue({ tokens: ['partial', ' answer'], endAfterTokens: 1 });
     const { chunks, error } = await collectStream(provider().stream([{ role: 'user', content: 'hi' }]));
