@@ -4,19 +4,10 @@
  * renders Markdown ~60 times a second at most, never once per token.
  */
 
-/** Runs a callback before the next paint (`requestAnimationFrame` in the page). */
-export type FrameScheduler = (callback: () => void) => void;
-
 /** The streamed answer so far. */
 export interface StreamSnapshot {
   text: string;
   thinking: string;
-}
-
-/** Counters the benchmark and tests read to show the batching. */
-export interface StreamStats {
-  deltas: number;
-  flushes: number;
 }
 
 /** Accumulates one stream's text and flushes it once per frame. */
@@ -26,25 +17,18 @@ export class StreamBuffer {
   private dirty = false;
   private scheduled = false;
   private generation = 0;
-  readonly stats: StreamStats = { deltas: 0, flushes: 0 };
 
-  constructor(
-    private readonly onFlush: (snapshot: StreamSnapshot) => void,
-    private readonly schedule: FrameScheduler = (callback) => {
-      requestAnimationFrame(() => callback());
-    },
-  ) {}
+  constructor(private readonly onFlush: (snapshot: StreamSnapshot) => void) {}
 
   /** Adds a delta; the view hears about it on the next frame. */
   push(delta: string, thinkingDelta?: string): void {
     this.text += delta;
     this.thinking += thinkingDelta ?? '';
-    this.stats.deltas += 1;
     this.dirty = true;
     if (!this.scheduled) {
       this.scheduled = true;
       const generation = this.generation;
-      this.schedule(() => {
+      requestAnimationFrame(() => {
         if (generation === this.generation) {
           this.scheduled = false;
           this.flush();
@@ -59,7 +43,6 @@ export class StreamBuffer {
       return;
     }
     this.dirty = false;
-    this.stats.flushes += 1;
     this.onFlush({ text: this.text, thinking: this.thinking });
   }
 
@@ -70,12 +53,5 @@ export class StreamBuffer {
     this.thinking = '';
     this.dirty = false;
     this.scheduled = false;
-    this.stats.deltas = 0;
-    this.stats.flushes = 0;
-  }
-
-  /** The whole text so far, flushed or not. */
-  snapshot(): StreamSnapshot {
-    return { text: this.text, thinking: this.thinking };
   }
 }

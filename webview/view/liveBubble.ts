@@ -54,11 +54,6 @@ export class LiveBubble {
     this.markdown = new LiveMarkdown(this.content, renderer);
   }
 
-  /** Still receiving deltas. */
-  get streaming(): boolean {
-    return this.element.dataset.streaming === 'true';
-  }
-
   /** Shows the text so far. */
   update(snapshot: StreamSnapshot): void {
     this.markdown.update(snapshot.text);

@@ -208,11 +208,6 @@ export class MessageList {
     return true;
   }
 
-  /** The request id of the answer streaming now, if any. */
-  liveRequestId(): string | undefined {
-    return this.live?.streaming ? this.live.requestId : undefined;
-  }
-
   /** Opens the inline editor on the last user message (Up in an empty composer); false when none. */
   editLastUserMessage(): boolean {
     const last = [...this.path].reverse().find((message) => message.role === 'user');

@@ -62,7 +62,7 @@ export function toggleModelMenu(anchor: HTMLElement, models: string[], current: 
 }
 
 /** Closes the open model menu, if any. */
-export function closeModelMenu(): void {
+function closeModelMenu(): void {
   openMenu?.dispose();
   openMenu = undefined;
 }
