@@ -1,19 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { ConversationNotFoundError, InvalidArgumentError, InvalidOperationError, NodeNotFoundError } from '../errors';
-import type { CompletionOptions } from '../llm/provider';
 import type { RagMetadata } from '../prompts/types';
 import type { ConversationChange } from '../storage/storage';
 import { buildAnswerNode } from './answerNode';
-import { toCompletionOptions } from './completionOptions';
-import { estimateMessageTokens } from '../llm/tokens';
-import { applyContextWindow, validateContextWindowOptions, type ContextWindowResult, type MessageTokenEstimator } from './contextWindow';
+import { applyContextWindow, validateContextWindowOptions, type ContextWindowResult } from './contextWindow';
 import { ConversationTree, ROOT_NODE_ID, compareNodeIds, isSelfOrAncestor } from './conversationTree';
 import { Emitter, type ArborEvent } from './emitter';
 import { fromDataknobsDict, toDataknobsDict, type DataknobsConversationDict } from './exchange';
 import { conversationToMarkdown, type MarkdownExportOptions } from './markdownExport';
 import { collectCachedRag, renderMessage } from './messageRendering';
 import { newConversationState } from './newConversation';
-import { runRequestMiddleware, runResponseMiddleware, type ConversationMiddleware, type MiddlewareState } from './middleware/middleware';
+import { runResponseMiddleware } from './middleware/middleware';
 import type {
   AddMessageOptions,
   BranchInfo,
@@ -22,17 +19,11 @@ import type {
   ConversationManagerOptions,
   CreateConversationOptions,
 } from './managerTypes';
+import { pathMessages, prepareCall, windowOptions, type PreparedCall } from './preparedCall';
 import { SerialQueue } from './serialQueue';
+import { StreamingParents } from './streamingParents';
 import { streamWithPartial } from './streamWithPartial';
 import type { ConversationNode, ConversationState, LLMMessage, LLMResponse, LLMStreamChunk } from './types';
-
-interface PreparedCall {
-  parentId: string;
-  messages: LLMMessage[];
-  callOptions: CompletionOptions;
-  state: MiddlewareState;
-  droppedCount: number;
-}
 
 const clone = <T>(value: T): T => structuredClone(value);
 
@@ -57,8 +48,7 @@ export class ConversationManager {
   private updatedAt: string;
   private readonly queue = new SerialQueue();
   private readonly changeEmitter = new Emitter<ConversationChangeEvent>();
-  /** Parents that an answer is streaming under right now, with how many streams each. */
-  private readonly streamingParents = new Map<string, number>();
+  private readonly streaming = new StreamingParents();
 
   /** Fires after each change has been persisted. */
   readonly onDidChange: ArborEvent<ConversationChangeEvent> = this.changeEmitter.event;
@@ -150,7 +140,7 @@ export class ConversationManager {
     return this.queue.run(async () => {
       const prepared = await this.prepareCall(options);
       const raw = await this.options.llm.complete(prepared.messages, prepared.callOptions);
-      const response = await runResponseMiddleware(this.middleware, raw, prepared.state);
+      const response = await runResponseMiddleware(this.options.middleware ?? [], raw, prepared.state);
       return this.attachAnswer(prepared, response, options, {});
     });
   }
@@ -164,15 +154,7 @@ export class ConversationManager {
    */
   async *streamComplete(options: CompleteOptions = {}): AsyncGenerator<LLMStreamChunk, LLMResponse> {
     const prepared = await this.queue.run(() => this.prepareCall(options));
-    const parent = prepared.parentId;
-    this.streamingParents.set(parent, (this.streamingParents.get(parent) ?? 0) + 1);
-    try {
-      return yield* this.streamUnder(prepared, options);
-    } finally {
-      const left = (this.streamingParents.get(parent) ?? 1) - 1;
-      if (left > 0) this.streamingParents.set(parent, left);
-      else this.streamingParents.delete(parent);
-    }
+    return yield* this.streaming.track(prepared.parentId, this.streamUnder(prepared, options));
   }
 
   private async *streamUnder(prepared: PreparedCall, options: CompleteOptions): AsyncGenerator<LLMStreamChunk, LLMResponse> {
@@ -181,7 +163,7 @@ export class ConversationManager {
       if (error !== undefined) extra.error = error instanceof Error ? error.message : String(error);
       return this.queue.run(() => this.attachAnswer(prepared, partial, options, extra));
     });
-    const response = await runResponseMiddleware(this.middleware, assembled, prepared.state);
+    const response = await runResponseMiddleware(this.options.middleware ?? [], assembled, prepared.state);
     return this.queue.run(() => this.attachAnswer(prepared, response, options, {}));
   }
 
@@ -222,7 +204,7 @@ export class ConversationManager {
 
   /** The messages root→current that a request would carry before the context window (an empty root is left out). */
   getHistory(): LLMMessage[] {
-    return this.pathMessages(this.current).map(clone);
+    return pathMessages(this.tree, this.current).map(clone);
   }
 
   /** The nodes root→current, the root included. */
@@ -298,7 +280,7 @@ export class ConversationManager {
       if (node.parentId === null) {
         throw new InvalidOperationError('The root node cannot be deleted; delete the conversation instead.');
       }
-      if ([...this.streamingParents.keys()].some((parent) => isSelfOrAncestor(nodeId, parent))) {
+      if (this.streaming.streamsInto(nodeId)) {
         throw new InvalidOperationError(`An answer is still streaming into the branch at "${nodeId}"; stop it before deleting the branch.`);
       }
       const removed = this.tree.subtree(nodeId).map((n) => n.nodeId);
@@ -371,25 +353,14 @@ export class ConversationManager {
 
   /** Estimated tokens of messages (default: the current history), in total and per message. */
   estimateTokens(messages: LLMMessage[] = this.getHistory()): { total: number; perMessage: number[] } {
-    const perMessage = messages.map((m) => this.estimator(m));
+    const estimate = windowOptions(this.options).estimate;
+    const perMessage = messages.map((m) => estimate(m));
     return { total: perMessage.reduce((a, b) => a + b, 0), perMessage };
   }
 
   /** What the context window would send from the current history, with per-message estimates. */
   getContextWindow(): ContextWindowResult {
-    return applyContextWindow(this.pathMessages(this.current), this.windowOptions());
-  }
-
-  private get middleware(): readonly ConversationMiddleware[] {
-    return this.options.middleware ?? [];
-  }
-
-  private get estimator(): MessageTokenEstimator {
-    return this.options.estimateTokens ?? estimateMessageTokens;
-  }
-
-  private windowOptions() {
-    return { maxHistory: this.options.maxHistory, maxContextTokens: this.options.maxContextTokens, estimate: this.estimator };
+    return applyContextWindow(pathMessages(this.tree, this.current), windowOptions(this.options));
   }
 
   private requireNode(nodeId: string): ConversationNode {
@@ -399,28 +370,8 @@ export class ConversationManager {
     return this.tree.get(nodeId);
   }
 
-  private pathMessages(nodeId: string): LLMMessage[] {
-    return this.tree
-      .path(nodeId)
-      .filter((n) => !(n.nodeId === ROOT_NODE_ID && n.message.content === ''))
-      .map((n) => n.message);
-  }
-
-  private async prepareCall(options: CompleteOptions): Promise<PreparedCall> {
-    if (this.current === ROOT_NODE_ID) {
-      throw new InvalidOperationError('There are no messages to answer yet: add a user message first.');
-    }
-    let messages = this.pathMessages(this.current).map(clone);
-    if (options.systemPromptOverride !== undefined) {
-      const rootIsSent = this.tree.root.message.content !== '';
-      const system: LLMMessage = { role: 'system', content: options.systemPromptOverride };
-      messages = rootIsSent ? [system, ...messages.slice(1)] : [system, ...messages];
-    }
-    const window = applyContextWindow(messages, this.windowOptions());
-    const state: MiddlewareState = { conversationId: this.conversationId, currentNode: clone(this.tree.get(this.current)), metadata: clone(this.metadata) };
-    const sent = await runRequestMiddleware(this.middleware, window.messages.map(clone), state);
-    const callOptions = toCompletionOptions(options);
-    return { parentId: this.current, messages: sent, callOptions, state, droppedCount: window.droppedCount };
+  private prepareCall(options: CompleteOptions): Promise<PreparedCall> {
+    return prepareCall({ conversationId: this.conversationId, tree: this.tree, currentNodeId: this.current, metadata: this.metadata }, this.options, options);
   }
 
   /** Adds the model's answer under the node it answers, moves to it, persists, and fills in costs. */

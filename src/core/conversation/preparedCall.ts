@@ -1,0 +1,64 @@
+import { InvalidOperationError } from '../errors';
+import type { CompletionOptions } from '../llm/provider';
+import { estimateMessageTokens } from '../llm/tokens';
+import { toCompletionOptions } from './completionOptions';
+import { applyContextWindow, type ContextWindowOptions, type MessageTokenEstimator } from './contextWindow';
+import { ROOT_NODE_ID, type ConversationTree } from './conversationTree';
+import type { CompleteOptions, ConversationManagerOptions } from './managerTypes';
+import { runRequestMiddleware, type MiddlewareState } from './middleware/middleware';
+import type { LLMMessage } from './types';
+
+/** One model call made ready: the messages to send, under which node the answer goes, and what the window dropped. */
+export interface PreparedCall {
+  parentId: string;
+  messages: LLMMessage[];
+  callOptions: CompletionOptions;
+  state: MiddlewareState;
+  droppedCount: number;
+}
+
+/** Where a call starts from: the conversation's tree, its current node and metadata. */
+export interface CallSource {
+  conversationId: string;
+  tree: ConversationTree;
+  currentNodeId: string;
+  metadata: Record<string, unknown>;
+}
+
+/** The messages root→`nodeId` that a request would carry (an empty root is left out). */
+export function pathMessages(tree: ConversationTree, nodeId: string): LLMMessage[] {
+  return tree
+    .path(nodeId)
+    .filter((n) => !(n.nodeId === ROOT_NODE_ID && n.message.content === ''))
+    .map((n) => n.message);
+}
+
+/** The context window a manager applies: its limits and its token estimator (the default one when none is given). */
+export function windowOptions(options: ConversationManagerOptions): ContextWindowOptions & { estimate: MessageTokenEstimator } {
+  return { maxHistory: options.maxHistory, maxContextTokens: options.maxContextTokens, estimate: options.estimateTokens ?? estimateMessageTokens };
+}
+
+/**
+ * Builds the request that answers the current node: its path (with the system prompt overridden
+ * when asked), cut to the context window, then passed through the request middleware.
+ */
+export async function prepareCall(source: CallSource, managerOptions: ConversationManagerOptions, options: CompleteOptions): Promise<PreparedCall> {
+  const { tree, currentNodeId } = source;
+  if (currentNodeId === ROOT_NODE_ID) {
+    throw new InvalidOperationError('There are no messages to answer yet: add a user message first.');
+  }
+  let messages = pathMessages(tree, currentNodeId).map((m) => structuredClone(m));
+  if (options.systemPromptOverride !== undefined) {
+    const rootIsSent = tree.root.message.content !== '';
+    const system: LLMMessage = { role: 'system', content: options.systemPromptOverride };
+    messages = rootIsSent ? [system, ...messages.slice(1)] : [system, ...messages];
+  }
+  const window = applyContextWindow(messages, windowOptions(managerOptions));
+  const state: MiddlewareState = {
+    conversationId: source.conversationId,
+    currentNode: structuredClone(tree.get(currentNodeId)),
+    metadata: structuredClone(source.metadata),
+  };
+  const sent = await runRequestMiddleware(managerOptions.middleware ?? [], window.messages.map((m) => structuredClone(m)), state);
+  return { parentId: currentNodeId, messages: sent, callOptions: toCompletionOptions(options), state, droppedCount: window.droppedCount };
+}
