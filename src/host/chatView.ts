@@ -2,6 +2,7 @@
  * Turns a conversation's nodes into the `ChatState` the webview shows: the current path with each
  * message's siblings, model, usage, cost, retrieved-context chips and attachments. Pure.
  */
+import { childIndexOf } from '../core/index';
 import type { ConversationNode, RagMetadata } from '../core/index';
 import type { Attachment, ChatState, ContextChip, MessageView, SiblingInfo } from '../shared/protocol';
 
@@ -18,12 +19,8 @@ export interface ChatStateInput {
   restricted: boolean;
 }
 
-function position(id: string): number {
-  return Number(id.slice(id.lastIndexOf('.') + 1));
-}
-
 function siblingInfo(node: ConversationNode, siblings: readonly ConversationNode[]): SiblingInfo {
-  const ids = [...siblings].sort((a, b) => position(a.nodeId) - position(b.nodeId)).map((n) => n.nodeId);
+  const ids = [...siblings].sort((a, b) => childIndexOf(a.nodeId) - childIndexOf(b.nodeId)).map((n) => n.nodeId);
   const i = Math.max(0, ids.indexOf(node.nodeId));
   return {
     index: i + 1,

@@ -3,6 +3,7 @@
  * one "run" item, whose children are the runs that start where it forks. Pure, so the shaping is
  * unit tested without VS Code; `treeView.ts` turns these entries into `TreeItem`s.
  */
+import { childIndexOf, isSelfOrAncestor } from '../core/index';
 import type { ConversationNode, ConversationSummary, Role } from '../core/index';
 import { firstLine, formatCost, messageCount, relativeTime, roleName } from './labels';
 
@@ -78,13 +79,8 @@ function childrenMap(nodes: readonly ConversationNode[]): Map<string, Conversati
     if (list) list.push(node);
     else map.set(node.parentId, [node]);
   }
-  const position = (id: string) => Number(id.slice(id.lastIndexOf('.') + 1));
-  for (const list of map.values()) list.sort((a, b) => position(a.nodeId) - position(b.nodeId));
+  for (const list of map.values()) list.sort((a, b) => childIndexOf(a.nodeId) - childIndexOf(b.nodeId));
   return map;
-}
-
-function isAncestorOrSelf(ancestorId: string, nodeId: string): boolean {
-  return ancestorId === '' || nodeId === ancestorId || nodeId.startsWith(`${ancestorId}.`);
 }
 
 function buildRun(
@@ -129,7 +125,7 @@ function buildRun(
     tooltip,
     branchName,
     isCurrent,
-    onCurrentPath: isAncestorOrSelf(start.nodeId, currentNodeId),
+    onCurrentPath: isSelfOrAncestor(start.nodeId, currentNodeId),
     children: (children.get(last.nodeId) ?? []).map((c) => buildRun(conversationId, c, children, currentNodeId)),
   };
 }
@@ -150,7 +146,7 @@ export function buildRuns(conversationId: string, nodes: readonly ConversationNo
 export function findRun(runs: readonly RunEntry[], nodeId: string): RunEntry | undefined {
   for (const run of runs) {
     if (run.nodeIds.includes(nodeId)) return run;
-    if (isAncestorOrSelf(run.lastNodeId, nodeId)) return findRun(run.children, nodeId);
+    if (isSelfOrAncestor(run.lastNodeId, nodeId)) return findRun(run.children, nodeId);
   }
   return undefined;
 }
