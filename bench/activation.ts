@@ -28,7 +28,7 @@ import {
 } from '../test/e2e/harness/codeServer';
 import { fakeLlmSettings, startFakeLlm } from '../test/e2e/harness/fakeLlm';
 import { Workbench, launchBrowser } from '../test/e2e/harness/workbench';
-import { median, writeBenchmarkSection } from './benchReport';
+import { median, runBenchmark, writeBenchmarkSection } from './benchReport';
 
 /** What the host writes on its first tree render (src/host/activationTiming.ts), in ms of its own clock. */
 interface HostTiming {
@@ -184,7 +184,4 @@ async function main(): Promise<void> {
   await rm(root, { recursive: true, force: true });
 }
 
-main().catch((error) => {
-  console.error(error instanceof Error ? error.stack ?? error.message : String(error));
-  process.exit(1);
-});
+runBenchmark(main);

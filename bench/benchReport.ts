@@ -60,3 +60,14 @@ export async function writeBenchmarkSection(title: string, sectionMarkdown: stri
   await fs.mkdir(path.dirname(file), { recursive: true });
   await fs.writeFile(file, `${next.trimEnd()}\n`);
 }
+
+/**
+ * Runs a benchmark's `main`: a failure prints its stack and exits with 1, so `npm run bench`
+ * counts it as failed instead of leaving a half-written section unnoticed.
+ */
+export function runBenchmark(main: () => Promise<void>): void {
+  main().catch((error: unknown) => {
+    process.stderr.write(`${String(error instanceof Error ? error.stack : error)}\n`);
+    process.exit(1);
+  });
+}

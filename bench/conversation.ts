@@ -15,7 +15,7 @@ import { ConversationManager } from '../src/core/conversation/conversationManage
 import type { ConversationNode, ConversationState, LLMMessage } from '../src/core/conversation/types';
 import { OllamaProvider } from '../src/core/llm/ollama';
 import { SqlJsConversationStorage } from '../src/core/storage/sqlJsConversationStorage';
-import { median, writeBenchmarkSection } from './benchReport';
+import { median, runBenchmark, writeBenchmarkSection } from './benchReport';
 
 const SIZES = [1000, 10000];
 const ADDS = 200;
@@ -150,4 +150,4 @@ async function main(): Promise<void> {
   }
 }
 
-void main();
+runBenchmark(main);

@@ -9,7 +9,7 @@
 import { OllamaProvider } from '../src/core/llm/ollama';
 import { OpenAIProvider } from '../src/core/llm/openai';
 import { FakeLlmServer } from '../test/fixtures/fakeLlmServer';
-import { median, writeBenchmarkSection } from './benchReport';
+import { median, runBenchmark, writeBenchmarkSection } from './benchReport';
 
 const TOKENS = 2000;
 const RUNS = 15;
@@ -114,7 +114,4 @@ async function main(): Promise<void> {
   await writeBenchmarkSection('LLM streaming', section);
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`${String(error instanceof Error ? error.stack : error)}\n`);
-  process.exit(1);
-});
+runBenchmark(main);

@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import Handlebars from 'handlebars';
 import { FileSystemPromptLibrary } from '../src/core/prompts/fileSystemPromptLibrary';
 import { PromptBuilder } from '../src/core/prompts/promptBuilder';
-import { median, writeBenchmarkSection } from './benchReport';
+import { median, runBenchmark, writeBenchmarkSection } from './benchReport';
 
 const RENDERS = 2000;
 const FILES = 300;
@@ -122,7 +122,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`${String(error instanceof Error ? error.stack : error)}\n`);
-  process.exit(1);
-});
+runBenchmark(main);

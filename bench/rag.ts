@@ -21,7 +21,7 @@ import { tokenize } from '../src/core/rag/tokenizer';
 import { WorkspaceIndex } from '../src/core/rag/workspaceIndex';
 import { WorkspaceScanner } from '../src/core/rag/workspaceScanner';
 import { OPENAI_QUESTIONS, OPENAI_SRC, type LabelledQuestion } from '../test/fixtures/ragQuestions';
-import { summarize, writeBenchmarkSection } from './benchReport';
+import { runBenchmark, summarize, writeBenchmarkSection } from './benchReport';
 import { ensureCorpus, generatedQueries } from './ragCorpus';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -270,8 +270,5 @@ if (getHeapStatistics().heap_size_limit < 8e9 && !process.env.ARBOR_BENCH_CHILD)
   });
   process.exit(res.status ?? 1);
 } else {
-  main().catch((error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  });
+  runBenchmark(main);
 }

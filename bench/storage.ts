@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { loadSqlJs } from '../src/core/storage/databaseFile';
 import { SqlJsConversationStorage } from '../src/core/storage/sqlJsConversationStorage';
 import { sampleConversation, sampleNode } from '../src/core/storage/storageTestData';
-import { summarize, writeBenchmarkSection } from './benchReport';
+import { runBenchmark, summarize, writeBenchmarkSection } from './benchReport';
 
 const NODES_PER_CONVERSATION = 100;
 const APPENDS = 200;
@@ -178,7 +178,4 @@ async function main(): Promise<void> {
   await writeBenchmarkSection('Storage', section);
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`${String(error instanceof Error ? error.stack : error)}\n`);
-  process.exit(1);
-});
+runBenchmark(main);

@@ -15,7 +15,7 @@ import { build } from 'esbuild';
 import type { Page } from 'playwright-core';
 import { chatState, longPath } from '../test/webview/fixtures';
 import { postToWebview, startHarness, type WebviewHarness } from '../test/webview/harness';
-import { median, writeBenchmarkSection } from './benchReport';
+import { median, runBenchmark, writeBenchmarkSection } from './benchReport';
 
 const repoRoot = path.resolve(__dirname, '..');
 const RUNS = 5;
@@ -313,7 +313,4 @@ ${table2}
   }
 }
 
-void main().catch((error: unknown) => {
-  console.error(error);
-  process.exitCode = 1;
-});
+runBenchmark(main);
