@@ -361,7 +361,10 @@ export class ChatController implements vscode.Disposable {
     } finally {
       this.stream = undefined;
       this.post({ type: 'streamDone', requestId, error });
-      await manager.setMetadata('totalCostUsd', manager.getTotalCost()).catch(() => undefined);
+      // The list shows the cost from the metadata; writing it unchanged (a free local model, a failed
+      // answer) would only add a journal entry and redraw every view once more.
+      const total = manager.getTotalCost();
+      if (manager.getMetadata('totalCostUsd') !== total) await manager.setMetadata('totalCostUsd', total).catch(() => undefined);
       await this.postState();
     }
   }
