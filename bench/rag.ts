@@ -17,6 +17,7 @@ import { nodeFiles } from '../src/core/nodeFiles';
 import { chunkText } from '../src/core/rag/chunker';
 import { FileRules } from '../src/core/rag/fileRules';
 import { InvertedIndex } from '../src/core/rag/invertedIndex';
+import { PathBoost } from '../src/core/rag/searchFilters';
 import { tokenize } from '../src/core/rag/tokenizer';
 import { WorkspaceIndex } from '../src/core/rag/workspaceIndex';
 import { WorkspaceScanner } from '../src/core/rag/workspaceScanner';
@@ -75,16 +76,14 @@ async function loadDocs(root: string): Promise<{ docs: Doc[]; files: number; byt
 function buildArbor(docs: Doc[]): number {
   const t = cpuNow();
   const ix = new InvertedIndex();
-  const paths = new Map<string, number[]>();
-  let lastFile = -1;
+  const paths: string[] = [];
   for (const d of docs) {
     ix.add(d.file, d.startLine, d.endLine, d.content);
-    if (d.file !== lastFile) {
-      lastFile = d.file;
-      for (const tok of new Set(tokenize(d.path))) (paths.get(tok) ?? paths.set(tok, []).get(tok)!).push(d.file);
-    }
+    paths[d.file] = d.path;
   }
   ix.compact();
+  // The per-file path tokens the index builds beside its postings, by the index's own class.
+  new PathBoost(paths, 1.5);
   return cpuNow() - t;
 }
 
