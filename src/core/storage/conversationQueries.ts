@@ -8,7 +8,7 @@ import { queryRows } from './conversationTables';
 import type { ConversationSummary, DeleteFilters, SearchOptions } from './storage';
 
 /** Deep equality of two JSON values (object key order does not matter). */
-export function jsonEqual(a: unknown, b: unknown): boolean {
+function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) {
     return true;
   }
@@ -61,7 +61,7 @@ function timeParam(value: string, name: string): number {
 type Filter = Omit<SearchOptions, 'limit' | 'offset' | 'sortBy' | 'sortOrder'> & { conversationIds?: string[] };
 
 /** Builds the WHERE clause (on table alias `c`) for a set of filters. */
-export function buildWhere(filter: Filter): { sql: string; params: SqlValue[] } {
+function buildWhere(filter: Filter): { sql: string; params: SqlValue[] } {
   const clauses: string[] = [];
   const params: SqlValue[] = [];
   if (filter.filterMetadata && Object.keys(filter.filterMetadata).length > 0) {

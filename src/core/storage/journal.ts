@@ -47,7 +47,7 @@ export function newGeneration(): string {
 }
 
 /** Encodes one journal line: `J <bytes> <checksum> <json>\n`. */
-export function encodeJournalLine(value: JournalEntry | JournalHeader): Buffer {
+function encodeJournalLine(value: JournalEntry | JournalHeader): Buffer {
   const json = JSON.stringify(value);
   return Buffer.from(`J ${Buffer.byteLength(json)} ${checksum(json)} ${json}\n`);
 }
@@ -129,7 +129,7 @@ export async function readJournal(filePath: string, fromOffset?: number): Promis
 }
 
 /** Flushes a directory entry so that a rename or a new file survives a power cut (best effort). */
-export async function syncDirectory(dir: string): Promise<void> {
+async function syncDirectory(dir: string): Promise<void> {
   let handle: fs.FileHandle | undefined;
   try {
     handle = await fs.open(dir, 'r');
