@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FakeLlmServer } from '../../../test/fixtures/fakeLlmServer';
-import { collectStream, freePort, providerFailure } from '../../../test/fixtures/providerTestTools';
+import { collectStream, freePort, providerFailure, streamAbortedAfter } from '../../../test/fixtures/providerTestTools';
 import { ProviderError } from '../errors';
 import { OllamaProvider, type OllamaProviderOptions } from './ollama';
 
@@ -90,17 +90,7 @@ describe('OllamaProvider', () => {
 
   it('aborts mid-stream: kind aborted, and the server sees the connection close', async () => {
     server.enqueue({ content: 'a b c d e f g h i j k', tokenDelayMs: 40 });
-    const controller = new AbortController();
-    const received: string[] = [];
-    let error: unknown;
-    try {
-      for await (const c of provider().stream([{ role: 'user', content: 'go' }], { signal: controller.signal })) {
-        received.push(c.delta);
-        if (received.length === 2) controller.abort();
-      }
-    } catch (e) {
-      error = e;
-    }
+    const { received, error } = await streamAbortedAfter((signal) => provider().stream([{ role: 'user', content: 'go' }], { signal }), 2);
     expect(error).toMatchObject({ kind: 'aborted', retryable: false });
     expect(received).toEqual(['a', ' b']);
     const req = server.chatRequests()[0];

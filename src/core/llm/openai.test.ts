@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FakeLlmServer } from '../../../test/fixtures/fakeLlmServer';
-import { collectStream, freePort, providerFailure } from '../../../test/fixtures/providerTestTools';
+import { collectStream, freePort, providerFailure, streamAbortedAfter } from '../../../test/fixtures/providerTestTools';
 import { ProviderError } from '../errors';
 import { OpenAIProvider, type OpenAIProviderOptions } from './openai';
 
@@ -124,17 +124,7 @@ describe('OpenAIProvider', () => {
 
   it('aborts mid-stream: the iterator throws kind aborted and the server sees the connection close', async () => {
     server.enqueue({ content: 'a b c d e f g h i j k l m n o p', tokenDelayMs: 40 });
-    const controller = new AbortController();
-    const received: string[] = [];
-    let error: unknown;
-    try {
-      for await (const c of provider().stream([{ role: 'user', content: 'go' }], { signal: controller.signal })) {
-        received.push(c.delta);
-        if (received.length === 2) controller.abort();
-      }
-    } catch (e) {
-      error = e;
-    }
+    const { received, error } = await streamAbortedAfter((signal) => provider().stream([{ role: 'user', content: 'go' }], { signal }), 2);
     expect(error).toBeInstanceOf(ProviderError);
     expect((error as ProviderError).kind).toBe('aborted');
     expect((error as ProviderError).retryable).toBe(false);
