@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { ConversationManager } from '../core/index';
+import type { ConversationManager, FileSystemPromptLibrary } from '../core/index';
 import { assertNever } from '../shared/protocol';
 import type { Attachment, FromWebview, PromptSummary, SendMessage, ToWebview } from '../shared/protocol';
 import { buildChatState } from './chatView';
@@ -36,6 +36,9 @@ interface ActiveStream {
  */
 export class ChatController implements vscode.Disposable {
   private ready = false;
+  /** The prompt library whose changes re-send the prompt list, and that subscription. */
+  private library?: FileSystemPromptLibrary;
+  private librarySub?: vscode.Disposable;
   private readonly pending: ToWebview[] = [];
   private stream?: ActiveStream;
   private readonly disposables: vscode.Disposable[] = [];
@@ -64,10 +67,8 @@ export class ChatController implements vscode.Disposable {
         void this.postState();
         void this.postPrompts();
       }),
-      services.onDidLoadLibrary((lib) => {
-        void this.postPrompts();
-        if (lib) this.disposables.push(lib.onDidChange(() => void this.postPrompts()));
-      }),
+      services.onDidLoadLibrary(() => void this.postPrompts()),
+      { dispose: () => this.librarySub?.dispose() },
     );
   }
 
@@ -234,6 +235,7 @@ export class ChatController implements vscode.Disposable {
   private async postPrompts(): Promise<void> {
     try {
       const library = this.services.trusted ? await this.services.promptLibrary() : undefined;
+      this.followLibrary(library);
       const prompts: PromptSummary[] = (library?.listPrompts() ?? [])
         .filter((p) => p.kind === 'user')
         .map((p) => ({
@@ -251,6 +253,18 @@ export class ChatController implements vscode.Disposable {
       this.services.logger.warn('Could not list prompts', err);
       this.post({ type: 'prompts', prompts: [] });
     }
+  }
+
+  /**
+   * Re-sends the prompt list when the library's files change. One subscription, moved to each new
+   * library: the library is often opened before the panel (for diagnostics), so its load event alone
+   * would miss it, and subscribing on every load kept the old libraries' listeners.
+   */
+  private followLibrary(library: FileSystemPromptLibrary | undefined): void {
+    if (library === this.library || this.disposed) return;
+    this.librarySub?.dispose();
+    this.library = library;
+    this.librarySub = library?.onDidChange(() => void this.postPrompts());
   }
 
   private refuseWhileBusy(requestId: string): boolean {
