@@ -112,7 +112,7 @@ export class FilesAdapter implements RagAdapter {
       // In a multi-root workspace a glob may start with the folder name.
       const all = await new WorkspaceScanner(this.options.folders, this.files, new FileRules({ exclude: this.options.exclude, secretPatterns: this.options.secretPatterns })).scan();
       const m = picomatch(g, { dot: true });
-      found = all.filter((f) => m(`${path.basename(this.scanner.folders[f.folder])}/${f.relPath}`));
+      found = all.filter((f) => m(this.scanner.shownPath(f.folder, f.relPath)));
     }
     return found.sort((a, b) => a.folder - b.folder || (a.relPath < b.relPath ? -1 : a.relPath > b.relPath ? 1 : 0));
   }
@@ -176,11 +176,10 @@ export class FilesAdapter implements RagAdapter {
         throw new InvalidArgumentError(`Lines ${spec.startLine}-${spec.endLine} are not in "${f.relPath}", which has ${lines.length} lines.`);
       }
     }
-    const shown = this.scanner.folders.length > 1 ? `${path.basename(this.scanner.folders[f.folder])}/${f.relPath}` : f.relPath;
     return {
       content: lines.slice(start - 1, end).join('\n'),
       score: 1,
-      path: shown,
+      path: this.scanner.shownPath(f.folder, f.relPath),
       startLine: start,
       endLine: Math.max(start, end),
       metadata: { language: languageOf(f.relPath), absolutePath: f.absPath },

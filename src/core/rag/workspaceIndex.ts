@@ -316,9 +316,9 @@ export class WorkspaceIndex implements RagAdapter, Disposable {
     this.dirty = false;
   }
 
-  /** The path shown in results: relative to its folder, prefixed by the folder name in a multi-root workspace. */
+  /** The path shown in results (see `WorkspaceScanner.shownPath`). */
   private displayPath(r: FileRecord): string {
-    return this.scanner.folders.length > 1 && r.folder >= 0 ? `${path.basename(this.scanner.folders[r.folder])}/${r.relPath}` : r.relPath;
+    return this.scanner.shownPath(r.folder, r.relPath);
   }
 
   /**

@@ -77,6 +77,11 @@ export class WorkspaceScanner {
     return undefined;
   }
 
+  /** The path shown for a file: relative to its folder, prefixed by the folder's name in a multi-root workspace. */
+  shownPath(folder: number, relPath: string): string {
+    return this.folders.length > 1 && folder >= 0 ? `${path.basename(this.folders[folder])}/${relPath}` : relPath;
+  }
+
   /**
    * Where a file inside the folder may be read from: itself, or the target of a symbolic link when
    * that target stays inside the folder. Throws `WorkspaceAccessError` otherwise.
