@@ -136,6 +136,10 @@ describe.each([
     const whole = await storage.forkConversation('src', 'copy');
     expect(whole.nodes).toHaveLength(5);
     expect(whole.currentNodeId).toBe(source.currentNodeId);
+    whole.nodes[1].message.content = 'changed by the caller';
+    whole.metadata.a = 99;
+    expect((await storage.loadConversation('copy'))?.nodes[1].message.content).not.toBe('changed by the caller');
+    expect((await storage.loadConversation('src'))?.metadata).toEqual({ a: 1, c: 'new' });
     const partial = await storage.forkConversation('src', 'part', { upToNodeId: '0.0' });
     expect(partial.nodes.map((n) => n.nodeId)).toEqual(['', '0', '0.0']);
     expect(partial.currentNodeId).toBe('0.0');

@@ -164,11 +164,12 @@ export class SqlJsConversationStorage implements ConversationStorage {
         currentNodeId = options.upToNodeId;
       }
       const now = new Date().toISOString();
+      // loadState parsed `source` from the tables just now, so its objects are already this fork's own.
       const state: ConversationState = {
         conversationId: newId,
-        nodes: structuredClone(nodes),
+        nodes,
         currentNodeId,
-        metadata: structuredClone(source.metadata),
+        metadata: source.metadata,
         tombstones: [...source.tombstones],
         createdAt: now,
         updatedAt: now,
