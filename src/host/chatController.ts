@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { ConversationManager, FileSystemPromptLibrary } from '../core/index';
+import type { ConversationManager, ConversationNode, FileSystemPromptLibrary } from '../core/index';
 import { assertNever } from '../shared/protocol';
 import type { Attachment, FromWebview, PromptSummary, SendMessage, ToWebview } from '../shared/protocol';
 import { buildChatState } from './chatView';
@@ -113,7 +113,9 @@ export class ChatController implements vscode.Disposable {
   async postState(): Promise<void> {
     try {
       const manager = await this.services.manager(this.conversationId);
-      const title = this.titleOf(manager);
+      // One copy of the nodes for the title and the state: each getAllNodes() deep-copies them all.
+      const nodes = manager.getAllNodes();
+      const title = this.titleOf(manager, nodes);
       this.panel.title = firstLine(title, 40);
       const s = this.services.settings;
       this.post({
@@ -122,7 +124,7 @@ export class ChatController implements vscode.Disposable {
           conversationId: this.conversationId,
           title,
           currentNodeId: manager.currentNodeId,
-          nodes: manager.getAllNodes(),
+          nodes,
           totalCostUsd: manager.getTotalCost(),
           model: s.model,
           provider: s.provider,
@@ -136,8 +138,8 @@ export class ChatController implements vscode.Disposable {
     }
   }
 
-  private titleOf(manager: ConversationManager): string {
-    const firstUser = manager.getAllNodes().find((n) => n.message.role === 'user');
+  private titleOf(manager: ConversationManager, nodes: readonly ConversationNode[]): string {
+    const firstUser = nodes.find((n) => n.message.role === 'user');
     const display = firstUser?.metadata.displayText;
     return conversationTitle(manager.getMetadata() as Record<string, unknown>, typeof display === 'string' ? display : firstUser?.message.content);
   }
