@@ -142,6 +142,17 @@ describe('WorkspaceIndex search', () => {
     expect(await wi.search('targetFunction', 1)).toEqual([]);
   });
 
+  it('names results by folder in a multi-root workspace, and filters match that name', async () => {
+    const one = await tree({ 'x.ts': 'export const sharedWord = 1;\n' });
+    const two = await tree({ 'x.ts': 'export const sharedWord = 2;\n' });
+    const wi = await openIndex(one, { folders: [one, two] });
+    await wi.update();
+    expect((await wi.search('sharedWord', 5)).map((r) => r.path).sort()).toEqual([`${path.basename(one)}/x.ts`, `${path.basename(two)}/x.ts`].sort());
+    const [r, ...rest] = await wi.search('sharedWord', 5, { include: `${path.basename(two)}/**` });
+    expect(rest).toEqual([]);
+    expect(r).toMatchObject({ path: `${path.basename(two)}/x.ts`, content: 'export const sharedWord = 2;' });
+  });
+
   it('boosts files whose path matches the query', async () => {
     const body = 'export function handle(input) {\n  return input;\n}\n';
     const root = await tree({ 'src/a.ts': body, 'src/webhooks.ts': body, 'src/z.ts': body });
