@@ -9,10 +9,8 @@ export class StreamAccumulator {
   finishReason?: FinishReason;
   model?: string;
   costUsd?: number;
-  chunkCount = 0;
 
   add(chunk: LLMStreamChunk): void {
-    this.chunkCount++;
     this.content += chunk.delta ?? '';
     this.thinking += chunk.thinkingDelta ?? '';
     if (chunk.toolCalls?.length) this.toolCalls.push(...chunk.toolCalls);
