@@ -173,7 +173,7 @@ export class ChatController implements vscode.Disposable {
           await openWorkspaceFile(this.services, msg.path, msg.startLine, msg.endLine);
           return;
         case 'selectModel':
-          return await this.selectModel(msg.model);
+          return await this.services.updateSetting(Settings.model, msg.model);
         case 'findFiles': {
           const result = await findWorkspaceFiles(this.services, msg.query).catch((err) => ({ error: err }));
           if (Array.isArray(result)) this.post({ type: 'response', requestId: msg.requestId, result });
@@ -336,13 +336,6 @@ export class ChatController implements vscode.Disposable {
     const current = manager.getNode(manager.currentNodeId);
     if (current.message.role === 'assistant') await manager.branchFrom(current.nodeId);
     await this.answer(requestId);
-  }
-
-  private async selectModel(model: string): Promise<void> {
-    const config = vscode.workspace.getConfiguration(Settings.section);
-    const inspect = config.inspect(Settings.model);
-    const target = inspect?.workspaceValue !== undefined ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
-    await config.update(Settings.model, model, target);
   }
 
   /** Streams the model's answer to the current node into the webview; the node is kept even when stopped. */

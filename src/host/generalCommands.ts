@@ -4,13 +4,6 @@ import type { CommandDeps } from './commandDeps';
 import { Commands, Settings } from './constants';
 import { newPromptTemplate, validatePromptName } from './promptTemplate';
 
-async function updateSetting(key: string, value: unknown): Promise<void> {
-  const config = vscode.workspace.getConfiguration(Settings.section);
-  const inspect = config.inspect(key);
-  const target = inspect?.workspaceValue !== undefined ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
-  await config.update(key, value, target);
-}
-
 /** Settings, prompt and index commands: prompts folder, new prompt, API key, model, reindex, timing. */
 export function registerGeneralCommands(context: vscode.ExtensionContext, deps: CommandDeps): void {
   const { services } = deps;
@@ -66,7 +59,7 @@ export function registerGeneralCommands(context: vscode.ExtensionContext, deps: 
     await services.apiKeys.set(key);
     if (services.settings.provider !== 'openai') {
       const use = await vscode.window.showInformationMessage('The key is saved. Use OpenAI for new answers now?', 'Use OpenAI');
-      if (use) await updateSetting(Settings.provider, 'openai');
+      if (use) await services.updateSetting(Settings.provider, 'openai');
     } else {
       void vscode.window.showInformationMessage('The OpenAI API key is saved.');
     }
@@ -99,7 +92,7 @@ export function registerGeneralCommands(context: vscode.ExtensionContext, deps: 
       pick.onDidHide(() => resolve(undefined));
     });
     pick.dispose();
-    if (chosen && chosen !== current) await updateSetting(Settings.model, chosen);
+    if (chosen && chosen !== current) await services.updateSetting(Settings.model, chosen);
   });
 
   reg(Commands.reindexWorkspace, () => deps.indexing.update('notification'));

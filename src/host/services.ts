@@ -164,6 +164,16 @@ export class Services implements vscode.Disposable {
     return root ? path.join(root, this.current.promptsFolder) : undefined;
   }
 
+  /**
+   * Changes an `arbor.*` setting where the user keeps it: in the workspace when it is set there
+   * (else the workspace value would hide the change), otherwise for the user.
+   */
+  async updateSetting(key: string, value: unknown): Promise<void> {
+    const config = vscode.workspace.getConfiguration(Settings.section);
+    const target = config.inspect(key)?.workspaceValue !== undefined ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+    await config.update(key, value, target);
+  }
+
   private readSettings(): ArborSettings {
     const config = vscode.workspace.getConfiguration(Settings.section);
     const parsed = parseSettings((key) => config.get(key));
