@@ -127,10 +127,16 @@ describe('a conversation in the chat and the tree', () => {
     await workbench.expand(conversation);
     await expect.poll(() => workbench.treeRow(`You: ${branchQuestion}`).count(), { timeout: 15_000 }).toBeGreaterThan(0);
     await expect.poll(() => workbench.treeRow(`You: ${question}`).count(), { timeout: 15_000 }).toBeGreaterThan(0);
+
+    // The longest branch came back too: the stopped answer keeps its partial text and its Stopped mark.
+    await chat().messagesOf('assistant').first().locator('[data-testid="sibling-prev"]').click();
+    await expect.poll(() => chat().messages().count(), { timeout: 15_000 }).toBe(4);
+    const stopped = chat().lastAnswer();
+    expect(await chat().textOf(stopped)).toBe(stoppedText);
+    expect(await stopped.locator('[data-testid="interrupted-badge"]').textContent()).toContain('Stopped');
+    expect(await stopped.locator('[data-testid="error"]').count()).toBe(0);
     if (process.env.ARBOR_E2E_DOCS_SCREENSHOT === '1') {
       // The README's picture: the longest branch (with the stopped answer) beside the tree with every branch.
-      await chat().messagesOf('assistant').first().locator('[data-testid="sibling-prev"]').click();
-      await expect.poll(() => chat().messages().count(), { timeout: 15_000 }).toBe(4);
       await workbench.expand(workbench.treeRow(`You: ${question}`).first());
       await workbench.page.mouse.move(0, 0);
       await workbench.page.screenshot({ path: path.join(REPO_ROOT, 'docs/screenshot.png') });

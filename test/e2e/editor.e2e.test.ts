@@ -34,6 +34,8 @@ describe('Ask About Selection from an editor', () => {
     await chat().waitIdle();
     // The selected code went to the model with the message (the fake model echoes what it got).
     expect(await chat().textOf(chat().lastAnswer())).toContain('subtotalCents');
+    // Only the selected lines went, not the whole file: the next function (line 27 on) is not in it.
+    expect(await chat().textOf(chat().lastAnswer())).not.toContain('The total after an optional discount');
     expect(await chat().messagesOf('user').last().locator('[data-testid="chip"], [data-testid="attachment"]', { hasText: 'cart.ts' }).count()).toBeGreaterThan(0);
   });
 });
