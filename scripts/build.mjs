@@ -2,7 +2,7 @@
 // (browser IIFE plus its stylesheet), the prompt CLI, and the assets they load at run time (sql.js's
 // wasm, the codicon font). Everything lands in dist/, so the .vsix needs no node_modules.
 // Flags: --production minifies without sourcemaps (what the .vsix ships); --watch rebuilds on change.
-// An entry point whose file does not exist yet is skipped with a warning while the others build.
+// A missing entry point or asset fails the build: a .vsix without it would install and then break.
 import * as esbuild from 'esbuild';
 import { existsSync } from 'node:fs';
 import { chmod, copyFile, mkdir, rm } from 'node:fs/promises';
@@ -39,7 +39,7 @@ const common = {
   define: { 'process.env.NODE_ENV': JSON.stringify(production ? 'production' : 'development') },
 };
 
-/** The bundles: each is built only when its entry point exists. */
+/** The bundles. */
 const targets = [
   {
     entry: 'src/host/extension.ts',
@@ -85,8 +85,7 @@ async function copyAssets() {
   for (const [from, to] of assets) {
     const src = path.join(root, from);
     if (!existsSync(src)) {
-      console.warn(`[build] warning: ${from} is missing (run npm install); not copied`);
-      continue;
+      throw new Error(`${from} is missing: run npm ci (or npm run setup) first`);
     }
     const dest = path.join(dist, to);
     await mkdir(path.dirname(dest), { recursive: true });
@@ -103,10 +102,6 @@ async function main() {
   const contexts = [];
   const built = [];
   for (const target of targets) {
-    if (!existsSync(path.join(root, target.entry))) {
-      console.warn(`[build] warning: ${target.entry} does not exist yet; skipped`);
-      continue;
-    }
     const options = { ...common, ...target.options, entryPoints: [target.entry] };
     options.outfile = path.join(root, options.outfile);
     if (watch) {
@@ -118,10 +113,10 @@ async function main() {
     }
     built.push(path.relative(root, options.outfile));
   }
-  if (existsSync(path.join(dist, 'cli.js'))) await chmod(path.join(dist, 'cli.js'), 0o755);
+  await chmod(path.join(dist, 'cli.js'), 0o755);
 
   const ms = Math.round(performance.now() - started);
-  if (!watch) console.log(`[build] ${production ? 'production' : 'development'} build of ${built.join(', ') || 'nothing'} in ${ms} ms`);
+  if (!watch) console.log(`[build] ${production ? 'production' : 'development'} build of ${built.join(', ')} in ${ms} ms`);
   if (watch) {
     console.log(`[build] watching ${built.join(', ')} (Ctrl+C to stop)`);
     const stop = async () => {
