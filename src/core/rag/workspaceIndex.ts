@@ -347,8 +347,14 @@ export class WorkspaceIndex implements RagAdapter, Disposable {
       const stale: Array<{ rec: FileRecord; bytes: Uint8Array | undefined }> = [];
       for (const { rec } of ranked) {
         if (texts.has(rec)) continue;
-        const bytes = await read(rec.readPath);
-        if (!bytes || sha1(bytes) !== rec.hash) stale.push({ rec, bytes });
+        let bytes = await read(rec.readPath);
+        const fresh = !!bytes && sha1(bytes) === rec.hash;
+        if (bytes && !fresh && attempt > 0) {
+          // Re-indexed by another event since this query read it: read it again, as a new query would.
+          reads.delete(rec.readPath);
+          bytes = await read(rec.readPath);
+        }
+        if (!fresh) stale.push({ rec, bytes });
         texts.set(rec, bytes && splitLines(decoder.decode(bytes)));
       }
       if (stale.length > 0 && attempt === 0) {
