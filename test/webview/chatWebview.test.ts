@@ -226,6 +226,26 @@ describe('chat webview', () => {
     expect(await waitForPosted(p, ofType('openFile'))).toEqual({ type: 'openFile', path: 'src/cache.ts', startLine: 10, endLine: 20 });
   });
 
+  it('the / menu moves its highlight with the arrow keys, wrapping, and Enter picks the highlighted prompt', async () => {
+    const p = await open();
+    await postToWebview(p, { type: 'prompts', prompts: [{ name: 'explain', params: [] }, { name: 'review', params: [{ name: 'focus', required: true }] }] });
+    await input(p).click();
+    await p.keyboard.type('/');
+    const options = p.locator('[data-testid=prompt-option]');
+    await options.nth(1).waitFor();
+    const highlighted = () => options.evaluateAll((rows) => rows.map((row) => row.classList.contains('active') && row.getAttribute('aria-selected') === 'true'));
+    expect(await highlighted()).toEqual([true, false]);
+    await p.keyboard.press('ArrowDown');
+    expect(await highlighted()).toEqual([false, true]);
+    await p.keyboard.press('ArrowDown');
+    expect(await highlighted()).toEqual([true, false]);
+    await p.keyboard.press('ArrowUp');
+    expect(await highlighted()).toEqual([false, true]);
+    await p.keyboard.press('Enter');
+    await p.locator('[data-testid=prompt-form]').waitFor();
+    expect(await p.locator('[data-testid=prompt-form-name]').textContent()).toBe('/review');
+  });
+
   it('the / menu picks a prompt whose form sends promptName and params with defaults', async () => {
     const p = await open();
     await postToWebview(p, {

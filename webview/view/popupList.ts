@@ -15,6 +15,7 @@ export interface PopupItem<T> {
 export class PopupList<T> {
   readonly element: HTMLElement;
   private items: Array<PopupItem<T>> = [];
+  private rows: HTMLElement[] = [];
   private active = 0;
 
   constructor(
@@ -39,6 +40,7 @@ export class PopupList<T> {
   hide(): void {
     this.element.hidden = true;
     this.items = [];
+    this.rows = [];
   }
 
   get isOpen(): boolean {
@@ -76,8 +78,16 @@ export class PopupList<T> {
     if (this.items.length === 0) {
       return;
     }
+    this.highlight(this.active, false);
     this.active = (this.active + delta + this.items.length) % this.items.length;
-    this.render();
+    this.highlight(this.active, true);
+  }
+
+  /** Moves the highlight by patching two rows, not by rebuilding the list. */
+  private highlight(index: number, on: boolean): void {
+    const row = this.rows[index];
+    row?.classList.toggle('active', on);
+    row?.setAttribute('aria-selected', String(on));
   }
 
   private pick(index: number): void {
@@ -90,28 +100,28 @@ export class PopupList<T> {
 
   private render(): void {
     if (this.items.length === 0) {
+      this.rows = [];
       this.element.replaceChildren(h('div', { className: 'popup-empty', text: this.emptyText }));
       return;
     }
-    this.element.replaceChildren(
-      ...this.items.map((item, index) => {
-        const row = h(
-          'div',
-          {
-            className: `popup-item${index === this.active ? ' active' : ''}`,
-            testId: this.itemTestId,
-            attrs: { role: 'option', 'aria-selected': String(index === this.active) },
-          },
-          h('span', { className: 'popup-label', text: item.label }),
-          item.detail ? h('span', { className: 'popup-detail', text: item.detail }) : null,
-        );
-        // mousedown, not click, so the composer's text box keeps its focus.
-        row.addEventListener('mousedown', (event) => {
-          event.preventDefault();
-          this.pick(index);
-        });
-        return row;
-      }),
-    );
+    this.rows = this.items.map((item, index) => {
+      const row = h(
+        'div',
+        {
+          className: `popup-item${index === this.active ? ' active' : ''}`,
+          testId: this.itemTestId,
+          attrs: { role: 'option', 'aria-selected': String(index === this.active) },
+        },
+        h('span', { className: 'popup-label', text: item.label }),
+        item.detail ? h('span', { className: 'popup-detail', text: item.detail }) : null,
+      );
+      // mousedown, not click, so the composer's text box keeps its focus.
+      row.addEventListener('mousedown', (event) => {
+        event.preventDefault();
+        this.pick(index);
+      });
+      return row;
+    });
+    this.element.replaceChildren(...this.rows);
   }
 }
