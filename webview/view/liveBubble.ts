@@ -9,7 +9,7 @@ import { LiveMarkdown } from '../render/liveMarkdown';
 import type { MarkdownRenderer } from '../render/markdown';
 import type { StreamSnapshot } from '../streamBuffer';
 import type { MessageActions } from './actions';
-import { errorBlock, interruptedBadge } from './messageView';
+import { errorBlock, interruptedBadge, messageHeader } from './messageView';
 
 /** One streaming (or just ended) answer. */
 export class LiveBubble {
@@ -40,13 +40,7 @@ export class LiveBubble {
         ariaLabel: `Assistant (${model}), answering`,
         attrs: { 'aria-busy': 'true' },
       },
-      h(
-        'header',
-        { className: 'message-header' },
-        icon('sparkle'),
-        h('span', { className: 'message-author', text: 'Assistant' }),
-        h('span', { className: 'streaming-indicator', testId: 'streaming-indicator' }, icon('loading'), ' answering'),
-      ),
+      messageHeader('assistant', h('span', { className: 'streaming-indicator', testId: 'streaming-indicator' }, icon('loading'), ' answering')),
       this.thinking,
       this.content,
       h('footer', { className: 'message-meta' }, h('span', { className: 'meta-model', testId: 'message-model', text: model })),

@@ -45,11 +45,8 @@ export function renderMessage(
       dataset: { nodeId: message.nodeId, role: message.role },
       ariaLabel: `${role.label}${message.model ? ` (${message.model})` : ''}`,
     },
-    h(
-      'header',
-      { className: 'message-header' },
-      icon(role.icon),
-      h('span', { className: 'message-author', text: role.label }),
+    messageHeader(
+      message.role,
       message.branchName ? h('span', { className: 'branch-name', testId: 'branch-name', text: message.branchName }) : null,
       message.promptName ? h('span', { className: 'prompt-name', text: `/${message.promptName}` }) : null,
       siblingSwitcher(message, actions),
@@ -82,6 +79,12 @@ export function renderPlaceholder(message: MessageView): HTMLElement {
     },
     h('div', { className: 'message-content pending', testId: 'message-content', text: message.content }),
   );
+}
+
+/** The header row of a message: the role's icon and name, then `extras` (switcher, actions, indicators). */
+export function messageHeader(role: MessageView['role'], ...extras: Array<Node | string | null>): HTMLElement {
+  const { label, icon: iconName } = ROLE_LABELS[role];
+  return h('header', { className: 'message-header' }, icon(iconName), h('span', { className: 'message-author', text: label }), ...extras);
 }
 
 /** Replaces an element's children with rendered Markdown and decorates its code blocks. */

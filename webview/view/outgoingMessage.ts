@@ -6,7 +6,7 @@ import type { Attachment } from '../../src/shared/protocol';
 import { h, icon } from '../dom';
 import { formatRange } from '../format';
 import type { MarkdownRenderer } from '../render/markdown';
-import { fillContent } from './messageView';
+import { fillContent, messageHeader } from './messageView';
 
 /** A user bubble for text just sent; the next `state` replaces it with the stored message. */
 export function renderOutgoing(requestId: string, text: string, attachments: Attachment[], renderer: MarkdownRenderer): HTMLElement {
@@ -20,7 +20,7 @@ export function renderOutgoing(requestId: string, text: string, attachments: Att
       dataset: { role: 'user', nodeId: '', outgoing: 'true', requestId },
       ariaLabel: 'You (sending)',
     },
-    h('header', { className: 'message-header' }, icon('account'), h('span', { className: 'message-author', text: 'You' })),
+    messageHeader('user'),
     content,
     attachments.length > 0
       ? h(
