@@ -175,30 +175,23 @@ async function searchConversations(deps: CommandDeps): Promise<void> {
     pick.busy = true;
     try {
       const storage = await deps.services.storage();
-      const found = await storage.searchConversations({ contentContains: query, limit: 30, sortBy: 'updatedAt', sortOrder: 'desc' });
+      // One query returns the matching messages themselves; no conversation is loaded whole.
+      const found = await storage.searchMessages(query, { limit: 200 });
       const needle = query.toLowerCase();
-      const items: SearchItem[] = [];
-      for (const summary of found) {
-        const state = await storage.loadConversation(summary.conversationId);
-        if (!state) continue;
-        const title = conversationTitle(state.metadata);
-        for (const node of state.nodes) {
-          const text = node.message.content;
-          const at = text.toLowerCase().indexOf(needle);
-          if (at < 0) continue;
-          const lineStart = text.lastIndexOf('\n', at) + 1;
-          const start = at - lineStart > 50 ? at - 20 : lineStart;
-          items.push({
-            label: `$(${roleIcon(node.message.role)}) ${start > lineStart ? '…' : ''}${firstLine(text.slice(start), 80)}`,
-            alwaysShow: true,
-            description: title,
-            detail: node.branchName ? `branch "${node.branchName}"` : undefined,
-            conversationId: summary.conversationId,
-            nodeId: node.nodeId,
-          });
-          if (items.length >= 200) break;
-        }
-      }
+      const items: SearchItem[] = found.map((match) => {
+        const text = match.content;
+        const at = Math.max(0, text.toLowerCase().indexOf(needle));
+        const lineStart = text.lastIndexOf('\n', at) + 1;
+        const start = at - lineStart > 50 ? at - 20 : lineStart;
+        return {
+          label: `$(${roleIcon(match.role)}) ${start > lineStart ? '…' : ''}${firstLine(text.slice(start), 80)}`,
+          alwaysShow: true,
+          description: conversationTitle(match.conversationMetadata),
+          detail: match.branchName ? `branch "${match.branchName}"` : undefined,
+          conversationId: match.conversationId,
+          nodeId: match.nodeId,
+        };
+      });
       if (mine === generation) pick.items = items;
     } finally {
       if (mine === generation) pick.busy = false;

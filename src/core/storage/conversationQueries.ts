@@ -5,7 +5,7 @@
 import type { Database, SqlValue } from 'sql.js';
 import { InvalidArgumentError } from '../errors';
 import { queryRows } from './conversationTables';
-import type { ConversationSummary, DeleteFilters, SearchOptions } from './storage';
+import type { ConversationSummary, DeleteFilters, MessageMatch, SearchOptions } from './storage';
 
 /** Deep equality of two JSON values (object key order does not matter). */
 function jsonEqual(a: unknown, b: unknown): boolean {
@@ -152,4 +152,32 @@ export function idsForDelete(db: Database, filters: DeleteFilters): string[] {
   }
   const where = buildWhere(filters);
   return queryRows(db, `SELECT c.id FROM conversations c ${where.sql}`, where.params).map((row) => String(row[0]));
+}
+
+/** Messages whose content contains `query` (case-insensitive, the same test as `contentContains`). */
+export function queryMessages(db: Database, query: string, limitOption: number | undefined): MessageMatch[] {
+  const limit = nonNegativeInteger(limitOption, 'limit', 200);
+  if (query === '') {
+    return [];
+  }
+  const rows = queryRows(
+    db,
+    `SELECT n.conversation_id, c.metadata, n.node_id, n.message, n.branch_name
+     FROM nodes n JOIN conversations c ON c.id = n.conversation_id
+     WHERE instr(n.search_text, ?) > 0
+     ORDER BY c.updated_at DESC, c.id, n.timestamp, n.node_id
+     LIMIT ?`,
+    [query.toLowerCase(), limit],
+  );
+  return rows.map(([conversationId, metadata, nodeId, message, branchName]) => {
+    const parsed = JSON.parse(String(message)) as { role: MessageMatch['role']; content: string };
+    return {
+      conversationId: String(conversationId),
+      conversationMetadata: JSON.parse(String(metadata)),
+      nodeId: String(nodeId),
+      role: parsed.role,
+      content: parsed.content,
+      ...(branchName === null ? {} : { branchName: String(branchName) }),
+    };
+  });
 }

@@ -110,6 +110,30 @@ describe.each([
     await storage.close();
   });
 
+  it('finds the matching messages themselves, on every branch, newest conversation first, up to a limit', async () => {
+    const storage = await open();
+    const older = sampleConversation('older', 2);
+    older.updatedAt = '2025-01-01T00:00:00.000Z';
+    older.nodes.push({ ...sampleNode('1', '', 50, 3), branchName: 'alt', message: { role: 'assistant', content: 'An Über answer' } });
+    const newer = sampleConversation('newer', 2);
+    newer.updatedAt = '2025-02-01T00:00:00.000Z';
+    newer.metadata = { title: 'Newer' };
+    newer.nodes.push({ ...sampleNode('1', '', 50, 4), message: { role: 'user', content: 'über alles' } });
+    await storage.saveConversation(older);
+    await storage.saveConversation(newer);
+    const found = await storage.searchMessages('ÜBER');
+    expect(found.map((m) => [m.conversationId, m.nodeId])).toEqual([
+      ['newer', '1'],
+      ['older', '1'],
+    ]);
+    expect(found[0]).toMatchObject({ role: 'user', content: 'über alles', conversationMetadata: { title: 'Newer' } });
+    expect(found[0].branchName).toBeUndefined();
+    expect(found[1]).toMatchObject({ role: 'assistant', branchName: 'alt' });
+    expect(await storage.searchMessages('über', { limit: 1 })).toHaveLength(1);
+    expect(await storage.searchMessages('nowhere to be found')).toEqual([]);
+    await storage.close();
+  });
+
   it('deletes many, refusing an empty filter', async () => {
     const storage = await open();
     for (let i = 0; i < 4; i++) {

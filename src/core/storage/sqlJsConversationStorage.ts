@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import type { ConversationState } from '../conversation/types';
 import { ConversationNotFoundError, InvalidArgumentError, NodeNotFoundError, StorageError } from '../errors';
 import type { Logger } from '../files';
-import { countMatching, idsForDelete, querySummaries, registerQueryFunctions } from './conversationQueries';
+import { countMatching, idsForDelete, queryMessages, querySummaries, registerQueryFunctions } from './conversationQueries';
 import { conversationExists, loadState, queryRows } from './conversationTables';
 import { loadSqlJs, type SqlJsWasmOptions } from './databaseFile';
 import type { JournalEntry } from './journal';
@@ -15,6 +15,7 @@ import type {
   ConversationSummary,
   DeleteFilters,
   ListOptions,
+  MessageMatch,
   SearchOptions,
 } from './storage';
 
@@ -114,6 +115,10 @@ export class SqlJsConversationStorage implements ConversationStorage {
 
   searchConversations(options: SearchOptions): Promise<ConversationSummary[]> {
     return this.read(() => querySummaries(this.store.db, options ?? {}));
+  }
+
+  searchMessages(query: string, options: { limit?: number } = {}): Promise<MessageMatch[]> {
+    return this.read(() => queryMessages(this.store.db, query, options.limit));
   }
 
   deleteConversations(filters: DeleteFilters): Promise<number> {

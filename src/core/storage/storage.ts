@@ -30,6 +30,16 @@ export interface SearchOptions extends ListOptions {
   createdBefore?: string;
 }
 
+/** One message that matched a content search, with enough of its conversation to list it. */
+export interface MessageMatch {
+  conversationId: string;
+  conversationMetadata: Record<string, unknown>;
+  nodeId: string;
+  role: ConversationNode['message']['role'];
+  content: string;
+  branchName?: string;
+}
+
 /** Filters for bulk delete; at least one must be set. */
 export interface DeleteFilters {
   filterMetadata?: Record<string, unknown>;
@@ -65,6 +75,11 @@ export interface ConversationStorage {
   listConversations(options?: ListOptions): Promise<ConversationSummary[]>;
   countConversations(filter?: Omit<SearchOptions, 'limit' | 'offset' | 'sortBy' | 'sortOrder'>): Promise<number>;
   searchConversations(options: SearchOptions): Promise<ConversationSummary[]>;
+  /**
+   * The messages (of every conversation and branch) whose content contains `query`, case-insensitive,
+   * most recently updated conversations first, at most `limit` (default 200). Reads only the matches.
+   */
+  searchMessages(query: string, options?: { limit?: number }): Promise<MessageMatch[]>;
   /** Deletes every conversation matching all filters; refuses an empty filter. Returns how many. */
   deleteConversations(filters: DeleteFilters): Promise<number>;
   /** Merges `metadata` into the stored metadata (a key set to `undefined` is removed). */
