@@ -100,6 +100,10 @@ describe('chat webview', () => {
     expect(renders).toBeLessThan(200);
     expect(await live.locator('[data-testid=thinking]').isVisible()).toBe(true);
     expect(await live.locator('details[open]').count()).toBe(0);
+    // Thinking that arrives in a later frame is added to what is shown, neither lost nor repeated.
+    await postToWebview(p, { type: 'streamDelta', requestId: 'r1', delta: '', thinkingDelta: ', then writing' });
+    await p.waitForFunction(() => (globalThis as any).document.querySelector('.thinking-content')?.textContent.includes('writing'));
+    expect(await live.locator('.thinking-content').textContent()).toBe('planning, then writing');
     expect(await p.locator('[data-testid=stop]').isVisible()).toBe(true);
     await postToWebview(p, { type: 'streamDone', requestId: 'r1' });
     await p.locator('[data-testid=send]').waitFor({ state: 'visible' });

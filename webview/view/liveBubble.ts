@@ -16,7 +16,8 @@ export class LiveBubble {
   readonly element: HTMLElement;
   private readonly content: HTMLElement;
   private readonly thinking: HTMLDetailsElement;
-  private readonly thinkingText: HTMLElement;
+  /** The thinking shown so far; a frame appends only what is new instead of replacing all of it. */
+  private readonly thinkingText = document.createTextNode('');
   private readonly markdown: LiveMarkdown;
   /** The stream ended with an error; the bubble stays until an answer takes its place. */
   failed = false;
@@ -28,8 +29,7 @@ export class LiveBubble {
     private readonly renderer: MarkdownRenderer,
   ) {
     this.content = h('div', { className: 'message-content markdown', testId: 'message-content' });
-    this.thinkingText = h('div', { className: 'thinking-content' });
-    this.thinking = h('details', { className: 'thinking', testId: 'thinking' }, h('summary', { text: 'Thinking' }), this.thinkingText);
+    this.thinking = h('details', { className: 'thinking', testId: 'thinking' }, h('summary', { text: 'Thinking' }), h('div', { className: 'thinking-content' }, this.thinkingText));
     this.thinking.hidden = true;
     this.element = h(
       'article',
@@ -53,9 +53,9 @@ export class LiveBubble {
     this.markdown.update(snapshot.text);
     // Observable count of renders, for the tests and the benchmark that check frame batching.
     this.content.dataset.renders = String(this.markdown.renders);
-    if (snapshot.thinking) {
+    if (snapshot.thinking.length > this.thinkingText.length) {
       this.thinking.hidden = false;
-      this.thinkingText.textContent = snapshot.thinking;
+      this.thinkingText.appendData(snapshot.thinking.slice(this.thinkingText.length));
     }
   }
 
