@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Launcher of `arbor-prompts`: runs the bundled CLI (dist/cli.js, from `npm run build:cli`) when it exists,
+// Launcher of `arbor-prompts`: runs the bundled CLI (dist/cli.js, from `npm run build`) when it exists,
 // otherwise the TypeScript source through tsx, so `npx arbor-prompts check` works right after `npm install`.
 /* eslint-disable @typescript-eslint/no-require-imports -- a CommonJS script node runs directly */
 'use strict';
