@@ -1,6 +1,9 @@
-// Lint rules for Arbor. The one architectural rule: nothing under src/core may import `vscode`,
-// so the engine stays plain TypeScript that runs and is tested in Node.
+// Lint rules for Arbor, with the layers: src/core is plain TypeScript (no `vscode`, nothing outside it),
+// the host reaches it only through src/core/index.ts, and the webview only through src/shared/protocol.ts.
 import tseslint from 'typescript-eslint';
+
+const VSCODE_IN_CORE = { name: 'vscode', message: 'src/core is plain TypeScript: reach VS Code through an interface implemented in src/host.' };
+const CORE_OUTWARD = { group: ['**/host/*', '**/host/**', '**/shared/*', '**/webview/*'], message: 'src/core depends on nothing outside it.' };
 
 export default tseslint.config(
   {
@@ -19,7 +22,52 @@ export default tseslint.config(
   {
     files: ['src/core/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { paths: [{ name: 'vscode', message: 'src/core is plain TypeScript: reach VS Code through an interface implemented in src/host.' }] }],
+      'no-restricted-imports': ['error', { paths: [VSCODE_IN_CORE], patterns: [CORE_OUTWARD] }],
+    },
+  },
+  {
+    // The conversation engine sits on top of the providers, storage, prompts and retrieval: they share
+    // the vocabulary at the core's root and never import back into conversation/.
+    files: ['src/core/llm/**/*.ts', 'src/core/storage/**/*.ts', 'src/core/prompts/**/*.ts', 'src/core/rag/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [VSCODE_IN_CORE],
+          patterns: [CORE_OUTWARD, { group: ['**/conversation/*', '**/conversation/**'], message: 'Only src/core/conversation may import conversation/: shared types live at the core root.' }],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/core/index.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'ExportDefaultDeclaration', message: 'Use named exports.' },
+        { selector: 'ExportAllDeclaration', message: 'The public API lists its exports by name, so nothing becomes public by accident.' },
+      ],
+    },
+  },
+  {
+    files: ['src/host/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/core/*/**', '**/core/*', '!**/core/index'], message: 'The host imports the engine only through src/core/index.ts.' }] },
+      ],
+    },
+  },
+  {
+    files: ['webview/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'vscode', message: 'The webview runs in a browser: talk to the host through src/shared/protocol.ts.' }],
+          patterns: [{ group: ['**/src/core/**', '**/src/host/**', '**/src/shared/*', '!**/src/shared/protocol'], message: 'The webview imports only src/shared/protocol.ts from src/.' }],
+        },
+      ],
     },
   },
 );

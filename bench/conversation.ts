@@ -12,7 +12,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { applyContextWindow } from '../src/core/conversation/contextWindow';
 import { ConversationManager } from '../src/core/conversation/conversationManager';
-import type { ConversationNode, ConversationState, LLMMessage } from '../src/core/conversation/types';
+import type { ConversationNode, ConversationState, LLMMessage } from '../src/core/types';
 import { OllamaProvider } from '../src/core/llm/ollama';
 import { SqlJsConversationStorage } from '../src/core/storage/sqlJsConversationStorage';
 import { median, runBenchmark, writeBenchmarkSection } from './benchReport';

@@ -1,9 +1,28 @@
 /**
  * The engine's public API: the one module that code outside `src/core` may import.
  */
-export * from './conversation/types';
+export {
+  type Role,
+  type ToolCall,
+  type ToolDefinition,
+  type LLMMessage,
+  type ConversationNode,
+  type Usage,
+  type FinishReason,
+  type LLMResponse,
+  type LLMStreamChunk,
+  type ConversationState,
+} from './types';
 export { ConversationManager } from './conversation/conversationManager';
-export * from './conversation/managerTypes';
+export {
+  type ConversationManagerOptions,
+  type CreateConversationOptions,
+  type AddMessageOptions,
+  type ConfigOverrides,
+  type CompleteOptions,
+  type BranchInfo,
+  type ConversationChangeEvent,
+} from './conversation/managerTypes';
 export { ConversationTree, ROOT_NODE_ID, parentIdOf, childIdOf, childIndexOf, isValidNodeId, isSelfOrAncestor } from './conversation/conversationTree';
 export { applyContextWindow, groupTurns, type ContextWindowOptions, type ContextWindowResult, type MessageTokenEstimator } from './conversation/contextWindow';
 export { runRequestMiddleware, runResponseMiddleware, type ConversationMiddleware, type MiddlewareState } from './conversation/middleware/middleware';
@@ -18,21 +37,70 @@ export {
   type DataknobsMessageDict,
 } from './conversation/exchange';
 export { conversationToMarkdown, type MarkdownExportOptions } from './conversation/markdownExport';
-export { Emitter, type ArborEvent } from './conversation/emitter';
-export * from './errors';
-export * from './files';
+export { Emitter, type ArborEvent } from './emitter';
+export {
+  ArborError,
+  ConversationNotFoundError,
+  NodeNotFoundError,
+  InvalidArgumentError,
+  InvalidOperationError,
+  type ProviderErrorKind,
+  ProviderError,
+  StorageError,
+  PromptValidationError,
+  PromptError,
+  WorkspaceAccessError,
+} from './errors';
+export {
+  type FileType,
+  type FileStat,
+  type Disposable,
+  type WorkspaceFiles,
+  type Logger,
+} from './files';
 export { nodeFiles } from './nodeFiles';
-export * from './llm/provider';
+export {
+  type CompletionOptions,
+  type ModelInfo,
+  type LLMProvider,
+} from './llm/provider';
 export { OpenAIProvider, type OpenAIProviderOptions } from './llm/openai';
 export { OllamaProvider, type OllamaProviderOptions } from './llm/ollama';
 export { PricingTable, DEFAULT_PRICING, costUsd, type ModelPrice, type ShortModelPrice, type PriceEntry } from './llm/pricing';
 export { estimateTokens, estimateMessageTokens, estimateMessagesTokens, CHARS_PER_TOKEN, MESSAGE_OVERHEAD_TOKENS, IMAGE_TOKENS } from './llm/tokens';
 export { redactSecrets, parseRetryAfter } from './llm/providerErrors';
-export * from './storage/storage';
+export {
+  type ConversationSortBy,
+  type ConversationSummary,
+  type ListOptions,
+  type SearchOptions,
+  type MessageMatch,
+  type DeleteFilters,
+  type ConversationChange,
+  type ConversationStorage,
+} from './storage/storage';
 export { SqlJsConversationStorage, type SqlJsStorageOptions } from './storage/sqlJsConversationStorage';
 export { JOURNAL_SUFFIX } from './storage/sqlJsConversationStorage';
-export * from './prompts/types';
-export * from './prompts/libraryTypes';
+export {
+  type PromptRef,
+  type RagConfig,
+  type RagMetadata,
+  type PromptModelSettings,
+  type RenderOptions,
+  type RenderResult,
+  type ConversationPromptBuilder,
+} from './prompts/types';
+export {
+  type PromptKind,
+  type ValidationLevel,
+  type PromptParam,
+  type PromptDiagnostic,
+  type MessageTemplate,
+  type SourceOffset,
+  type RagConfigEntry,
+  type PromptTemplate,
+  type PromptInfo,
+} from './prompts/libraryTypes';
 export { FileSystemPromptLibrary, type PromptLibraryOptions, type PromptLibraryChange } from './prompts/fileSystemPromptLibrary';
 export { PromptBuilder, type PromptBuilderOptions, type PromptRenderOptions, type MessagesRenderResult } from './prompts/promptBuilder';
 export {
@@ -50,11 +118,57 @@ export { convertConditionalSections } from './prompts/conditionalSections';
 export { gitBlobId, sha256Hex } from './prompts/hashes';
 export { checkPromptFolder, type PromptCheckReport } from './prompts/checkPrompts';
 export { runPromptsCli, type CliIo } from './prompts/cli';
-export * from './rag/tokenizer';
-export * from './rag/chunker';
-export * from './rag/fileRules';
-export * from './rag/workspaceScanner';
-export * from './rag/invertedIndex';
-export * from './rag/indexFile';
-export * from './rag/workspaceIndex';
-export * from './rag/filesAdapter';
+export {
+  forEachToken,
+  tokenize,
+  STOP_WORDS,
+} from './rag/tokenizer';
+export {
+  splitLines,
+  chunkText,
+  type Chunk,
+  type ChunkOptions,
+} from './rag/chunker';
+export {
+  excludeGlobs,
+  globMatcher,
+  languageOf,
+  looksBinary,
+  DEFAULT_SECRET_PATTERNS,
+  ALWAYS_SKIPPED_DIRS,
+  type ExcludeSetting,
+  FileRules,
+} from './rag/fileRules';
+export {
+  isInside,
+  type ScannedFile,
+  WorkspaceScanner,
+} from './rag/workspaceScanner';
+export {
+  type ScoredChunk,
+  BM25_K1,
+  BM25_B,
+  type IndexSnapshot,
+  type IndexSearchOptions,
+  InvertedIndex,
+} from './rag/invertedIndex';
+export {
+  writeIndexFile,
+  readIndexFile,
+  type SavedIndex,
+  CorruptIndexFileError,
+} from './rag/indexFile';
+export {
+  type IndexProgress,
+  type IndexStats,
+  type IndexUpdateResult,
+  type WorkspaceIndexOptions,
+  WorkspaceIndex,
+} from './rag/workspaceIndex';
+export {
+  parseFileSpecs,
+  type FilesAdapterOptions,
+  type FileSpec,
+  FilesAdapter,
+} from './rag/filesAdapter';
+export { type RagAdapter, type RagResultItem } from './rag/ragAdapter';

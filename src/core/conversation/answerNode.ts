@@ -1,5 +1,5 @@
 import type { CompleteOptions } from './managerTypes';
-import type { ConversationNode, LLMMessage, LLMResponse } from './types';
+import type { ConversationNode, LLMMessage, LLMResponse } from '../types';
 
 /** What goes into a model answer's node. */
 export interface AnswerNodeInput {

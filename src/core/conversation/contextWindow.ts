@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from '../errors';
 import { estimateMessageTokens } from '../llm/tokens';
-import type { LLMMessage } from './types';
+import type { LLMMessage } from '../types';
 
 /** Estimates the tokens one message costs in a request. */
 export type MessageTokenEstimator = (message: LLMMessage) => number;

@@ -5,7 +5,7 @@ import type { ConversationChange } from '../storage/storage';
 import { buildAnswerNode } from './answerNode';
 import { applyContextWindow, validateContextWindowOptions, type ContextWindowResult } from './contextWindow';
 import { ConversationTree, ROOT_NODE_ID, compareNodeIds, isSelfOrAncestor } from './conversationTree';
-import { Emitter, type ArborEvent } from './emitter';
+import { Emitter, type ArborEvent } from '../emitter';
 import { fromDataknobsDict, toDataknobsDict, type DataknobsConversationDict } from './exchange';
 import { conversationToMarkdown, type MarkdownExportOptions } from './markdownExport';
 import { collectCachedRag, renderMessage } from './messageRendering';
@@ -20,10 +20,10 @@ import type {
   CreateConversationOptions,
 } from './managerTypes';
 import { pathMessages, prepareCall, windowOptions, type PreparedCall } from './preparedCall';
-import { SerialQueue } from './serialQueue';
+import { SerialQueue } from '../serialQueue';
 import { StreamingParents } from './streamingParents';
 import { streamWithPartial } from './streamWithPartial';
-import type { ConversationNode, ConversationState, LLMMessage, LLMResponse, LLMStreamChunk } from './types';
+import type { ConversationNode, ConversationState, LLMMessage, LLMResponse, LLMStreamChunk } from '../types';
 
 const clone = <T>(value: T): T => structuredClone(value);
 

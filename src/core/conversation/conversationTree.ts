@@ -1,5 +1,5 @@
 import { InvalidArgumentError, NodeNotFoundError } from '../errors';
-import type { ConversationNode } from './types';
+import type { ConversationNode } from '../types';
 
 /** The id of the root node, which holds the system prompt (or an empty system node). */
 export const ROOT_NODE_ID = '';

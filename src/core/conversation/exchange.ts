@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from '../errors';
 import { ConversationTree, ROOT_NODE_ID, childIdOf, isValidNodeId, parentIdOf } from './conversationTree';
-import type { ConversationNode, ConversationState, LLMMessage, Role, ToolCall } from './types';
+import type { ConversationNode, ConversationState, LLMMessage, Role, ToolCall } from '../types';
 
 /** The schema version written, the one `dataknobs_llm` (1.1.0) writes and reads without migration. */
 export const DATAKNOBS_SCHEMA_VERSION = '1.1.0';

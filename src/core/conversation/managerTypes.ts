@@ -3,7 +3,7 @@ import type { ConversationPromptBuilder, RagConfig } from '../prompts/types';
 import type { ConversationStorage } from '../storage/storage';
 import type { MessageTokenEstimator } from './contextWindow';
 import type { ConversationMiddleware } from './middleware/middleware';
-import type { Role, ToolCall, ToolDefinition } from './types';
+import type { Role, ToolCall, ToolDefinition } from '../types';
 
 /** What every manager needs: the model, the store, and how requests are built. */
 export interface ConversationManagerOptions {

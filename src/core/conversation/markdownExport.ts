@@ -1,5 +1,5 @@
 import { ConversationTree, ROOT_NODE_ID } from './conversationTree';
-import type { ConversationNode, ConversationState } from './types';
+import type { ConversationNode, ConversationState } from '../types';
 
 /** Options of the Markdown export. */
 export interface MarkdownExportOptions {

@@ -1,7 +1,7 @@
 import { InvalidArgumentError, InvalidOperationError } from '../errors';
 import type { ConversationPromptBuilder, RagMetadata, RenderOptions } from '../prompts/types';
 import type { AddMessageOptions } from './managerTypes';
-import type { ConversationNode, Role } from './types';
+import type { ConversationNode, Role } from '../types';
 
 /** What to render for a new message: the rendering half of `AddMessageOptions`. */
 export type MessageSource = Pick<AddMessageOptions, 'role' | 'content' | 'promptName' | 'params' | 'includeRag' | 'ragConfigs' | 'raw'>;

@@ -1,7 +1,7 @@
 import { ROOT_NODE_ID } from './conversationTree';
 import type { CreateConversationOptions } from './managerTypes';
 import { renderMessage } from './messageRendering';
-import type { ConversationNode, ConversationState } from './types';
+import type { ConversationNode, ConversationState } from '../types';
 
 /**
  * The first state of a new conversation: a root holding the rendered system prompt (named or

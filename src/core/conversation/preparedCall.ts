@@ -6,7 +6,7 @@ import { applyContextWindow, type ContextWindowOptions, type MessageTokenEstimat
 import { ROOT_NODE_ID, type ConversationTree } from './conversationTree';
 import type { CompleteOptions, ConversationManagerOptions } from './managerTypes';
 import { runRequestMiddleware, type MiddlewareState } from './middleware/middleware';
-import type { LLMMessage } from './types';
+import type { LLMMessage } from '../types';
 
 /** One model call made ready: the messages to send, under which node the answer goes, and what the window dropped. */
 export interface PreparedCall {

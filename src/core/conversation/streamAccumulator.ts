@@ -1,4 +1,4 @@
-import type { FinishReason, LLMResponse, LLMStreamChunk, ToolCall, Usage } from './types';
+import type { FinishReason, LLMResponse, LLMStreamChunk, ToolCall, Usage } from '../types';
 
 /** Collects streamed chunks into the answer they add up to, so a stream ends as a `complete` would. */
 export class StreamAccumulator {

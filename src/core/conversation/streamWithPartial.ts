@@ -1,7 +1,7 @@
 import { ProviderError } from '../errors';
 import type { CompletionOptions, LLMProvider } from '../llm/provider';
 import { StreamAccumulator } from './streamAccumulator';
-import type { LLMMessage, LLMResponse, LLMStreamChunk } from './types';
+import type { LLMMessage, LLMResponse, LLMStreamChunk } from '../types';
 
 /** How a stream that did not end normally is reported to `onInterrupted`. */
 export interface InterruptedStream {

@@ -1,5 +1,5 @@
 import { Ollama, type ChatRequest, type ChatResponse, type Message, type Tool } from 'ollama';
-import type { LLMMessage, LLMResponse, LLMStreamChunk, ToolCall, Usage } from '../conversation/types';
+import type { LLMMessage, LLMResponse, LLMStreamChunk, ToolCall, Usage } from '../types';
 import { CallGuard } from './callGuard';
 import { toOllamaProviderError } from './ollamaErrors';
 import { ollamaFetch, type OllamaResponseInfo } from './ollamaFetch';

@@ -1,5 +1,5 @@
 import { OpenAI } from 'openai';
-import type { LLMMessage, LLMResponse, LLMStreamChunk, Usage } from '../conversation/types';
+import type { LLMMessage, LLMResponse, LLMStreamChunk, Usage } from '../types';
 import { CallGuard } from './callGuard';
 import { toOpenAIProviderError } from './openaiErrors';
 import { PricingTable, type PriceEntry } from './pricing';

@@ -1,4 +1,4 @@
-import type { Usage } from '../conversation/types';
+import type { Usage } from '../types';
 
 /** What a model costs, in US dollars per million tokens. */
 export interface ModelPrice {

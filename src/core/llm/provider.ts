@@ -1,4 +1,4 @@
-import type { LLMMessage, LLMResponse, LLMStreamChunk, ToolDefinition } from '../conversation/types';
+import type { LLMMessage, LLMResponse, LLMStreamChunk, ToolDefinition } from '../types';
 
 /** Settings of one model call; anything left out falls back to the provider's configuration. */
 export interface CompletionOptions {

@@ -1,4 +1,4 @@
-import type { LLMMessage } from '../conversation/types';
+import type { LLMMessage } from '../types';
 
 /**
  * Fast token estimates, used to fit history into a context window and to show sizes in the UI. They do not

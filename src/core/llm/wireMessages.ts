@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { FinishReason, LLMMessage, ToolCall } from '../conversation/types';
+import type { FinishReason, LLMMessage, ToolCall } from '../types';
 
 /**
  * Conversions between Arbor's `LLMMessage` and the two wire formats (OpenAI chat completions, Ollama

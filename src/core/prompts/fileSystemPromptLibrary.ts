@@ -1,5 +1,5 @@
 import * as nodePath from 'node:path';
-import { Emitter, type ArborEvent } from '../conversation/emitter';
+import { Emitter, type ArborEvent } from '../emitter';
 import { PromptError } from '../errors';
 import type { Disposable, WorkspaceFiles } from '../files';
 import { nodeFiles } from '../nodeFiles';

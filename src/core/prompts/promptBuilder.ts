@@ -4,11 +4,11 @@ import { sha256Hex } from './hashes';
 import type { PromptKind, PromptParam, PromptTemplate, ValidationLevel } from './libraryTypes';
 import type { ResolvedTemplate } from './partialResolver';
 import { DEFAULT_RAG_PLACEHOLDER, runRagConfigs } from './ragRunner';
+import type { RagAdapter } from '../rag/ragAdapter';
 import { compileTemplate } from './templateEngine';
 import type {
   ConversationPromptBuilder,
   PromptModelSettings,
-  RagAdapter,
   RagConfig,
   RenderOptions,
   RenderResult,

@@ -1,7 +1,8 @@
 import { PromptError } from '../errors';
 import { sha256Hex } from './hashes';
 import { compileTemplate, parseTemplate } from './templateEngine';
-import type { RagAdapter, RagConfig, RagMetadata, RagResultItem } from './types';
+import type { RagAdapter, RagResultItem } from '../rag/ragAdapter';
+import type { RagConfig, RagMetadata } from './types';
 
 /** Placeholder a retrieval config fills when it names none. */
 export const DEFAULT_RAG_PLACEHOLDER = 'RAG_CONTENT';

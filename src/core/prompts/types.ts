@@ -1,3 +1,4 @@
+import type { RagResultItem } from '../rag/ragAdapter';
 /**
  * Contracts between the conversation manager, the prompt library and retrieval. The manager only
  * knows `ConversationPromptBuilder`; `PromptBuilder` implements it over a `FileSystemPromptLibrary`.
@@ -27,21 +28,6 @@ export interface RagConfig {
   /** Template for each result, with `index`, `content`, `score`, `path`, `startLine`, `endLine`. */
   itemTemplate?: string;
   filters?: Record<string, unknown>;
-}
-
-/** One retrieved piece of context. Lines are 1-based and inclusive. */
-export interface RagResultItem {
-  content: string;
-  score: number;
-  path?: string;
-  startLine?: number;
-  endLine?: number;
-  metadata?: Record<string, unknown>;
-}
-
-/** A retrieval source: the workspace index, explicit files, anything else. */
-export interface RagAdapter {
-  search(query: string, k: number, filters?: Record<string, unknown>): Promise<RagResultItem[]>;
 }
 
 /** What one placeholder's retrieval found, stored on the node so a branch can reuse it. */

@@ -7,7 +7,7 @@ import picomatch from 'picomatch';
 import { InvalidArgumentError, WorkspaceAccessError } from '../errors';
 import type { WorkspaceFiles } from '../files';
 import { nodeFiles } from '../nodeFiles';
-import type { RagAdapter, RagResultItem } from '../prompts/types';
+import type { RagAdapter, RagResultItem } from './ragAdapter';
 import { splitLines } from './chunker';
 import { FileRules, languageOf, looksBinary, type ExcludeSetting } from './fileRules';
 import { WorkspaceScanner, type ScannedFile } from './workspaceScanner';

@@ -3,11 +3,13 @@
  * workspace folders, kept up to date incrementally and saved to its own file, so reopening a
  * workspace re-reads only the files whose size or modification time changed.
  */
+import { Emitter, type ArborEvent } from '../emitter';
+import { SerialQueue } from '../serialQueue';
 import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import type { Disposable, WorkspaceFiles } from '../files';
 import { nodeFiles } from '../nodeFiles';
-import type { RagAdapter, RagResultItem } from '../prompts/types';
+import type { RagAdapter, RagResultItem } from './ragAdapter';
 import { chunkText, splitLines } from './chunker';
 import { FileRules, languageOf, looksBinary } from './fileRules';
 import { StorageError } from '../errors';
@@ -53,8 +55,8 @@ export class WorkspaceIndex implements RagAdapter, Disposable {
   private byPath = new Map<string, number>();
   private pathBoost: PathBoost | undefined;
   private readonly maxFileBytes: number;
-  private readonly progressListeners = new Set<(p: IndexProgress) => void>();
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly progressEmitter = new Emitter<IndexProgress>();
+  private readonly queue = new SerialQueue();
   private dirty = false;
   private saveTimer: ReturnType<typeof setTimeout> | undefined;
   private disposed = false;
@@ -101,15 +103,10 @@ export class WorkspaceIndex implements RagAdapter, Disposable {
   }
 
   /** Listens to `update()` progress. */
-  onProgress(listener: (p: IndexProgress) => void): Disposable {
-    this.progressListeners.add(listener);
-    return { dispose: () => this.progressListeners.delete(listener) };
-  }
+  readonly onProgress: ArborEvent<IndexProgress> = this.progressEmitter.event;
 
   private serial<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(fn, fn);
-    this.queue = run.catch(() => undefined);
-    return run;
+    return this.queue.run(fn);
   }
 
   /**
@@ -169,7 +166,7 @@ export class WorkspaceIndex implements RagAdapter, Disposable {
             if (outcome !== 'unchanged' && this.records[this.byPath.get(f.absPath)!]!.binary) result.skipped++;
           }
           done++;
-          for (const l of this.progressListeners) l({ done, total, path: f.absPath });
+          this.progressEmitter.fire({ done, total, path: f.absPath });
         }
       }
       for (const p of [...this.byPath.keys()]) {
@@ -426,7 +423,7 @@ export class WorkspaceIndex implements RagAdapter, Disposable {
     this.disposed = true;
     if (this.saveTimer) clearTimeout(this.saveTimer);
     this.saveTimer = undefined;
-    this.progressListeners.clear();
+    this.progressEmitter.dispose();
     await this.serial(() => this.saveNow()).catch((err) => this.options.logger?.error(err instanceof Error ? err.message : String(err)));
   }
 }

@@ -3,7 +3,7 @@
  * same function that replays the journal, so a change means the same thing live and after a restart.
  */
 import type { Database, SqlValue } from 'sql.js';
-import type { ConversationNode, ConversationState } from '../conversation/types';
+import type { ConversationNode, ConversationState } from '../types';
 import type { JournalEntry } from './journal';
 import { searchTextOf } from './schema';
 

@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { promises as fs, type Stats } from 'node:fs';
 import * as path from 'node:path';
-import type { ConversationState } from '../conversation/types';
+import type { ConversationState } from '../types';
 import type { ConversationChange } from './storage';
 
 /** One logical change, as written to the journal and replayed on open. */

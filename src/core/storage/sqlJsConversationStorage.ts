@@ -1,8 +1,10 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import type { ConversationState } from '../conversation/types';
+import type { ConversationState } from '../types';
 import { ConversationNotFoundError, InvalidArgumentError, NodeNotFoundError, StorageError } from '../errors';
+import { Emitter, type ArborEvent } from '../emitter';
 import type { Logger } from '../files';
+import { SerialQueue } from '../serialQueue';
 import { countMatching, idsForDelete, queryMessages, querySummaries, registerQueryFunctions } from './conversationQueries';
 import { conversationExists, loadState, queryRows } from './conversationTables';
 import { loadSqlJs, type SqlJsWasmOptions } from './databaseFile';
@@ -42,9 +44,9 @@ export const JOURNAL_SUFFIX = '.arbor-journal';
 export class SqlJsConversationStorage implements ConversationStorage {
   /** Problems found and repaired on open (e.g. a damaged file moved aside); also sent to the logger. */
   readonly warnings: string[] = [];
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly queue = new SerialQueue();
   private closed = false;
-  private readonly listeners = new Set<(conversationId: string) => void>();
+  private readonly changeEmitter = new Emitter<string>((error) => this.options.logger?.warn(`An onDidChange listener failed: ${String(error)}`));
 
   private readonly store: JournaledDatabase;
 
@@ -183,10 +185,8 @@ export class SqlJsConversationStorage implements ConversationStorage {
     });
   }
 
-  onDidChange(listener: (conversationId: string) => void): { dispose(): void } {
-    this.listeners.add(listener);
-    return { dispose: () => this.listeners.delete(listener) };
-  }
+  /** Fires a conversation id after any change, from this process or (noticed on the next read or poll) from another. */
+  readonly onDidChange: ArborEvent<string> = this.changeEmitter.event;
 
   /**
    * Catches up with changes other processes made and returns the ids they touched (firing
@@ -228,7 +228,7 @@ export class SqlJsConversationStorage implements ConversationStorage {
       } finally {
         this.closed = true;
         this.store.db.close();
-        this.listeners.clear();
+        this.changeEmitter.dispose();
       }
     });
   }
@@ -240,14 +240,12 @@ export class SqlJsConversationStorage implements ConversationStorage {
   }
 
   private enqueue<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(() => {
+    return this.queue.run(() => {
       if (this.closed) {
         throw new StorageError('This conversation store is closed; open it again to use it.');
       }
       return task();
     });
-    this.queue = run.catch(() => undefined);
-    return run;
   }
 
   private read<T>(query: () => T): Promise<T> {
@@ -281,13 +279,7 @@ export class SqlJsConversationStorage implements ConversationStorage {
 
   private fire(conversationIds: string[]): void {
     for (const id of new Set(conversationIds)) {
-      for (const listener of [...this.listeners]) {
-        try {
-          listener(id);
-        } catch (error) {
-          this.options.logger?.warn(`An onDidChange listener failed: ${String(error)}`);
-        }
-      }
+      this.changeEmitter.fire(id);
     }
   }
 

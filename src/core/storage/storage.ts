@@ -1,4 +1,4 @@
-import type { ConversationNode, ConversationState } from '../conversation/types';
+import type { ConversationNode, ConversationState } from '../types';
 
 /** Which field conversations are listed by. */
 export type ConversationSortBy = 'createdAt' | 'updatedAt' | 'conversationId';

@@ -2,7 +2,7 @@
  * Builders of conversations for the storage tests and benchmark: realistic nodes with messages of a
  * few hundred bytes to a few KB.
  */
-import type { ConversationNode, ConversationState, Role } from '../conversation/types';
+import type { ConversationNode, ConversationState, Role } from '../types';
 
 const WORDS = 'the tree branch model prompt answer code function value index token cache window storage journal'.split(' ');
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyContextWindow, groupTurns } from '../../../src/core/conversation/contextWindow';
 import { estimateMessageTokens } from '../../../src/core/llm/tokens';
-import type { LLMMessage } from '../../../src/core/conversation/types';
+import type { LLMMessage } from '../../../src/core/types';
 import { InvalidArgumentError } from '../../../src/core/errors';
 
 const sys = (content: string): LLMMessage => ({ role: 'system', content });

@@ -6,7 +6,7 @@ import { ConversationManager } from '../../../src/core/conversation/conversation
 import type { ConversationMiddleware, MiddlewareState } from '../../../src/core/conversation/middleware/middleware';
 import { LoggingMiddleware } from '../../../src/core/conversation/middleware/loggingMiddleware';
 import { RedactionMiddleware } from '../../../src/core/conversation/middleware/redactionMiddleware';
-import type { LLMStreamChunk } from '../../../src/core/conversation/types';
+import type { LLMStreamChunk } from '../../../src/core/types';
 import { InvalidOperationError, ProviderError } from '../../../src/core/errors';
 import type { Logger } from '../../../src/core/files';
 import { OllamaProvider } from '../../../src/core/llm/ollama';

@@ -7,7 +7,7 @@ import { ConversationManager } from '../../../src/core/conversation/conversation
 import { OllamaProvider } from '../../../src/core/llm/ollama';
 import { FileSystemPromptLibrary } from '../../../src/core/prompts/fileSystemPromptLibrary';
 import { PromptBuilder } from '../../../src/core/prompts/promptBuilder';
-import type { RagAdapter, RagResultItem } from '../../../src/core/prompts/types';
+import type { RagAdapter, RagResultItem } from '../../../src/core/rag/ragAdapter';
 import { SqlJsConversationStorage } from '../../../src/core/storage/sqlJsConversationStorage';
 
 // Nothing here calls the model.

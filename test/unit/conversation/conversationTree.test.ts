@@ -9,7 +9,7 @@ import {
   isValidNodeId,
   parentIdOf,
 } from '../../../src/core/conversation/conversationTree';
-import type { ConversationNode } from '../../../src/core/conversation/types';
+import type { ConversationNode } from '../../../src/core/types';
 import { InvalidArgumentError, NodeNotFoundError } from '../../../src/core/errors';
 
 function node(nodeId: string, content = nodeId): ConversationNode {

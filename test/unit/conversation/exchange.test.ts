@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fromDataknobsDict, toDataknobsDict } from '../../../src/core/conversation/exchange';
 import { conversationToMarkdown } from '../../../src/core/conversation/markdownExport';
-import type { ConversationState } from '../../../src/core/conversation/types';
+import type { ConversationState } from '../../../src/core/types';
 import { InvalidArgumentError } from '../../../src/core/errors';
 
 function sampleState(): ConversationState {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RedactionMiddleware, redactText, DEFAULT_REDACTION_PATTERNS } from '../../../src/core/conversation/middleware/redactionMiddleware';
-import type { LLMMessage } from '../../../src/core/conversation/types';
+import type { LLMMessage } from '../../../src/core/types';
 import { InvalidArgumentError } from '../../../src/core/errors';
 
 const mask = (text: string) => redactText(text, DEFAULT_REDACTION_PATTERNS);

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { OllamaProvider } from '../../../src/core/llm/ollama';
 import { OpenAIProvider } from '../../../src/core/llm/openai';
-import type { LLMStreamChunk } from '../../../src/core/conversation/types';
+import type { LLMStreamChunk } from '../../../src/core/types';
 import { FakeLlmServer } from '../../fixtures/fakeLlmServer';
 
 const server = new FakeLlmServer({ defaultTokenDelayMs: 0 });

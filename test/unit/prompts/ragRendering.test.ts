@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { PromptError } from '../../../src/core/errors';
 import type { PromptBuilderOptions } from '../../../src/core/prompts/promptBuilder';
 import { ragQueryHash } from '../../../src/core/prompts/ragRunner';
-import type { RagAdapter, RagResultItem } from '../../../src/core/prompts/types';
+import type { RagAdapter, RagResultItem } from '../../../src/core/rag/ragAdapter';
 import { usePromptFolders } from './promptFolders';
 import { CountingAdapter } from './tempPrompts';
 

@@ -1,5 +1,5 @@
 import type { Logger } from '../../files';
-import type { LLMMessage, LLMResponse } from '../types';
+import type { LLMMessage, LLMResponse } from '../../types';
 import type { ConversationMiddleware, MiddlewareState } from './middleware';
 
 /** Options of `LoggingMiddleware`. */

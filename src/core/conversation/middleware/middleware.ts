@@ -1,4 +1,4 @@
-import type { ConversationNode, LLMMessage, LLMResponse } from '../types';
+import type { ConversationNode, LLMMessage, LLMResponse } from '../../types';
 
 /** What a middleware may know about the conversation a request belongs to. */
 export interface MiddlewareState {

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from '../../errors';
-import type { LLMMessage } from '../types';
+import type { LLMMessage } from '../../types';
 import type { ConversationMiddleware } from './middleware';
 
 /** One kind of secret to mask. `pattern` must be global (`/…/g`). */
