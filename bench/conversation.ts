@@ -13,6 +13,7 @@ import * as path from 'node:path';
 import { applyContextWindow } from '../src/core/conversation/contextWindow';
 import { ConversationManager } from '../src/core/conversation/conversationManager';
 import type { ConversationNode, ConversationState, LLMMessage } from '../src/core/types';
+import { formatNodeId } from '../src/core/nodeIds';
 import { OllamaProvider } from '../src/core/llm/ollama';
 import { SqlJsConversationStorage } from '../src/core/storage/sqlJsConversationStorage';
 import { median, runBenchmark, writeBenchmarkSection } from './benchReport';
@@ -31,16 +32,17 @@ function text(i: number): string {
 /** A conversation of `size` nodes: the root, then `BRANCHES` chains under it. */
 function bigConversation(id: string, size: number): ConversationState {
   const t0 = Date.UTC(2026, 0, 1);
-  const nodes: ConversationNode[] = [{ nodeId: '', parentId: null, message: { role: 'system', content: 'You help.' }, timestamp: new Date(t0).toISOString(), metadata: {} }];
+  const nodes: ConversationNode[] = [{ nodeId: '', parentId: null, position: 0, message: { role: 'system', content: 'You help.' }, timestamp: new Date(t0).toISOString(), metadata: {} }];
   const depth = Math.floor((size - 1) / BRANCHES);
   let n = 1;
   for (let b = 0; b < BRANCHES; b++) {
     let parent = '';
     for (let d = 0; d < depth; d++) {
-      const nodeId = parent === '' ? String(b) : `${parent}.0`;
+      const nodeId = formatNodeId(n);
       nodes.push({
         nodeId,
         parentId: parent,
+        position: n,
         message: { role: d % 2 === 0 ? 'user' : 'assistant', content: text(n) },
         timestamp: new Date(t0 + n * 1000).toISOString(),
         metadata: d % 2 === 1 ? { model: 'm', costUsd: 0.0001, usage: { promptTokens: 100, completionTokens: 50, totalTokens: 150 } } : {},
@@ -49,7 +51,7 @@ function bigConversation(id: string, size: number): ConversationState {
       n++;
     }
   }
-  return { conversationId: id, nodes, currentNodeId: nodes[nodes.length - 1].nodeId, metadata: {}, tombstones: [], createdAt: new Date(t0).toISOString(), updatedAt: new Date(t0).toISOString() };
+  return { conversationId: id, nodes, currentNodeId: nodes[nodes.length - 1].nodeId, metadata: {}, nextNodeSeq: n, createdAt: new Date(t0).toISOString(), updatedAt: new Date(t0).toISOString() };
 }
 
 function since(start: bigint): number {
@@ -79,10 +81,11 @@ async function measure(dir: string, size: number): Promise<{ arbor: number; base
     const baseline: number[] = [];
     const state = manager.toState();
     let parent = state.currentNodeId;
+    let seq = state.nodes.length + ADDS + 1;
     for (let i = 0; i < BASELINE_SAMPLES[size]; i++) {
       const start = process.hrtime.bigint();
-      const nodeId = `${parent}.0`;
-      state.nodes.push({ nodeId, parentId: parent, message: { role: 'user', content: text(i) }, timestamp: new Date().toISOString(), metadata: {} });
+      const nodeId = formatNodeId(seq++);
+      state.nodes.push({ nodeId, parentId: parent, position: 0, message: { role: 'user', content: text(i) }, timestamp: new Date().toISOString(), metadata: {} });
       state.currentNodeId = nodeId;
       await storage.saveConversation(state);
       baseline.push(since(start));

@@ -58,9 +58,9 @@ async function measureArbor(files: Map<number, string>): Promise<Map<number, { s
   for (let i = 0; i < APPENDS; i++) {
     for (const [nodes, storage] of stores) {
       const conversationId = `conv-${(i * 37) % (nodes / NODES_PER_CONVERSATION)}`;
-      const node = sampleNode(`bench-${i}`, '', messageBytes(i), i, 'assistant');
+      const { nodeId: _id, position: _position, ...node } = sampleNode('', '', messageBytes(i), i, 'assistant');
       const start = process.hrtime.bigint();
-      await storage.applyChange(conversationId, { upsertNodes: [node], currentNodeId: node.nodeId, updatedAt: new Date().toISOString() });
+      await storage.applyChange(conversationId, { addNodes: [node], currentIsLastAdded: true, updatedAt: new Date().toISOString() });
       samples.get(nodes)?.push(elapsedMs(start));
     }
   }

@@ -23,7 +23,9 @@ export {
   type BranchInfo,
   type ConversationChangeEvent,
 } from './conversation/managerTypes';
-export { ConversationTree, ROOT_NODE_ID, parentIdOf, childIdOf, childIndexOf, isValidNodeId, isSelfOrAncestor } from './conversation/conversationTree';
+export { ConversationTree } from './conversation/conversationTree';
+export { ROOT_NODE_ID, isDotPath } from './nodeIds';
+export { fromMetonSession, isMetonSession } from './conversation/metonImport';
 export { applyContextWindow, groupTurns, type ContextWindowOptions, type ContextWindowResult, type MessageTokenEstimator } from './conversation/contextWindow';
 export { runRequestMiddleware, runResponseMiddleware, type ConversationMiddleware, type MiddlewareState } from './conversation/middleware/middleware';
 export { LoggingMiddleware, type LoggingMiddlewareOptions } from './conversation/middleware/loggingMiddleware';
@@ -77,10 +79,14 @@ export {
   type MessageMatch,
   type DeleteFilters,
   type ConversationChange,
+  type NewNode,
+  type ChangeResult,
   type ConversationStorage,
 } from './storage/storage';
 export { SqlJsConversationStorage, type SqlJsStorageOptions } from './storage/sqlJsConversationStorage';
 export { JOURNAL_SUFFIX } from './storage/sqlJsConversationStorage';
+export { LEGACY_BACKUP_SUFFIX } from './storage/journaledDatabase';
+export { CURRENT_SCHEMA, formatSchemaVersion, type SchemaVersion } from './storage/schema';
 export {
   type PromptRef,
   type RagConfig,

@@ -1,6 +1,6 @@
 /**
  * The message and tree types of Arbor's conversation engine. They follow the `dataknobs_llm`
- * conversation model (messages in a tree, dot-path node ids) with camelCase names.
+ * conversation model (messages in a tree) with camelCase names.
  */
 
 /** Who speaks a message. `function` is kept for files written by older OpenAI-style tools. */
@@ -36,13 +36,17 @@ export interface LLMMessage {
 }
 
 /**
- * A node of the conversation tree. `nodeId` is a dot path of child positions ("" is the root,
- * "0.1" the second child of the first child of the root); an id is never changed or reused.
+ * A node of the conversation tree. `nodeId` is a short opaque id the store gave it ("" is the root);
+ * it is never changed or reused. Its place among its siblings is `position`, the order in which the
+ * parent's children were created; the dataknobs dot path of a node ("0.1.2") is computed from the
+ * tree when asked for (`ConversationManager.getDotPath`), never stored as an id.
  */
 export interface ConversationNode {
   nodeId: string;
   /** `null` for the root. */
   parentId: string | null;
+  /** Creation order among the parent's children (gaps where siblings were deleted); 0 for the root. */
+  position: number;
   message: LLMMessage;
   /** ISO 8601 time the node was created. */
   timestamp: string;
@@ -90,16 +94,23 @@ export interface LLMStreamChunk {
   costUsd?: number;
 }
 
-/**
- * The whole persisted state of one conversation. `tombstones` lists the ids of deleted subtree
- * roots, so that their ids (and their descendants') are never handed out again.
- */
+/** The whole persisted state of one conversation. */
 export interface ConversationState {
   conversationId: string;
   nodes: ConversationNode[];
   currentNodeId: string;
   metadata: Record<string, unknown>;
-  tombstones: string[];
+  /**
+   * The store's node counter: the next node gets `formatNodeId(nextNodeSeq)`. It never goes down,
+   * so ids of deleted nodes are never given again. Optional when saving a new conversation (the
+   * store then starts past the highest id in `nodes`).
+   */
+  nextNodeSeq?: number;
+  /**
+   * Set on conversations migrated from a 1.x store: sibling positions below it are the child
+   * indexes of the old dot-path ids, so an old id ("0.1.2") saved somewhere still finds its node.
+   */
+  legacyIdLimit?: number;
   createdAt: string;
   updatedAt: string;
 }

@@ -2,9 +2,11 @@ import { describe, expect, it } from 'vitest';
 import type { ConversationNode, Role } from '../core/index';
 import { branchToMarkdown, messagesToMarkdown, pathTo } from './branchMarkdown';
 
+/** Fixtures spell the tree as dot paths for readability; the code under test reads only parentId and position. */
 function node(nodeId: string, role: Role, content: string, metadata: Record<string, unknown> = {}): ConversationNode {
   const dot = nodeId.lastIndexOf('.');
-  return { nodeId, parentId: nodeId === '' ? null : dot < 0 ? '' : nodeId.slice(0, dot), message: { role, content }, timestamp: '2026-01-01T00:00:00Z', metadata };
+  const position = nodeId === '' ? 0 : Number(nodeId.slice(dot + 1));
+  return { nodeId, parentId: nodeId === '' ? null : dot < 0 ? '' : nodeId.slice(0, dot), position, message: { role, content }, timestamp: '2026-01-01T00:00:00Z', metadata };
 }
 
 const nodes = [node('', 'system', ''), node('0', 'user', 'Q'), node('0.0', 'assistant', 'A1', { model: 'm1' }), node('0.1', 'assistant', 'A2', { model: 'm2' })];

@@ -2,7 +2,6 @@
  * Turns a conversation's nodes into the `ChatState` the webview shows: the current path with each
  * message's siblings, model, usage, cost, retrieved-context chips and attachments. Pure.
  */
-import { childIndexOf } from '../core/index';
 import type { ConversationNode, RagMetadata } from '../core/index';
 import type { Attachment, ChatState, ContextChip, MessageView, SiblingInfo } from '../shared/protocol';
 
@@ -20,7 +19,7 @@ export interface ChatStateInput {
 }
 
 function siblingInfo(node: ConversationNode, siblings: readonly ConversationNode[]): SiblingInfo {
-  const ids = [...siblings].sort((a, b) => childIndexOf(a.nodeId) - childIndexOf(b.nodeId)).map((n) => n.nodeId);
+  const ids = [...siblings].sort((a, b) => a.position - b.position).map((n) => n.nodeId);
   const i = Math.max(0, ids.indexOf(node.nodeId));
   return {
     index: i + 1,

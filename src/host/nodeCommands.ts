@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { isSelfOrAncestor, ROOT_NODE_ID } from '../core/index';
+import { ROOT_NODE_ID } from '../core/index';
 import { branchToMarkdown, messagesToMarkdown } from './branchMarkdown';
 import { runOf, type CommandDeps } from './commandDeps';
 import { COMPARE_SCHEME, Commands } from './constants';
@@ -109,7 +109,7 @@ export function registerNodeCommands(context: vscode.ExtensionContext, deps: Com
     const run = messageRunOf(deps, arg, 'The system prompt is the root of the conversation: delete the conversation instead.');
     if (!run) return;
     const manager = await services.manager(run.conversationId);
-    const count = manager.getAllNodes().filter((n) => isSelfOrAncestor(run.firstNodeId, n.nodeId)).length;
+    const count = manager.getSubtreeSize(run.firstNodeId);
     const ok = await confirm(
       `Delete the branch "${firstLine(run.label, 60)}"?`,
       `This message and the ${count - 1} below it are deleted. This cannot be undone.`,

@@ -2,10 +2,12 @@ import { describe, expect, it } from 'vitest';
 import type { ConversationNode, Role } from '../core/index';
 import { branchTip, buildRuns, conversationEntry, conversationTitle, findRun } from './treeModel';
 
+/** Fixtures spell the tree as dot paths for readability; the code under test reads only parentId and position. */
 function node(nodeId: string, role: Role, content: string, extra: Partial<ConversationNode> = {}): ConversationNode {
   const dot = nodeId.lastIndexOf('.');
   const parentId = nodeId === '' ? null : dot < 0 ? '' : nodeId.slice(0, dot);
-  return { nodeId, parentId, message: { role, content }, timestamp: '2026-01-01T00:00:00.000Z', metadata: {}, ...extra };
+  const position = nodeId === '' ? 0 : Number(nodeId.slice(dot + 1));
+  return { nodeId, parentId, position, message: { role, content }, timestamp: '2026-01-01T00:00:00.000Z', metadata: {}, ...extra };
 }
 
 const root = node('', 'system', '');

@@ -3,7 +3,7 @@
  * one "run" item, whose children are the runs that start where it forks. Pure, so the shaping is
  * unit tested without VS Code; `treeView.ts` turns these entries into `TreeItem`s.
  */
-import { childIndexOf, isSelfOrAncestor } from '../core/index';
+import { ConversationTree } from '../core/index';
 import type { ConversationNode, ConversationSummary, Role } from '../core/index';
 import { firstLine, formatCost, messageCount, relativeTime, roleName } from './labels';
 
@@ -71,28 +71,11 @@ export function conversationEntry(summary: ConversationSummary, now: number = Da
   };
 }
 
-function childrenMap(nodes: readonly ConversationNode[]): Map<string, ConversationNode[]> {
-  const map = new Map<string, ConversationNode[]>();
-  for (const node of nodes) {
-    if (node.parentId === null) continue;
-    const list = map.get(node.parentId);
-    if (list) list.push(node);
-    else map.set(node.parentId, [node]);
-  }
-  for (const list of map.values()) list.sort((a, b) => childIndexOf(a.nodeId) - childIndexOf(b.nodeId));
-  return map;
-}
-
-function buildRun(
-  conversationId: string,
-  start: ConversationNode,
-  children: Map<string, ConversationNode[]>,
-  currentNodeId: string,
-): RunEntry {
+function buildRun(conversationId: string, start: ConversationNode, tree: ConversationTree, currentNodeId: string): RunEntry {
   const run = [start];
   let last = start;
   for (;;) {
-    const next = children.get(last.nodeId) ?? [];
+    const next = tree.children(last.nodeId);
     if (next.length !== 1) break;
     last = next[0];
     run.push(last);
@@ -125,8 +108,8 @@ function buildRun(
     tooltip,
     branchName,
     isCurrent,
-    onCurrentPath: isSelfOrAncestor(start.nodeId, currentNodeId),
-    children: (children.get(last.nodeId) ?? []).map((c) => buildRun(conversationId, c, children, currentNodeId)),
+    onCurrentPath: tree.has(currentNodeId) && tree.isSelfOrAncestor(start.nodeId, currentNodeId),
+    children: tree.children(last.nodeId).map((c) => buildRun(conversationId, c, tree, currentNodeId)),
   };
 }
 
@@ -135,29 +118,30 @@ function buildRun(
  * system prompt; an empty root is skipped, so its children (the first user messages) are the top.
  */
 export function buildRuns(conversationId: string, nodes: readonly ConversationNode[], currentNodeId: string): RunEntry[] {
-  const root = nodes.find((n) => n.parentId === null);
-  if (!root) return [];
-  const children = childrenMap(nodes);
-  if (root.message.content.trim()) return [buildRun(conversationId, root, children, currentNodeId)];
-  return (children.get(root.nodeId) ?? []).map((c) => buildRun(conversationId, c, children, currentNodeId));
+  if (!nodes.some((n) => n.parentId === null)) return [];
+  const tree = new ConversationTree(nodes);
+  const root = tree.root;
+  if (root.message.content.trim()) return [buildRun(conversationId, root, tree, currentNodeId)];
+  return tree.children(root.nodeId).map((c) => buildRun(conversationId, c, tree, currentNodeId));
 }
 
 /** Finds the run that contains `nodeId`, searching depth first. */
 export function findRun(runs: readonly RunEntry[], nodeId: string): RunEntry | undefined {
   for (const run of runs) {
     if (run.nodeIds.includes(nodeId)) return run;
-    if (isSelfOrAncestor(run.lastNodeId, nodeId)) return findRun(run.children, nodeId);
+    const inside = findRun(run.children, nodeId);
+    if (inside) return inside;
   }
   return undefined;
 }
 
 /** The deepest node reached by always following the newest child from `nodeId`: a branch's tip. */
 export function branchTip(nodes: readonly ConversationNode[], nodeId: string): string {
-  const children = childrenMap(nodes);
+  const tree = new ConversationTree(nodes);
   let id = nodeId;
   for (;;) {
-    const next = children.get(id);
-    if (!next || next.length === 0) return id;
+    const next = tree.children(id);
+    if (next.length === 0) return id;
     id = next[next.length - 1].nodeId;
   }
 }

@@ -1,9 +1,9 @@
 import type { CompleteOptions } from './managerTypes';
-import type { ConversationNode, LLMMessage, LLMResponse } from '../types';
+import type { NewNode } from '../storage/storage';
+import type { LLMMessage, LLMResponse } from '../types';
 
 /** What goes into a model answer's node. */
 export interface AnswerNodeInput {
-  nodeId: string;
   parentId: string;
   response: LLMResponse;
   options: CompleteOptions;
@@ -16,10 +16,10 @@ export interface AnswerNodeInput {
 }
 
 /**
- * Builds the assistant node for an answer: text, tool calls and thinking in the message; model,
+ * Builds the assistant node for an answer (the store gives it its id): text, tool calls and thinking in the message; model,
  * provider, finish reason, usage and cost in the metadata, where cost totals read them.
  */
-export function buildAnswerNode(input: AnswerNodeInput): ConversationNode {
+export function buildAnswerNode(input: AnswerNodeInput): NewNode {
   const { response, options } = input;
   const message: LLMMessage = { role: 'assistant', content: response.content };
   if (response.toolCalls?.length) message.toolCalls = structuredClone(response.toolCalls);
@@ -36,7 +36,7 @@ export function buildAnswerNode(input: AnswerNodeInput): ConversationNode {
   if (input.droppedCount > 0) metadata.contextDroppedMessages = input.droppedCount;
   if (options.configOverrides && Object.keys(options.configOverrides).length > 0) metadata.configOverrides = structuredClone(options.configOverrides);
   if (Object.keys(response.metadata ?? {}).length > 0) metadata.response = structuredClone(response.metadata);
-  const node: ConversationNode = { nodeId: input.nodeId, parentId: input.parentId, message, timestamp: new Date().toISOString(), metadata };
+  const node: NewNode = { parentId: input.parentId, message, timestamp: new Date().toISOString(), metadata };
   if (options.branchName !== undefined) node.branchName = options.branchName;
   return node;
 }

@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { ConversationNotFoundError, InvalidArgumentError, InvalidOperationError, NodeNotFoundError } from '../errors';
 import type { RagMetadata } from '../prompts/types';
-import type { ConversationChange } from '../storage/storage';
+import type { ChangeResult, ConversationChange, NewNode } from '../storage/storage';
 import { buildAnswerNode } from './answerNode';
 import { applyContextWindow, validateContextWindowOptions, type ContextWindowResult } from './contextWindow';
-import { ConversationTree, ROOT_NODE_ID, compareNodeIds, isSelfOrAncestor } from './conversationTree';
+import { ConversationTree, ROOT_NODE_ID } from './conversationTree';
+import { copyMessage, copyNode } from './copies';
 import { Emitter, type ArborEvent } from '../emitter';
 import { fromDataknobsDict, toDataknobsDict, type DataknobsConversationDict } from './exchange';
+import { fromMetonSession, isMetonSession } from './metonImport';
 import { conversationToMarkdown, type MarkdownExportOptions } from './markdownExport';
 import { collectCachedRag, renderMessage } from './messageRendering';
 import { newConversationState } from './newConversation';
@@ -28,7 +30,7 @@ import type { ConversationNode, ConversationState, LLMMessage, LLMResponse, LLMS
 const clone = <T>(value: T): T => structuredClone(value);
 
 function byTime(a: ConversationNode, b: ConversationNode): number {
-  return a.timestamp.localeCompare(b.timestamp) || compareNodeIds(a.nodeId, b.nodeId);
+  return a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0;
 }
 
 function costOf(node: ConversationNode): number {
@@ -54,15 +56,16 @@ export class ConversationManager {
   readonly onDidChange: ArborEvent<ConversationChangeEvent> = this.changeEmitter.event;
   readonly conversationId: string;
 
+  /** `state` becomes the manager's own: pass a copy of anything the caller keeps using. */
   private constructor(state: ConversationState, private readonly options: ConversationManagerOptions) {
     validateContextWindowOptions(options);
     this.conversationId = state.conversationId;
-    this.tree = new ConversationTree(clone(state.nodes), state.tombstones);
+    this.tree = new ConversationTree(state.nodes, state.legacyIdLimit);
     if (!this.tree.has(ROOT_NODE_ID)) {
       throw new InvalidArgumentError(`Conversation "${state.conversationId}" has no root node ("").`);
     }
     this.current = this.tree.has(state.currentNodeId) ? state.currentNodeId : ROOT_NODE_ID;
-    this.metadata = clone(state.metadata);
+    this.metadata = state.metadata;
     this.createdAt = state.createdAt;
     this.updatedAt = state.updatedAt;
   }
@@ -76,7 +79,7 @@ export class ConversationManager {
     }
     const state = await newConversationState(conversationId, options);
     await options.storage.saveConversation(state);
-    return new ConversationManager(state, options);
+    return new ConversationManager(clone(state), options);
   }
 
   /** Opens a stored conversation where it was left; `ConversationNotFoundError` when there is none. */
@@ -85,16 +88,18 @@ export class ConversationManager {
     if (!state) {
       throw new ConversationNotFoundError(conversationId);
     }
+    // The store hands over objects the caller owns, so no copy is needed.
     return new ConversationManager(state, options);
   }
 
   /**
-   * Stores a conversation exported by `exportJson` or written by dataknobs and opens it. Refuses to
-   * overwrite a stored conversation with the same id: pass `conversationId` to import a copy.
+   * Stores a conversation exported by `exportJson`, written by dataknobs, or a Meton session file
+   * (one branch), and opens it; dot-path ids become new node ids. Refuses to overwrite a stored
+   * conversation with the same id: pass `conversationId` to import a copy.
    */
   static async importJson(obj: unknown, options: ConversationManagerOptions & { conversationId?: string }): Promise<ConversationManager> {
     validateContextWindowOptions(options);
-    const state = fromDataknobsDict(obj);
+    const state = isMetonSession(obj) ? fromMetonSession(obj) : fromDataknobsDict(obj);
     if (options.conversationId !== undefined) state.conversationId = options.conversationId;
     if (await options.storage.loadConversation(state.conversationId)) {
       throw new InvalidOperationError(
@@ -102,7 +107,7 @@ export class ConversationManager {
       );
     }
     await options.storage.saveConversation(state);
-    return new ConversationManager(state, options);
+    return new ConversationManager(clone(state), options);
   }
 
   /** The node the next message will be added under. */
@@ -122,16 +127,14 @@ export class ConversationManager {
       if (input.name !== undefined) message.name = input.name;
       if (input.toolCallId !== undefined) message.toolCallId = input.toolCallId;
       if (input.toolCalls?.length) message.toolCalls = clone(input.toolCalls);
-      const node: ConversationNode = {
-        nodeId: this.tree.nextChildId(this.current),
+      const node: NewNode = {
         parentId: this.current,
         message,
         timestamp: new Date().toISOString(),
         metadata: { ...clone(input.metadata ?? {}), ...rendered.metadata },
       };
       if (rendered.promptName !== undefined) node.promptName = rendered.promptName;
-      await this.commitNewNode(node);
-      return clone(node);
+      return copyNode(await this.commitNewNode(node));
     });
   }
 
@@ -168,9 +171,9 @@ export class ConversationManager {
   }
 
   /** Moves the current position to any node (`NodeNotFoundError` for an unknown id). */
-  switchToNode(nodeId: string): Promise<void> {
+  switchToNode(nodeIdOrLegacyId: string): Promise<void> {
     return this.queue.run(async () => {
-      this.requireNode(nodeId);
+      const nodeId = this.requireNode(nodeIdOrLegacyId).nodeId;
       await this.persist({ currentNodeId: nodeId });
       this.current = nodeId;
       this.notify('currentChanged', [nodeId]);
@@ -192,8 +195,7 @@ export class ConversationManager {
 
   /** The children of a node (default: the current one), for choosing a branch. */
   getBranches(nodeId: string = this.current): BranchInfo[] {
-    this.requireNode(nodeId);
-    return this.tree.children(nodeId).map((child) => ({
+    return this.tree.children(this.requireNode(nodeId).nodeId).map((child) => ({
       nodeId: child.nodeId,
       ...(child.branchName !== undefined ? { branchName: child.branchName } : {}),
       role: child.message.role,
@@ -204,21 +206,60 @@ export class ConversationManager {
 
   /** The messages root→current that a request would carry before the context window (an empty root is left out). */
   getHistory(): LLMMessage[] {
-    return pathMessages(this.tree, this.current).map(clone);
+    return pathMessages(this.tree, this.current).map(copyMessage);
   }
 
   /** The nodes root→current, the root included. */
   getCurrentNodes(): ConversationNode[] {
-    return this.tree.path(this.current).map(clone);
+    return this.tree.path(this.current).map(copyNode);
+  }
+
+  /** The nodes root→`nodeId`, the root included. */
+  getPath(nodeId: string): ConversationNode[] {
+    return this.tree.path(this.requireNode(nodeId).nodeId).map(copyNode);
   }
 
   /** Every node of every branch, oldest first. */
   getAllNodes(): ConversationNode[] {
-    return this.tree.all().sort(byTime).map(clone);
+    return this.tree.all().sort(byTime).map(copyNode);
   }
 
+  /** A node by its id (or, in a conversation migrated from a 1.x store, its old dot-path id). */
   getNode(nodeId: string): ConversationNode {
-    return clone(this.requireNode(nodeId));
+    return copyNode(this.requireNode(nodeId));
+  }
+
+  /** Whether a node with this id (or old dot-path id) exists. */
+  hasNode(nodeId: string): boolean {
+    return this.tree.resolve(nodeId) !== undefined;
+  }
+
+  /** The children of a node, in the order they were created. */
+  getChildren(nodeId: string): ConversationNode[] {
+    return this.tree.children(this.requireNode(nodeId).nodeId).map(copyNode);
+  }
+
+  /** How many nodes the subtree at `nodeId` holds, itself included. */
+  getSubtreeSize(nodeId: string): number {
+    return this.tree.subtree(this.requireNode(nodeId).nodeId).length;
+  }
+
+  /** Whether `ancestorId` is `nodeId` itself or one of its ancestors (costs at most the depth). */
+  isSelfOrAncestor(ancestorId: string, nodeId: string): boolean {
+    const ancestor = this.tree.resolve(ancestorId);
+    const node = this.tree.resolve(nodeId);
+    return !!ancestor && !!node && this.tree.isSelfOrAncestor(ancestor.nodeId, node.nodeId);
+  }
+
+  /** The dataknobs dot path of a node ("0.1.2": sibling indexes from the root), as `exportJson` writes it. */
+  getDotPath(nodeId: string): string {
+    return this.tree.dotPath(this.requireNode(nodeId).nodeId);
+  }
+
+  /** The node a dataknobs dot path leads to now, or undefined. */
+  getNodeByDotPath(dotPath: string): ConversationNode | undefined {
+    const node = this.tree.findByDotPath(dotPath);
+    return node && copyNode(node);
   }
 
   /** The cost in USD of every model call on every branch. */
@@ -228,8 +269,7 @@ export class ConversationManager {
 
   /** The cost in USD of the calls on the path root→node (default: the current node). */
   getCostByBranch(nodeId: string = this.current): number {
-    this.requireNode(nodeId);
-    return this.tree.path(nodeId).reduce((sum, n) => sum + costOf(n), 0);
+    return this.tree.path(this.requireNode(nodeId).nodeId).reduce((sum, n) => sum + costOf(n), 0);
   }
 
   /** The retrievals stored on a node (default: the current one), by placeholder. */
@@ -264,9 +304,9 @@ export class ConversationManager {
       const updated = { ...this.requireNode(nodeId) };
       if (name.trim() === '') delete updated.branchName;
       else updated.branchName = name;
-      await this.persist({ upsertNodes: [updated] });
+      await this.persist({ updateNodes: [updated] });
       this.tree.replace(updated);
-      this.notify('nodeUpdated', [nodeId]);
+      this.notify('nodeUpdated', [updated.nodeId]);
     });
   }
 
@@ -280,14 +320,14 @@ export class ConversationManager {
       if (node.parentId === null) {
         throw new InvalidOperationError('The root node cannot be deleted; delete the conversation instead.');
       }
-      if (this.streaming.streamsInto(nodeId)) {
+      const isSelfOrAncestor = (a: string, b: string) => this.tree.isSelfOrAncestor(a, b);
+      if (this.streaming.streamsInto(node.nodeId, isSelfOrAncestor)) {
         throw new InvalidOperationError(`An answer is still streaming into the branch at "${nodeId}"; stop it before deleting the branch.`);
       }
-      const removed = this.tree.subtree(nodeId).map((n) => n.nodeId);
-      const tombstones = this.tree.tombstonesAfterRemoving(nodeId);
-      const nextCurrent = isSelfOrAncestor(nodeId, this.current) ? node.parentId : this.current;
-      await this.persist({ deleteNodeIds: removed, tombstones, currentNodeId: nextCurrent });
-      this.tree.removeSubtree(nodeId);
+      const removed = this.tree.subtree(node.nodeId).map((n) => n.nodeId);
+      const nextCurrent = isSelfOrAncestor(node.nodeId, this.current) ? node.parentId : this.current;
+      await this.persist({ deleteNodeIds: removed, currentNodeId: nextCurrent });
+      this.tree.removeSubtree(node.nodeId);
       this.current = nextCurrent;
       this.notify('branchDeleted', removed);
     });
@@ -296,8 +336,8 @@ export class ConversationManager {
   /** Copies this conversation (or its path root→`upToNodeId`) under a new id and opens the copy. */
   fork(newConversationId: string = randomUUID(), forkOptions: { upToNodeId?: string } = {}): Promise<ConversationManager> {
     return this.queue.run(async () => {
-      if (forkOptions.upToNodeId !== undefined) this.requireNode(forkOptions.upToNodeId);
-      const state = await this.options.storage.forkConversation(this.conversationId, newConversationId, forkOptions);
+      const upToNodeId = forkOptions.upToNodeId === undefined ? undefined : this.requireNode(forkOptions.upToNodeId).nodeId;
+      const state = await this.options.storage.forkConversation(this.conversationId, newConversationId, upToNodeId === undefined ? {} : { upToNodeId });
       return new ConversationManager(state, this.options);
     });
   }
@@ -315,7 +355,7 @@ export class ConversationManager {
       if (state.updatedAt === this.updatedAt && state.nodes.length === this.tree.size) {
         return;
       }
-      this.tree = new ConversationTree(state.nodes, state.tombstones);
+      this.tree = new ConversationTree(state.nodes, state.legacyIdLimit);
       this.current = this.tree.has(state.currentNodeId) ? state.currentNodeId : ROOT_NODE_ID;
       this.metadata = state.metadata;
       this.updatedAt = state.updatedAt;
@@ -330,15 +370,16 @@ export class ConversationManager {
 
   /** The whole conversation as stored. */
   toState(): ConversationState {
-    return {
+    const state: ConversationState = {
       conversationId: this.conversationId,
-      nodes: this.tree.all().map(clone),
+      nodes: this.tree.all().map(copyNode),
       currentNodeId: this.current,
       metadata: clone(this.metadata),
-      tombstones: [...this.tree.tombstones],
       createdAt: this.createdAt,
       updatedAt: this.updatedAt,
     };
+    if (this.tree.legacyIdLimit !== undefined) state.legacyIdLimit = this.tree.legacyIdLimit;
+    return state;
   }
 
   /** The conversation in the dataknobs `ConversationState.to_dict()` shape. */
@@ -363,11 +404,13 @@ export class ConversationManager {
     return applyContextWindow(pathMessages(this.tree, this.current), windowOptions(this.options));
   }
 
+  /** The node an id names: its own id or, in a conversation migrated from 1.x, its old dot-path id. */
   private requireNode(nodeId: string): ConversationNode {
-    if (!this.tree.has(nodeId)) {
+    const node = this.tree.resolve(nodeId);
+    if (!node) {
       throw new NodeNotFoundError(nodeId, this.conversationId);
     }
-    return this.tree.get(nodeId);
+    return node;
   }
 
   private prepareCall(options: CompleteOptions): Promise<PreparedCall> {
@@ -378,7 +421,6 @@ export class ConversationManager {
   private async attachAnswer(prepared: PreparedCall, response: LLMResponse, options: CompleteOptions, extra: Record<string, unknown>): Promise<LLMResponse> {
     this.requireNode(prepared.parentId);
     const node = buildAnswerNode({
-      nodeId: this.tree.nextChildId(prepared.parentId),
       parentId: prepared.parentId,
       response,
       options,
@@ -386,22 +428,26 @@ export class ConversationManager {
       droppedCount: prepared.droppedCount,
       extra,
     });
-    await this.commitNewNode(node);
-    return { ...response, cumulativeCostUsd: this.getCostByBranch(node.nodeId) };
+    const added = await this.commitNewNode(node);
+    return { ...response, cumulativeCostUsd: this.getCostByBranch(added.nodeId) };
   }
 
-  private async commitNewNode(node: ConversationNode): Promise<void> {
-    await this.persist({ upsertNodes: [node], currentNodeId: node.nodeId });
-    this.tree.add(node);
-    this.current = node.nodeId;
-    this.notify('nodeAdded', [node.nodeId]);
+  /** Stores a new node (the store gives its id), then adds it to the tree and moves to it. */
+  private async commitNewNode(node: NewNode): Promise<ConversationNode> {
+    const { addedNodes } = await this.persist({ addNodes: [node], currentIsLastAdded: true });
+    const added = addedNodes[0];
+    this.tree.add(added);
+    this.current = added.nodeId;
+    this.notify('nodeAdded', [added.nodeId]);
+    return added;
   }
 
   /** Writes a change before memory is touched, so a failed write leaves both as they were. */
-  private async persist(change: Omit<ConversationChange, 'updatedAt'>): Promise<void> {
+  private async persist(change: Omit<ConversationChange, 'updatedAt'>): Promise<ChangeResult> {
     const updatedAt = new Date().toISOString();
-    await this.options.storage.applyChange(this.conversationId, { ...change, updatedAt });
+    const result = await this.options.storage.applyChange(this.conversationId, { ...change, updatedAt });
     this.updatedAt = updatedAt;
+    return result;
   }
 
   private notify(kind: ConversationChangeEvent['kind'], nodeIds: string[]): void {

@@ -1,71 +1,53 @@
 import { InvalidArgumentError, NodeNotFoundError } from '../errors';
+import { ROOT_NODE_ID, dotPathSegments, isDotPath } from '../nodeIds';
 import type { ConversationNode } from '../types';
 
-/** The id of the root node, which holds the system prompt (or an empty system node). */
-export const ROOT_NODE_ID = '';
-
-/** The parent id of a dot-path node id: `"0.1"` → `"0"`, `"0"` → `""`, the root → `null`. */
-export function parentIdOf(nodeId: string): string | null {
-  if (nodeId === ROOT_NODE_ID) {
-    return null;
-  }
-  const dot = nodeId.lastIndexOf('.');
-  return dot < 0 ? ROOT_NODE_ID : nodeId.slice(0, dot);
-}
-
-/** The id of the child at `index` under `parentId`: `("", 2)` → `"2"`, `("0", 1)` → `"0.1"`. */
-export function childIdOf(parentId: string, index: number): string {
-  return parentId === ROOT_NODE_ID ? String(index) : `${parentId}.${index}`;
-}
-
-/** The position of a node among its siblings (the last segment of its id); -1 for the root. */
-export function childIndexOf(nodeId: string): number {
-  if (nodeId === ROOT_NODE_ID) {
-    return -1;
-  }
-  return Number(nodeId.slice(nodeId.lastIndexOf('.') + 1));
-}
-
-/** Whether `nodeId` is a well-formed dot path of non-negative integers (or the root). */
-export function isValidNodeId(nodeId: string): boolean {
-  return nodeId === ROOT_NODE_ID || /^(0|[1-9]\d*)(\.(0|[1-9]\d*))*$/.test(nodeId);
-}
-
-/** Whether `ancestorId` is `nodeId` itself or one of its ancestors. */
-export function isSelfOrAncestor(ancestorId: string, nodeId: string): boolean {
-  return ancestorId === ROOT_NODE_ID || nodeId === ancestorId || nodeId.startsWith(`${ancestorId}.`);
-}
-
-function compareSiblings(a: string, b: string): number {
-  return childIndexOf(a) - childIndexOf(b);
-}
-
-/** Orders ids as the tree does: parents before children, siblings by position ("0.9" before "0.10"). */
-export function compareNodeIds(a: string, b: string): number {
-  const pa = a === ROOT_NODE_ID ? [] : a.split('.').map(Number);
-  const pb = b === ROOT_NODE_ID ? [] : b.split('.').map(Number);
-  for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
-    if (pa[i] !== pb[i]) return pa[i] - pb[i];
-  }
-  return pa.length - pb.length;
-}
+export { ROOT_NODE_ID };
 
 /**
- * The in-memory tree of one conversation: nodes by id, children by parent, and the tombstones of
- * deleted subtrees, so a new child always gets an index never used before under its parent.
+ * The in-memory tree of one conversation: nodes by id, each node's children in sibling order, and
+ * each node's depth. Nothing here reads meaning into an id: parents come from `parentId`, sibling
+ * order from `position`, so paths, ancestry and dot paths cost the depth, never the id's length.
  */
 export class ConversationTree {
   private readonly nodes = new Map<string, ConversationNode>();
-  private readonly childIds = new Map<string, string[]>();
-  private tombstoneIds: string[] = [];
+  private readonly childLists = new Map<string, ConversationNode[]>();
+  private readonly depths = new Map<string, number>();
 
-  /** Builds a tree from stored nodes; every non-root node's parent must be present. */
-  constructor(nodes: Iterable<ConversationNode>, tombstones: Iterable<string> = []) {
-    const list = [...nodes].sort((a, b) => compareNodeIds(a.nodeId, b.nodeId));
-    for (const node of list) {
-      this.add(node);
+  /**
+   * Builds a tree from stored nodes, in any order; every non-root node's parent must be present.
+   * `legacyIdLimit` (stores migrated from 1.x) lets `resolve` find nodes by their old dot-path ids.
+   */
+  constructor(
+    nodes: Iterable<ConversationNode>,
+    readonly legacyIdLimit?: number,
+  ) {
+    // Stores list parents first, so one pass usually adds everything; a node whose parent comes
+    // later waits for it.
+    const pending = new Map<string, ConversationNode[]>();
+    const addWithWaiting = (node: ConversationNode): void => {
+      const ready = [node];
+      while (ready.length > 0) {
+        const next = ready.pop() as ConversationNode;
+        this.add(next);
+        const children = pending.get(next.nodeId);
+        if (children) {
+          pending.delete(next.nodeId);
+          ready.push(...children);
+        }
+      }
+    };
+    for (const node of nodes) {
+      if (node.parentId === null || this.nodes.has(node.parentId)) addWithWaiting(node);
+      else {
+        const waiting = pending.get(node.parentId);
+        if (waiting) waiting.push(node);
+        else pending.set(node.parentId, [node]);
+      }
     }
-    this.tombstoneIds = [...tombstones];
+    for (const [parentId, children] of pending) {
+      throw new InvalidArgumentError(`Node "${children[0].nodeId}" has no parent "${parentId}" in the conversation.`);
+    }
   }
 
   /** The root node. */
@@ -76,11 +58,6 @@ export class ConversationTree {
   /** How many nodes the tree holds. */
   get size(): number {
     return this.nodes.size;
-  }
-
-  /** Ids of deleted subtree roots (never reused). */
-  get tombstones(): readonly string[] {
-    return this.tombstoneIds;
   }
 
   has(nodeId: string): boolean {
@@ -96,105 +73,145 @@ export class ConversationTree {
     return node;
   }
 
-  /** Every node, in insertion order of the tree (parents before children). */
+  /** Every node, parents before children. */
   all(): ConversationNode[] {
     return [...this.nodes.values()];
   }
 
-  /** The children of a node, by position. */
-  children(nodeId: string): ConversationNode[] {
-    return (this.childIds.get(nodeId) ?? []).map((id) => this.get(id));
+  /** The children of a node, in sibling order. The array is the tree's own: do not change it. */
+  children(nodeId: string): readonly ConversationNode[] {
+    return this.childLists.get(nodeId) ?? [];
+  }
+
+  /** How many edges separate a node from the root (0 for the root). */
+  depth(nodeId: string): number {
+    const depth = this.depths.get(nodeId);
+    if (depth === undefined) throw new NodeNotFoundError(nodeId);
+    return depth;
   }
 
   /** The nodes from the root to `nodeId`, both included. */
   path(nodeId: string): ConversationNode[] {
-    const out: ConversationNode[] = [];
-    let id: string | null = nodeId;
-    while (id !== null) {
-      out.push(this.get(id));
-      id = parentIdOf(id);
-    }
-    return out.reverse();
-  }
-
-  /** `nodeId` and all its descendants, depth first. */
-  subtree(nodeId: string): ConversationNode[] {
-    const out: ConversationNode[] = [];
-    const stack = [nodeId];
-    while (stack.length > 0) {
-      const id = stack.pop() as string;
-      out.push(this.get(id));
-      stack.push(...[...(this.childIds.get(id) ?? [])].reverse());
+    const out = new Array<ConversationNode>(this.depth(nodeId) + 1);
+    let node: ConversationNode | undefined = this.get(nodeId);
+    for (let i = out.length - 1; node; i--) {
+      out[i] = node;
+      node = node.parentId === null ? undefined : this.nodes.get(node.parentId);
     }
     return out;
   }
 
-  /** The id the next child of `parentId` gets: one past the highest index ever used under it. */
-  nextChildId(parentId: string): string {
-    let max = -1;
-    for (const id of this.childIds.get(parentId) ?? []) {
-      max = Math.max(max, childIndexOf(id));
+  /** `nodeId` and all its descendants, depth first, siblings in order. */
+  subtree(nodeId: string): ConversationNode[] {
+    const out: ConversationNode[] = [];
+    const stack = [this.get(nodeId)];
+    while (stack.length > 0) {
+      const node = stack.pop() as ConversationNode;
+      out.push(node);
+      const children = this.childLists.get(node.nodeId);
+      if (children) for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
     }
-    for (const id of this.tombstoneIds) {
-      if (id !== ROOT_NODE_ID && parentIdOf(id) === parentId) {
-        max = Math.max(max, childIndexOf(id));
-      }
-    }
-    return childIdOf(parentId, max + 1);
+    return out;
   }
 
-  /** Adds a node whose parent is already in the tree (or the root). */
-  add(node: ConversationNode): void {
-    if (!isValidNodeId(node.nodeId)) {
-      throw new InvalidArgumentError(`"${node.nodeId}" is not a node id: ids are dot paths of child positions such as "0.1.2" ("" is the root).`);
-    }
-    if (this.nodes.has(node.nodeId)) {
-      throw new InvalidArgumentError(`Node "${node.nodeId}" already exists; a node id is never reused.`);
-    }
-    const parentId = parentIdOf(node.nodeId);
-    if (parentId !== null && !this.nodes.has(parentId)) {
-      throw new InvalidArgumentError(`Node "${node.nodeId}" has no parent "${parentId}" in the conversation.`);
-    }
-    if (parentId === null) {
-      node.parentId = null;
-    } else {
-      node.parentId = parentId;
-      const siblings = this.childIds.get(parentId) ?? [];
-      siblings.push(node.nodeId);
-      siblings.sort(compareSiblings);
-      this.childIds.set(parentId, siblings);
-    }
-    this.nodes.set(node.nodeId, node);
+  /** Whether `ancestorId` is `nodeId` itself or one of its ancestors; costs at most the depth difference. */
+  isSelfOrAncestor(ancestorId: string, nodeId: string): boolean {
+    const ancestorDepth = this.depths.get(ancestorId);
+    let depth = this.depths.get(nodeId);
+    if (ancestorDepth === undefined || depth === undefined || depth < ancestorDepth) return false;
+    let node = this.nodes.get(nodeId) as ConversationNode;
+    for (; depth > ancestorDepth; depth--) node = this.nodes.get(node.parentId as string) as ConversationNode;
+    return node.nodeId === ancestorId;
   }
 
-  /** Replaces a stored node object with an updated copy (same id). */
-  replace(node: ConversationNode): void {
-    this.get(node.nodeId);
-    this.nodes.set(node.nodeId, node);
+  /** The 0-based place of a node among its parent's children, as the `‹ n/m ›` switcher counts; 0 for the root. */
+  siblingIndex(nodeId: string): number {
+    const node = this.get(nodeId);
+    return node.parentId === null ? 0 : this.children(node.parentId).indexOf(node);
+  }
+
+  /** The dataknobs dot path of a node: its sibling indexes from the root ("0.1.2"; "" for the root). */
+  dotPath(nodeId: string): string {
+    return this.path(nodeId)
+      .slice(1)
+      .map((node) => this.children(node.parentId as string).indexOf(node))
+      .join('.');
+  }
+
+  /** The node a dataknobs dot path leads to (by sibling index), or undefined. */
+  findByDotPath(dotPath: string): ConversationNode | undefined {
+    if (!isDotPath(dotPath)) return undefined;
+    let node: ConversationNode | undefined = this.nodes.get(ROOT_NODE_ID);
+    for (const index of dotPathSegments(dotPath)) {
+      node = node ? this.children(node.nodeId)[index] : undefined;
+    }
+    return node;
   }
 
   /**
-   * The tombstones once the subtree at `nodeId` is removed: those inside it are dropped (the new
-   * one covers them) and `nodeId` is added. Lets a caller persist the list before removing.
+   * The node an id names: the id itself, or, in a conversation migrated from a 1.x store, the node
+   * whose old dot-path id it is (sibling positions below `legacyIdLimit` are the old child indexes).
    */
-  tombstonesAfterRemoving(nodeId: string): string[] {
-    return [...this.tombstoneIds.filter((id) => !isSelfOrAncestor(nodeId, id)), nodeId];
+  resolve(id: string): ConversationNode | undefined {
+    const direct = this.nodes.get(id);
+    if (direct || this.legacyIdLimit === undefined || !isDotPath(id)) return direct;
+    let node: ConversationNode | undefined = this.nodes.get(ROOT_NODE_ID);
+    for (const position of dotPathSegments(id)) {
+      if (!node || position >= this.legacyIdLimit) return undefined;
+      node = this.children(node.nodeId).find((child) => child.position === position);
+    }
+    return node;
   }
 
-  /** Removes `nodeId` and its descendants, records the tombstone, and returns the removed ids. */
+  /** Adds a node whose parent is already in the tree (or the root), keeping sibling order. */
+  add(node: ConversationNode): void {
+    if (this.nodes.has(node.nodeId)) {
+      throw new InvalidArgumentError(`Node "${node.nodeId}" already exists; a node id is never reused.`);
+    }
+    if (node.parentId === null) {
+      if (node.nodeId !== ROOT_NODE_ID) throw new InvalidArgumentError(`Node "${node.nodeId}" has no parent; only the root ("") may have none.`);
+      this.depths.set(node.nodeId, 0);
+    } else {
+      const parentDepth = this.depths.get(node.parentId);
+      if (parentDepth === undefined) {
+        throw new InvalidArgumentError(`Node "${node.nodeId}" has no parent "${node.parentId}" in the conversation.`);
+      }
+      const siblings = this.childLists.get(node.parentId);
+      if (!siblings) this.childLists.set(node.parentId, [node]);
+      else {
+        let i = siblings.length;
+        while (i > 0 && siblings[i - 1].position > node.position) i--;
+        siblings.splice(i, 0, node);
+      }
+      this.depths.set(node.nodeId, parentDepth + 1);
+    }
+    this.nodes.set(node.nodeId, node);
+  }
+
+  /** Replaces a stored node object with an updated copy (same id, parent and position). */
+  replace(node: ConversationNode): void {
+    const old = this.get(node.nodeId);
+    this.nodes.set(node.nodeId, node);
+    if (old.parentId !== null) {
+      const siblings = this.childLists.get(old.parentId) as ConversationNode[];
+      siblings[siblings.indexOf(old)] = node;
+    }
+  }
+
+  /** Removes `nodeId` and its descendants and returns the removed ids. */
   removeSubtree(nodeId: string): string[] {
-    if (nodeId === ROOT_NODE_ID) {
+    const node = this.get(nodeId);
+    if (node.parentId === null) {
       throw new InvalidArgumentError('The root node cannot be removed.');
     }
     const removed = this.subtree(nodeId).map((n) => n.nodeId);
     for (const id of removed) {
       this.nodes.delete(id);
-      this.childIds.delete(id);
+      this.childLists.delete(id);
+      this.depths.delete(id);
     }
-    const parentId = parentIdOf(nodeId) as string;
-    const siblings = (this.childIds.get(parentId) ?? []).filter((id) => id !== nodeId);
-    this.childIds.set(parentId, siblings);
-    this.tombstoneIds = this.tombstonesAfterRemoving(nodeId);
+    const siblings = this.childLists.get(node.parentId) as ConversationNode[];
+    siblings.splice(siblings.indexOf(node), 1);
     return removed;
   }
 }

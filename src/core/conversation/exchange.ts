@@ -1,6 +1,8 @@
 import { InvalidArgumentError } from '../errors';
-import { ConversationTree, ROOT_NODE_ID, childIdOf, isValidNodeId, parentIdOf } from './conversationTree';
+import { ROOT_NODE_ID, formatNodeId } from '../nodeIds';
 import type { ConversationNode, ConversationState, LLMMessage, Role, ToolCall } from '../types';
+import { ConversationTree } from './conversationTree';
+import { fromDataknobsMetadata, fromLocalIso, toDataknobsMetadata, toLocalIso } from './exchangeFields';
 
 /** The schema version written, the one `dataknobs_llm` (1.1.0) writes and reads without migration. */
 export const DATAKNOBS_SCHEMA_VERSION = '1.1.0';
@@ -37,33 +39,9 @@ export interface DataknobsConversationDict {
   metadata: Record<string, unknown>;
   created_at: string;
   updated_at: string;
-  /** Arbor-only: ids of deleted subtrees (dataknobs ignores unknown keys). */
-  arbor?: { tombstones: string[] };
 }
 
 const ROLES: readonly Role[] = ['system', 'user', 'assistant', 'tool', 'function'];
-
-/**
- * A UTC time without a zone suffix, like the naive `datetime.isoformat()` dataknobs writes: a
- * dataknobs process that adds naive times to the same conversation can still sort them with ours
- * (Python refuses to compare naive and aware times). Read back, a time without a zone is UTC.
- */
-function toPythonIso(iso: string): string {
-  return iso.endsWith('Z') ? iso.slice(0, -1) : iso;
-}
-
-/** Reads an ISO time; one without a zone (dataknobs writes naive local times) is taken as UTC. */
-function fromIso(value: unknown, field: string): string {
-  if (typeof value !== 'string' || value.length === 0) {
-    throw new InvalidArgumentError(`${field} must be an ISO 8601 time string, got ${JSON.stringify(value)}.`);
-  }
-  const hasZone = /(?:Z|[+-]\d\d:?\d\d)$/i.test(value);
-  const ms = Date.parse(hasZone ? value : `${value}Z`);
-  if (Number.isNaN(ms)) {
-    throw new InvalidArgumentError(`${field} is not a valid ISO 8601 time: "${value}".`);
-  }
-  return new Date(ms).toISOString();
-}
 
 function exportToolCalls(calls: ToolCall[]): DataknobsMessageDict['tool_calls'] {
   return calls.map((c) => {
@@ -129,74 +107,87 @@ function importMessage(raw: any, nodeId: string): LLMMessage {
   return m;
 }
 
-/** Writes a conversation in the dataknobs `to_dict` shape: nodes breadth first, edges `[parent, child]`. */
+/**
+ * Writes a conversation in the dataknobs `to_dict` shape, exactly as dataknobs writes it: node ids
+ * are dot paths of sibling indexes ("0.1.2", the root ""), nodes breadth first, edges
+ * `[parent, child]`, times naive local ISO, and node metadata carries the keys dataknobs reads
+ * (`cost_usd`, `usage.prompt_tokens`…, `finish_reason`, `rag_metadata`) beside Arbor's own.
+ */
 export function toDataknobsDict(state: ConversationState): DataknobsConversationDict {
-  const tree = new ConversationTree(state.nodes, state.tombstones);
+  const tree = new ConversationTree(state.nodes);
   const nodes: DataknobsNodeDict[] = [];
   const edges: Array<[string, string]> = [];
-  const queue = [tree.root];
-  while (queue.length > 0) {
-    const node = queue.shift() as ConversationNode;
+  const paths = new Map<string, string>([[ROOT_NODE_ID, '']]);
+  const queue: ConversationNode[] = [tree.root];
+  for (let head = 0; head < queue.length; head++) {
+    const node = queue[head];
+    const path = paths.get(node.nodeId) as string;
     nodes.push({
-      node_id: node.nodeId,
+      node_id: path,
       message: exportMessage(node.message),
-      timestamp: toPythonIso(node.timestamp),
+      timestamp: toLocalIso(node.timestamp),
       prompt_name: node.promptName ?? null,
       branch_name: node.branchName ?? null,
-      metadata: node.metadata,
+      metadata: toDataknobsMetadata(node.metadata),
     });
-    for (const child of tree.children(node.nodeId)) {
-      edges.push([node.nodeId, child.nodeId]);
+    tree.children(node.nodeId).forEach((child, i) => {
+      const childPath = path === '' ? String(i) : `${path}.${i}`;
+      paths.set(child.nodeId, childPath);
+      edges.push([path, childPath]);
       queue.push(child);
-    }
+    });
   }
   return {
     schema_version: DATAKNOBS_SCHEMA_VERSION,
     conversation_id: state.conversationId,
     nodes,
     edges,
-    current_node_id: state.currentNodeId,
+    current_node_id: paths.get(state.currentNodeId) ?? '',
     metadata: state.metadata,
-    created_at: toPythonIso(state.createdAt),
-    updated_at: toPythonIso(state.updatedAt),
-    ...(state.tombstones.length > 0 ? { arbor: { tombstones: [...state.tombstones] } } : {}),
+    created_at: toLocalIso(state.createdAt),
+    updated_at: toLocalIso(state.updatedAt),
   };
 }
 
 /**
- * Maps the file's node ids to Arbor's. Ids that already are the dot paths their edges describe
- * are kept; otherwise ids are given again from the edges, children in the order listed.
+ * The file's nodes as a tree: each node's parent, from `edges` (or, for a file without edges, from
+ * its dot-path ids), and the order of each node's children as the file lists them.
  */
-function resolveIds(rawNodes: any[], edges: Array<[string, string]>): Map<string, string> {
-  const ids = rawNodes.map((n) => n.node_id as string);
+function fileTree(rawNodes: any[], edges: Array<[string, string]>): { root: string; children: Map<string, string[]> } {
+  const ids = new Set(rawNodes.map((n) => n.node_id as string));
+  const links: Array<[string, string]> = edges.length > 0 ? edges : dotPathLinks([...ids]);
   const parentOf = new Map<string, string>();
-  for (const [parent, child] of edges) {
+  const children = new Map<string, string[]>();
+  for (const [parent, child] of links) {
+    if (!ids.has(parent) || !ids.has(child) || parentOf.has(child) || parent === child) continue;
     parentOf.set(child, parent);
+    const list = children.get(parent);
+    if (list) list.push(child);
+    else children.set(parent, [child]);
   }
-  const consistent =
-    ids.includes(ROOT_NODE_ID) &&
-    ids.every((id) => isValidNodeId(id) && (id === ROOT_NODE_ID || !parentOf.has(id) || parentOf.get(id) === parentIdOf(id)));
-  if (consistent) {
-    return new Map(ids.map((id) => [id, id]));
-  }
-  const roots = ids.filter((id) => !parentOf.has(id));
+  const roots = [...ids].filter((id) => !parentOf.has(id));
   if (roots.length !== 1) {
     throw new InvalidArgumentError(`The conversation must have exactly one root node (a node that is no edge's child); found ${roots.length}.`);
   }
-  const childrenOf = new Map<string, string[]>();
-  for (const [parent, child] of edges) {
-    childrenOf.set(parent, [...(childrenOf.get(parent) ?? []), child]);
+  // A file that lists its nodes by dot path keeps that sibling order, whatever the edge order.
+  for (const list of children.values()) list.sort((a, b) => siblingKey(a) - siblingKey(b));
+  return { root: roots[0], children };
+}
+
+/** The last index of a dot-path id, to order siblings as the file numbered them (others keep their order). */
+function siblingKey(id: string): number {
+  const m = /^(?:\d+\.)*(\d+)$/.exec(id);
+  return m ? Number(m[1]) : 0;
+}
+
+function dotPathLinks(ids: string[]): Array<[string, string]> {
+  const links: Array<[string, string]> = [];
+  for (const id of ids) {
+    if (id === '' || !/^\d+(\.\d+)*$/.test(id)) continue;
+    const dot = id.lastIndexOf('.');
+    links.push([dot < 0 ? '' : id.slice(0, dot), id]);
   }
-  const mapping = new Map<string, string>([[roots[0], ROOT_NODE_ID]]);
-  const queue = [roots[0]];
-  while (queue.length > 0) {
-    const old = queue.shift() as string;
-    (childrenOf.get(old) ?? []).forEach((child, i) => {
-      mapping.set(child, childIdOf(mapping.get(old) as string, i));
-      queue.push(child);
-    });
-  }
-  return mapping;
+  return links;
 }
 
 /** Reads a conversation in the dataknobs `to_dict` shape (written by Arbor or by dataknobs). */
@@ -225,37 +216,43 @@ export function fromDataknobsDict(obj: unknown): ConversationState {
     throw new InvalidArgumentError(`The "edges" of conversation "${data.conversation_id}" must be a list of [parent_id, child_id] pairs.`);
   }
   const edges = rawEdges as Array<[string, string]>;
-  const mapping = resolveIds(data.nodes, edges);
+  const { root, children } = fileTree(data.nodes, edges);
+  const byFileId = new Map<string, any>(data.nodes.map((n: any) => [n.node_id, n]));
   const now = new Date().toISOString();
-  const nodes: ConversationNode[] = data.nodes
-    .filter((n: any) => mapping.has(n.node_id))
-    .map((n: any) => {
-      const nodeId = mapping.get(n.node_id) as string;
-      const metadata: Record<string, unknown> = n.metadata && typeof n.metadata === 'object' ? { ...n.metadata } : {};
-      if (metadata.costUsd === undefined && typeof metadata.cost_usd === 'number') {
-        metadata.costUsd = metadata.cost_usd;
-      }
-      const node: ConversationNode = {
-        nodeId,
-        parentId: parentIdOf(nodeId),
-        message: importMessage(n.message, n.node_id),
-        timestamp: n.timestamp === undefined ? now : fromIso(n.timestamp, `The timestamp of node "${n.node_id}"`),
-        metadata,
-      };
-      if (typeof n.prompt_name === 'string') node.promptName = n.prompt_name;
-      if (typeof n.branch_name === 'string') node.branchName = n.branch_name;
-      return node;
-    });
-  const tombstones = Array.isArray(data.arbor?.tombstones) ? data.arbor.tombstones.filter((t: unknown) => typeof t === 'string') : [];
-  const tree = new ConversationTree(nodes, tombstones);
-  const current = mapping.get(data.current_node_id ?? ROOT_NODE_ID);
+  // New ids breadth first from the root; a sibling's position is its index in the file.
+  const mapping = new Map<string, string>();
+  const nodes: ConversationNode[] = [];
+  const queue: Array<{ fileId: string; parentId: string | null; position: number }> = [{ fileId: root, parentId: null, position: 0 }];
+  if (byFileId.get(root)?.message?.role !== 'system') {
+    // dataknobs makes the first message the root; Arbor's root is always a system node, empty here.
+    nodes.push({ nodeId: ROOT_NODE_ID, parentId: null, position: 0, message: { role: 'system', content: '' }, timestamp: now, metadata: {} });
+    queue[0].parentId = ROOT_NODE_ID;
+  }
+  for (let head = 0; head < queue.length; head++) {
+    const { fileId, parentId, position } = queue[head];
+    const n = byFileId.get(fileId);
+    const nodeId = formatNodeId(nodes.length);
+    mapping.set(fileId, nodeId);
+    const node: ConversationNode = {
+      nodeId,
+      parentId,
+      position,
+      message: importMessage(n.message, fileId),
+      timestamp: n.timestamp === undefined ? now : fromLocalIso(n.timestamp, `The timestamp of node "${fileId}"`),
+      metadata: fromDataknobsMetadata(n.metadata),
+    };
+    if (typeof n.prompt_name === 'string') node.promptName = n.prompt_name;
+    if (typeof n.branch_name === 'string') node.branchName = n.branch_name;
+    nodes.push(node);
+    (children.get(fileId) ?? []).forEach((child, i) => queue.push({ fileId: child, parentId: nodeId, position: i }));
+  }
   return {
     conversationId: data.conversation_id,
-    nodes: tree.all(),
-    currentNodeId: current !== undefined && tree.has(current) ? current : ROOT_NODE_ID,
+    nodes,
+    currentNodeId: mapping.get(data.current_node_id ?? root) ?? ROOT_NODE_ID,
     metadata: data.metadata && typeof data.metadata === 'object' ? { ...data.metadata } : {},
-    tombstones,
-    createdAt: data.created_at === undefined ? now : fromIso(data.created_at, 'created_at'),
-    updatedAt: data.updated_at === undefined ? now : fromIso(data.updated_at, 'updated_at'),
+    nextNodeSeq: nodes.length,
+    createdAt: data.created_at === undefined ? now : fromLocalIso(data.created_at, 'created_at'),
+    updatedAt: data.updated_at === undefined ? now : fromLocalIso(data.updated_at, 'updated_at'),
   };
 }

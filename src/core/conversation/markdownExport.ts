@@ -15,9 +15,9 @@ function fence(text: string, lang = ''): string {
   return `${ticks}${lang}\n${text}\n${ticks}`;
 }
 
-function renderNode(node: ConversationNode): string {
+function renderNode(node: ConversationNode, tree: ConversationTree): string {
   const m = node.message;
-  const facts = [`node \`${node.nodeId === ROOT_NODE_ID ? '(root)' : node.nodeId}\``];
+  const facts = [`node \`${node.nodeId === ROOT_NODE_ID ? '(root)' : tree.dotPath(node.nodeId)}\``];
   if (typeof node.metadata.model === 'string') facts.push(node.metadata.model);
   if (typeof node.metadata.costUsd === 'number' && node.metadata.costUsd > 0) facts.push(`$${node.metadata.costUsd.toFixed(6)}`);
   if (node.promptName) facts.push(`prompt \`${node.promptName}\``);
@@ -33,31 +33,32 @@ function renderNode(node: ConversationNode): string {
   return parts.join('\n\n');
 }
 
-function renderPath(nodes: ConversationNode[]): string {
+function renderPath(nodes: ConversationNode[], tree: ConversationTree): string {
   return nodes
     .filter((n) => !(n.nodeId === ROOT_NODE_ID && n.message.content === ''))
-    .map(renderNode)
+    .map((n) => renderNode(n, tree))
     .join('\n\n');
 }
 
 /**
  * Writes a conversation as Markdown: the path root→current, or with `allBranches` every path
- * root→leaf as a `##` section named by its branch name or leaf id, the current one marked.
+ * root→leaf as a `##` section named by its branch name or its leaf's dot path, the current one marked.
+ * Nodes are named by their dataknobs dot paths ("0.1.2"), which a reader can follow.
  */
 export function conversationToMarkdown(state: ConversationState, options: MarkdownExportOptions = {}): string {
-  const tree = new ConversationTree(state.nodes, state.tombstones);
+  const tree = new ConversationTree(state.nodes);
   const title = typeof state.metadata.title === 'string' ? state.metadata.title : `Conversation ${state.conversationId}`;
   const header = `# ${title}\n\n_Conversation \`${state.conversationId}\`, created ${state.createdAt}, updated ${state.updatedAt}._`;
   if (!options.allBranches) {
-    return `${header}\n\n${renderPath(tree.path(state.currentNodeId))}\n`;
+    return `${header}\n\n${renderPath(tree.path(state.currentNodeId), tree)}\n`;
   }
   const leaves = tree.subtree(ROOT_NODE_ID).filter((n) => tree.children(n.nodeId).length === 0);
   const sections = leaves.map((leaf, i) => {
     const path = tree.path(leaf.nodeId);
     const named = [...path].reverse().find((n) => n.branchName)?.branchName;
     const holdsCurrent = path.some((n) => n.nodeId === state.currentNodeId);
-    const label = `Branch ${i + 1}: ${named ?? `ends at node ${leaf.nodeId === ROOT_NODE_ID ? '(root)' : leaf.nodeId}`}${holdsCurrent ? ' (current)' : ''}`;
-    return `## ${label}\n\n${renderPath(path)}`;
+    const label = `Branch ${i + 1}: ${named ?? `ends at node ${leaf.nodeId === ROOT_NODE_ID ? '(root)' : tree.dotPath(leaf.nodeId)}`}${holdsCurrent ? ' (current)' : ''}`;
+    return `## ${label}\n\n${renderPath(path, tree)}`;
   });
   return `${header}\n\n${sections.join('\n\n')}\n`;
 }

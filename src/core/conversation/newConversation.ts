@@ -1,4 +1,4 @@
-import { ROOT_NODE_ID } from './conversationTree';
+import { ROOT_NODE_ID } from '../nodeIds';
 import type { CreateConversationOptions } from './managerTypes';
 import { renderMessage } from './messageRendering';
 import type { ConversationNode, ConversationState } from '../types';
@@ -9,7 +9,7 @@ import type { ConversationNode, ConversationState } from '../types';
  */
 export async function newConversationState(conversationId: string, options: CreateConversationOptions): Promise<ConversationState> {
   const now = new Date().toISOString();
-  let root: ConversationNode = { nodeId: ROOT_NODE_ID, parentId: null, message: { role: 'system', content: '' }, timestamp: now, metadata: {} };
+  let root: ConversationNode = { nodeId: ROOT_NODE_ID, parentId: null, position: 0, message: { role: 'system', content: '' }, timestamp: now, metadata: {} };
   if (options.systemPromptName !== undefined || options.systemPrompt !== undefined) {
     const rendered = await renderMessage(
       options.promptBuilder,
@@ -24,7 +24,7 @@ export async function newConversationState(conversationId: string, options: Crea
     nodes: [root],
     currentNodeId: ROOT_NODE_ID,
     metadata: structuredClone(options.metadata ?? {}),
-    tombstones: [],
+    nextNodeSeq: 1,
     createdAt: now,
     updatedAt: now,
   };

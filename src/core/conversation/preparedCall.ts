@@ -4,6 +4,7 @@ import { estimateMessageTokens } from '../llm/tokens';
 import { toCompletionOptions } from './completionOptions';
 import { applyContextWindow, type ContextWindowOptions, type MessageTokenEstimator } from './contextWindow';
 import { ROOT_NODE_ID, type ConversationTree } from './conversationTree';
+import { copyMessage } from './copies';
 import type { CompleteOptions, ConversationManagerOptions } from './managerTypes';
 import { runRequestMiddleware, type MiddlewareState } from './middleware/middleware';
 import type { LLMMessage } from '../types';
@@ -47,7 +48,7 @@ export async function prepareCall(source: CallSource, managerOptions: Conversati
   if (currentNodeId === ROOT_NODE_ID) {
     throw new InvalidOperationError('There are no messages to answer yet: add a user message first.');
   }
-  let messages = pathMessages(tree, currentNodeId).map((m) => structuredClone(m));
+  let messages = pathMessages(tree, currentNodeId).map(copyMessage);
   if (options.systemPromptOverride !== undefined) {
     const rootIsSent = tree.root.message.content !== '';
     const system: LLMMessage = { role: 'system', content: options.systemPromptOverride };

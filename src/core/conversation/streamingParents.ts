@@ -1,5 +1,3 @@
-import { isSelfOrAncestor } from './conversationTree';
-
 /**
  * Counts the answers streaming under each parent node right now, so that a branch an answer is
  * still streaming into is not deleted from under it.
@@ -19,8 +17,8 @@ export class StreamingParents {
     }
   }
 
-  /** Whether an answer is streaming into the subtree that starts at `nodeId`. */
-  streamsInto(nodeId: string): boolean {
+  /** Whether an answer is streaming into the subtree that starts at `nodeId`; ancestry comes from the tree. */
+  streamsInto(nodeId: string, isSelfOrAncestor: (ancestorId: string, nodeId: string) => boolean): boolean {
     return [...this.counts.keys()].some((parent) => isSelfOrAncestor(nodeId, parent));
   }
 }

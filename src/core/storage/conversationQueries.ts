@@ -4,6 +4,7 @@
  */
 import type { Database, SqlValue } from 'sql.js';
 import { InvalidArgumentError } from '../errors';
+import { formatNodeId } from '../nodeIds';
 import { queryRows } from './conversationTables';
 import type { ConversationSummary, DeleteFilters, MessageMatch, SearchOptions } from './storage';
 
@@ -31,6 +32,7 @@ function jsonEqual(a: unknown, b: unknown): boolean {
 
 const METADATA_MATCHES = 'arbor_metadata_matches';
 const TIME_MS = 'arbor_time_ms';
+const CONTAINS_FOLDED = 'arbor_contains_folded';
 
 /**
  * Registers the SQL functions the queries use. Safe to call again (after `db.export()`, which
@@ -43,6 +45,9 @@ export function registerQueryFunctions(db: Database): void {
     // JSON round-tripping maps an undefined filter value to a missing key, so "absent" matches it.
     return Object.entries(filter).every(([key, value]) => jsonEqual(metadata[key], value)) ? 1 : 0;
   });
+  // Case-insensitive in every language (SQLite's lower() folds only ASCII), without keeping a
+  // lower-cased copy of every message: the needle comes lower-cased already.
+  db.create_function(CONTAINS_FOLDED, (text: string | null, needle: string) => (text !== null && text.toLowerCase().includes(needle) ? 1 : 0));
   // Times are compared as instants, so "…00Z", "…00.000Z" and "+02:00" forms of stored times all work.
   db.create_function(TIME_MS, (iso: string) => {
     const time = Date.parse(iso);
@@ -77,7 +82,7 @@ function buildWhere(filter: Filter): { sql: string; params: SqlValue[] } {
     params.push(timeParam(filter.createdBefore, 'createdBefore'));
   }
   if (filter.contentContains !== undefined && filter.contentContains !== '') {
-    clauses.push('EXISTS (SELECT 1 FROM nodes n WHERE n.conversation_id = c.id AND instr(n.search_text, ?) > 0)');
+    clauses.push(`EXISTS (SELECT 1 FROM nodes n WHERE n.conversation = c.key AND ${CONTAINS_FOLDED}(n.content, ?) = 1)`);
     params.push(filter.contentContains.toLowerCase());
   }
   if (filter.conversationIds !== undefined) {
@@ -116,7 +121,7 @@ export function querySummaries(db: Database, options: SearchOptions): Conversati
   const rows = queryRows(
     db,
     `SELECT c.id, c.metadata, c.created_at, c.updated_at,
-       (SELECT count(*) FROM nodes n WHERE n.conversation_id = c.id)
+       (SELECT count(*) FROM nodes n WHERE n.conversation = c.key)
      FROM conversations c ${where.sql}
      ORDER BY ${column} ${order}, c.id ${order}
      LIMIT ? OFFSET ?`,
@@ -162,22 +167,19 @@ export function queryMessages(db: Database, query: string, limitOption: number |
   }
   const rows = queryRows(
     db,
-    `SELECT n.conversation_id, c.metadata, n.node_id, n.message, n.branch_name
-     FROM nodes n JOIN conversations c ON c.id = n.conversation_id
-     WHERE instr(n.search_text, ?) > 0
-     ORDER BY c.updated_at DESC, c.id, n.timestamp, n.node_id
+    `SELECT c.id, c.metadata, n.seq, n.role, n.content, n.branch_name
+     FROM nodes n JOIN conversations c ON c.key = n.conversation
+     WHERE ${CONTAINS_FOLDED}(n.content, ?) = 1
+     ORDER BY c.updated_at DESC, c.id, n.timestamp, n.seq
      LIMIT ?`,
     [query.toLowerCase(), limit],
   );
-  return rows.map(([conversationId, metadata, nodeId, message, branchName]) => {
-    const parsed = JSON.parse(String(message)) as { role: MessageMatch['role']; content: string };
-    return {
-      conversationId: String(conversationId),
-      conversationMetadata: JSON.parse(String(metadata)),
-      nodeId: String(nodeId),
-      role: parsed.role,
-      content: parsed.content,
-      ...(branchName === null ? {} : { branchName: String(branchName) }),
-    };
-  });
+  return rows.map(([conversationId, metadata, seq, role, content, branchName]) => ({
+    conversationId: String(conversationId),
+    conversationMetadata: JSON.parse(String(metadata)),
+    nodeId: formatNodeId(Number(seq)),
+    role: role as MessageMatch['role'],
+    content: String(content),
+    ...(branchName === null ? {} : { branchName: String(branchName) }),
+  }));
 }

@@ -1,11 +1,13 @@
 /**
- * Reading and writing conversations in the sql.js tables. Every write goes through `applyEntry`, the
- * same function that replays the journal, so a change means the same thing live and after a restart.
+ * Reading and writing conversations in the sql.js tables of schema 2.0. Every write goes through
+ * `applyEntry`, the same function that replays the journal, so a change means the same thing live
+ * and after a restart.
  */
-import type { Database, SqlValue } from 'sql.js';
-import type { ConversationNode, ConversationState } from '../types';
-import type { JournalEntry } from './journal';
-import { searchTextOf } from './schema';
+import type { Database, SqlValue, Statement } from 'sql.js';
+import { InvalidArgumentError } from '../errors';
+import { formatNodeId, nodeSeqOf } from '../nodeIds';
+import type { ConversationNode, ConversationState, LLMMessage } from '../types';
+import type { JournalEntry, StoredChange } from './journal';
 
 /** Runs `fn` inside a transaction, rolling back when it throws. */
 export function inTransaction<T>(db: Database, fn: () => T): T {
@@ -35,104 +37,194 @@ export function queryRows(db: Database, sql: string, params: SqlValue[] = []): S
   }
 }
 
-/** True when a conversation with this id is stored. */
-export function conversationExists(db: Database, conversationId: string): boolean {
-  return queryRows(db, 'SELECT 1 FROM conversations WHERE id = ?', [conversationId]).length > 0;
+/** The stored counters of one conversation. */
+export interface ConversationRow {
+  key: number;
+  nextSeq: number;
 }
 
-const UPSERT_NODE = `INSERT INTO nodes (conversation_id, node_id, parent_id, message, timestamp, prompt_name, branch_name, metadata, search_text)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-  ON CONFLICT (conversation_id, node_id) DO UPDATE SET parent_id = excluded.parent_id, message = excluded.message,
-    timestamp = excluded.timestamp, prompt_name = excluded.prompt_name, branch_name = excluded.branch_name,
-    metadata = excluded.metadata, search_text = excluded.search_text`;
+/** The key and node counter of a stored conversation, or undefined. */
+export function conversationRow(db: Database, conversationId: string): ConversationRow | undefined {
+  const rows = queryRows(db, 'SELECT key, next_seq FROM conversations WHERE id = ?', [conversationId]);
+  return rows.length ? { key: Number(rows[0][0]), nextSeq: Number(rows[0][1]) } : undefined;
+}
 
-function upsertNodes(db: Database, conversationId: string, nodes: ConversationNode[]): void {
-  if (nodes.length === 0) {
-    return;
+/** True when a conversation with this id is stored. */
+export function conversationExists(db: Database, conversationId: string): boolean {
+  return conversationRow(db, conversationId) !== undefined;
+}
+
+/** True when the conversation (by key) has a node with this id. */
+export function nodeExists(db: Database, conversationKey: number, nodeId: string): boolean {
+  const seq = nodeSeqOf(nodeId);
+  return seq !== undefined && queryRows(db, 'SELECT 1 FROM nodes WHERE conversation = ? AND seq = ?', [conversationKey, seq]).length > 0;
+}
+
+/** The ids of the stored subtrees at `nodeIds` (each node and everything below it, as stored now). */
+export function subtreeIds(db: Database, conversationKey: number, nodeIds: readonly string[]): string[] {
+  const seqs = nodeIds.map(seqOf);
+  const rows = queryRows(
+    db,
+    `WITH RECURSIVE sub(seq) AS (
+       SELECT seq FROM nodes WHERE conversation = ? AND seq IN (${seqs.map(() => '?').join(', ')})
+       UNION SELECT n.seq FROM nodes n JOIN sub ON n.conversation = ? AND n.parent = sub.seq
+     ) SELECT seq FROM sub`,
+    [conversationKey, ...seqs, conversationKey],
+  );
+  return rows.map((row) => formatNodeId(Number(row[0])));
+}
+
+/** The row key of a node id this store gave; an `InvalidArgumentError` for any other string. */
+export function seqOf(nodeId: string): number {
+  const seq = nodeSeqOf(nodeId);
+  if (seq === undefined) {
+    throw new InvalidArgumentError(`"${nodeId}" is not a node id of this store; import conversations from elsewhere with ConversationManager.importJson.`);
   }
-  const statement = db.prepare(UPSERT_NODE);
+  return seq;
+}
+
+/** The message fields beside role and content, as stored in `extra` (null when there are none). */
+function extraOf(message: LLMMessage): string | null {
+  const { role: _role, content: _content, ...rest } = message;
+  for (const key in rest) {
+    if ((rest as Record<string, unknown>)[key] !== undefined) return JSON.stringify(rest);
+  }
+  return null;
+}
+
+function metadataColumn(metadata: Record<string, unknown> | undefined): string | null {
+  if (!metadata) return null;
+  for (const _key in metadata) return JSON.stringify(metadata);
+  return null;
+}
+
+const INSERT_NODE = `INSERT INTO nodes (conversation, seq, parent, position, role, content, extra, timestamp, prompt_name, branch_name, metadata)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+const UPDATE_NODE = `UPDATE nodes SET role = ?, content = ?, extra = ?, timestamp = ?, prompt_name = ?, branch_name = ?, metadata = ?
+  WHERE conversation = ? AND seq = ?`;
+
+function withStatement(db: Database, sql: string, fn: (statement: Statement) => void): void {
+  const statement = db.prepare(sql);
   try {
-    for (const node of nodes) {
-      const message = JSON.stringify(node.message);
-      statement.run([
-        conversationId,
-        node.nodeId,
-        node.parentId,
-        message,
-        node.timestamp,
-        node.promptName ?? null,
-        node.branchName ?? null,
-        JSON.stringify(node.metadata ?? {}),
-        searchTextOf(message),
-      ]);
-    }
+    fn(statement);
   } finally {
     statement.free();
   }
 }
 
+function insertNodes(db: Database, conversationKey: number, nodes: ConversationNode[]): void {
+  if (nodes.length === 0) return;
+  withStatement(db, INSERT_NODE, (statement) => {
+    for (const node of nodes) {
+      statement.run([
+        conversationKey,
+        seqOf(node.nodeId),
+        node.parentId === null ? null : seqOf(node.parentId),
+        node.position,
+        node.message.role,
+        node.message.content,
+        extraOf(node.message),
+        node.timestamp,
+        node.promptName ?? null,
+        node.branchName ?? null,
+        metadataColumn(node.metadata),
+      ]);
+    }
+  });
+}
+
+function updateNodes(db: Database, conversationKey: number, nodes: ConversationNode[]): void {
+  if (nodes.length === 0) return;
+  withStatement(db, UPDATE_NODE, (statement) => {
+    for (const node of nodes) {
+      statement.run([
+        node.message.role,
+        node.message.content,
+        extraOf(node.message),
+        node.timestamp,
+        node.promptName ?? null,
+        node.branchName ?? null,
+        metadataColumn(node.metadata),
+        conversationKey,
+        seqOf(node.nodeId),
+      ]);
+    }
+  });
+}
+
 function deleteConversationRows(db: Database, conversationId: string): void {
-  db.run('DELETE FROM nodes WHERE conversation_id = ?', [conversationId]);
-  db.run('DELETE FROM conversations WHERE id = ?', [conversationId]);
+  const row = conversationRow(db, conversationId);
+  if (!row) return;
+  db.run('DELETE FROM nodes WHERE conversation = ?', [row.key]);
+  db.run('DELETE FROM conversations WHERE key = ?', [row.key]);
+}
+
+/** The node counter a saved state continues from: its own, or past the highest id in it. */
+function nextSeqOf(state: ConversationState): number {
+  let next = 1;
+  for (const node of state.nodes) next = Math.max(next, seqOf(node.nodeId) + 1);
+  return Math.max(next, state.nextNodeSeq ?? 0);
+}
+
+function saveState(db: Database, state: ConversationState): void {
+  deleteConversationRows(db, state.conversationId);
+  db.run(
+    `INSERT INTO conversations (id, metadata, current_seq, next_seq, legacy_id_limit, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    [
+      state.conversationId,
+      JSON.stringify(state.metadata ?? {}),
+      seqOf(state.currentNodeId),
+      nextSeqOf(state),
+      state.legacyIdLimit ?? null,
+      state.createdAt,
+      state.updatedAt,
+    ],
+  );
+  insertNodes(db, (conversationRow(db, state.conversationId) as ConversationRow).key, state.nodes);
+}
+
+function applyChangeRows(db: Database, key: number, change: StoredChange): void {
+  if (change.deleteNodeIds?.length) {
+    withStatement(db, 'DELETE FROM nodes WHERE conversation = ? AND seq = ?', (statement) => {
+      for (const nodeId of change.deleteNodeIds ?? []) statement.run([key, seqOf(nodeId)]);
+    });
+  }
+  insertNodes(db, key, change.insertNodes ?? []);
+  updateNodes(db, key, change.updateNodes ?? []);
+  const sets = ['updated_at = ?'];
+  const params: SqlValue[] = [change.updatedAt];
+  if (change.currentNodeId !== undefined) {
+    sets.push('current_seq = ?');
+    params.push(seqOf(change.currentNodeId));
+  }
+  if (change.metadata !== undefined) {
+    sets.push('metadata = ?');
+    params.push(JSON.stringify(change.metadata));
+  }
+  if (change.nextNodeSeq !== undefined) {
+    sets.push('next_seq = max(next_seq, ?)');
+    params.push(change.nextNodeSeq);
+  }
+  params.push(key);
+  db.run(`UPDATE conversations SET ${sets.join(', ')} WHERE key = ?`, params);
 }
 
 /**
  * Applies one journal entry to the tables and returns the ids of the conversations it touched.
- * A change to a conversation that no longer exists is skipped (it was deleted by a later entry's
- * writer's view of the world, which the journal order already reflects).
+ * A change to a conversation that no longer exists is skipped (a later delete, already in the
+ * journal's order, removed it).
  */
 export function applyEntry(db: Database, entry: JournalEntry): string[] {
   switch (entry.op) {
-    case 'save': {
-      const state = entry.state;
-      deleteConversationRows(db, state.conversationId);
-      db.run(
-        `INSERT INTO conversations (id, metadata, current_node_id, tombstones, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)`,
-        [
-          state.conversationId,
-          JSON.stringify(state.metadata ?? {}),
-          state.currentNodeId,
-          JSON.stringify(state.tombstones ?? []),
-          state.createdAt,
-          state.updatedAt,
-        ],
-      );
-      upsertNodes(db, state.conversationId, state.nodes);
-      return [state.conversationId];
-    }
+    case 'save':
+      saveState(db, entry.state);
+      return [entry.state.conversationId];
     case 'change': {
-      const { conversationId, change } = entry;
-      if (!conversationExists(db, conversationId)) {
-        return [];
-      }
-      if (change.deleteNodeIds?.length) {
-        const statement = db.prepare('DELETE FROM nodes WHERE conversation_id = ? AND node_id = ?');
-        try {
-          for (const nodeId of change.deleteNodeIds) {
-            statement.run([conversationId, nodeId]);
-          }
-        } finally {
-          statement.free();
-        }
-      }
-      upsertNodes(db, conversationId, change.upsertNodes ?? []);
-      const sets = ['updated_at = ?'];
-      const params: SqlValue[] = [change.updatedAt];
-      if (change.currentNodeId !== undefined) {
-        sets.push('current_node_id = ?');
-        params.push(change.currentNodeId);
-      }
-      if (change.metadata !== undefined) {
-        sets.push('metadata = ?');
-        params.push(JSON.stringify(change.metadata));
-      }
-      if (change.tombstones !== undefined) {
-        sets.push('tombstones = ?');
-        params.push(JSON.stringify(change.tombstones));
-      }
-      params.push(conversationId);
-      db.run(`UPDATE conversations SET ${sets.join(', ')} WHERE id = ?`, params);
-      return [conversationId];
+      const row = conversationRow(db, entry.conversationId);
+      if (!row) return [];
+      applyChangeRows(db, row.key, entry.change);
+      return [entry.conversationId];
     }
     case 'delete': {
       const touched: string[] = [];
@@ -147,47 +239,52 @@ export function applyEntry(db: Database, entry: JournalEntry): string[] {
   }
 }
 
+/** A stored node row as an API node; `extra` and `metadata` are parsed only when present. */
 function rowToNode(row: SqlValue[]): ConversationNode {
-  const [nodeId, parentId, message, timestamp, promptName, branchName, metadata] = row as (string | null)[];
+  const [seq, parent, position, role, content, extra, timestamp, promptName, branchName, metadata] = row;
+  const message = (extra === null ? { role, content } : { role, content, ...JSON.parse(extra as string) }) as LLMMessage;
   const node: ConversationNode = {
-    nodeId: nodeId as string,
-    parentId,
-    message: JSON.parse(message as string),
+    nodeId: formatNodeId(seq as number),
+    parentId: parent === null ? null : formatNodeId(parent as number),
+    position: position as number,
+    message,
     timestamp: timestamp as string,
-    metadata: JSON.parse(metadata as string),
+    metadata: metadata === null ? {} : JSON.parse(metadata as string),
   };
-  if (promptName !== null) {
-    node.promptName = promptName;
-  }
-  if (branchName !== null) {
-    node.branchName = branchName;
-  }
+  if (promptName !== null) node.promptName = promptName as string;
+  if (branchName !== null) node.branchName = branchName as string;
   return node;
 }
 
 /** Loads one whole conversation; null when it is not stored. */
 export function loadState(db: Database, conversationId: string): ConversationState | null {
-  const rows = queryRows(db, 'SELECT metadata, current_node_id, tombstones, created_at, updated_at FROM conversations WHERE id = ?', [
+  const rows = queryRows(db, 'SELECT key, metadata, current_seq, next_seq, legacy_id_limit, created_at, updated_at FROM conversations WHERE id = ?', [
     conversationId,
   ]);
   if (rows.length === 0) {
     return null;
   }
-  const [metadata, currentNodeId, tombstones, createdAt, updatedAt] = rows[0] as string[];
-  const nodes = queryRows(
+  const [key, metadata, currentSeq, nextSeq, legacyIdLimit, createdAt, updatedAt] = rows[0];
+  const nodes: ConversationNode[] = [];
+  withStatement(
     db,
-    'SELECT node_id, parent_id, message, timestamp, prompt_name, branch_name, metadata FROM nodes WHERE conversation_id = ? ORDER BY rowid',
-    [conversationId],
-  ).map(rowToNode);
-  return {
+    'SELECT seq, parent, position, role, content, extra, timestamp, prompt_name, branch_name, metadata FROM nodes WHERE conversation = ? ORDER BY seq',
+    (statement) => {
+      statement.bind([key]);
+      while (statement.step()) nodes.push(rowToNode(statement.get()));
+    },
+  );
+  const state: ConversationState = {
     conversationId,
     nodes,
-    currentNodeId,
-    metadata: JSON.parse(metadata),
-    tombstones: JSON.parse(tombstones),
-    createdAt,
-    updatedAt,
+    currentNodeId: formatNodeId(currentSeq as number),
+    metadata: JSON.parse(metadata as string),
+    nextNodeSeq: nextSeq as number,
+    createdAt: createdAt as string,
+    updatedAt: updatedAt as string,
   };
+  if (legacyIdLimit !== null) state.legacyIdLimit = legacyIdLimit as number;
+  return state;
 }
 
 /** Reads one value of the store's own key/value table. */

@@ -6,18 +6,34 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { promises as fs, type Stats } from 'node:fs';
 import * as path from 'node:path';
-import type { ConversationState } from '../types';
-import type { ConversationChange } from './storage';
+import type { ConversationNode, ConversationState } from '../types';
+
+/**
+ * A change as the store applied it: new nodes carry the ids and positions the store gave them and
+ * the counter moves past them, so replaying the journal gives the same ids as the live write did.
+ */
+export interface StoredChange {
+  insertNodes?: ConversationNode[];
+  updateNodes?: ConversationNode[];
+  deleteNodeIds?: string[];
+  currentNodeId?: string;
+  metadata?: Record<string, unknown>;
+  nextNodeSeq?: number;
+  updatedAt: string;
+}
 
 /** One logical change, as written to the journal and replayed on open. */
 export type JournalEntry =
   | { op: 'save'; state: ConversationState }
-  | { op: 'change'; conversationId: string; change: ConversationChange }
+  | { op: 'change'; conversationId: string; change: StoredChange }
   | { op: 'delete'; conversationIds: string[] };
+
+/** The journal format this code writes: 2 holds schema 2.0 entries; 1 (schema 1.x) is only read, to migrate. */
+export const JOURNAL_FORMAT = 2;
 
 interface JournalHeader {
   op: 'header';
-  format: 1;
+  format: number;
   generation: string;
 }
 
@@ -25,6 +41,8 @@ interface JournalHeader {
 export interface JournalRead {
   /** Generation named by the header; null when the header is missing or damaged. */
   generation: string | null;
+  /** The header's format (1 for journals of schema 1.x stores). */
+  format: number;
   /** Byte offset just after the header line. */
   headerEnd: number;
   entries: { entry: JournalEntry; end: number }[];
@@ -108,7 +126,7 @@ export async function readJournal(filePath: string, fromOffset?: number): Promis
     const header = decodeLine(head, 0);
     const headerValue = header?.value as Partial<JournalHeader> | undefined;
     if (!header || headerValue?.op !== 'header' || typeof headerValue.generation !== 'string') {
-      return { generation: null, headerEnd: 0, entries: [], validEnd: 0, size, stat };
+      return { generation: null, format: 0, headerEnd: 0, entries: [], validEnd: 0, size, stat };
     }
     const start = Math.max(fromOffset ?? header.end, header.end);
     const data = await readRange(handle, start, size);
@@ -122,7 +140,7 @@ export async function readJournal(filePath: string, fromOffset?: number): Promis
       entries.push({ entry: line.value as JournalEntry, end: start + line.end });
       position = line.end;
     }
-    return { generation: headerValue.generation, headerEnd: header.end, entries, validEnd: start + position, size, stat };
+    return { generation: headerValue.generation, format: typeof headerValue.format === 'number' ? headerValue.format : 1, headerEnd: header.end, entries, validEnd: start + position, size, stat };
   } finally {
     await handle.close();
   }
@@ -162,7 +180,7 @@ export async function writeFileAtomic(target: string, data: Uint8Array): Promise
 
 /** Replaces the journal with an empty one for `generation`; returns the offset after its header. */
 export async function resetJournal(filePath: string, generation: string): Promise<number> {
-  const header = encodeJournalLine({ op: 'header', format: 1, generation });
+  const header = encodeJournalLine({ op: 'header', format: JOURNAL_FORMAT, generation });
   await writeFileAtomic(filePath, header);
   return header.length;
 }

@@ -7,7 +7,11 @@ import { registerQueryFunctions } from './conversationQueries';
 import { applyEntry, inTransaction, queryRows, readStoreMeta, writeStoreMeta } from './conversationTables';
 import { fileIdentity, moveAside, readDatabaseFile, sameIdentity, type FileIdentity } from './databaseFile';
 import { appendJournal, newGeneration, readJournal, resetJournal, writeFileAtomic, type JournalEntry } from './journal';
-import { ensureSchema } from './schema';
+import { applyLegacyEntry, migrateV1ToV2, type LegacyJournalEntry } from './legacyV1';
+import { CURRENT_SCHEMA, checkSchemaReadable, createSchema, formatSchemaVersion } from './schema';
+
+/** Suffix of the copy of a 1.x store kept beside it when it is migrated to schema 2.0. */
+export const LEGACY_BACKUP_SUFFIX = '.v1.bak';
 
 /** Tuning of the journal, checkpoints and the cross-process lock. */
 export interface JournalOptions {
@@ -207,12 +211,39 @@ export class JournaledDatabase {
   }
 
   private replay(entry: JournalEntry): string[] {
+    return this.replayOn(this.db, () => applyEntry(this.db, entry)) ?? [];
+  }
+
+  private replayOn<T>(db: Database, apply: () => T): T | undefined {
     try {
-      return inTransaction(this.db, () => applyEntry(this.db, entry));
+      return inTransaction(db, apply);
     } catch (error) {
       this.warn(`Skipped a journal entry of ${this.files?.journal} that could not be applied: ${String(error)}`);
-      return [];
+      return undefined;
     }
+  }
+
+  /**
+   * Converts a 1.x store (its journal already replayed) to schema 2.0 in memory, after writing the
+   * 1.x data as it stands to `<file>.v1.bak`, a store the release before can still open. The
+   * caller then checkpoints: until that rename the file on disk is the old store, after it the new
+   * one, so a kill at any instant leaves one of the two, whole.
+   */
+  private async migrateLegacy(db: Database): Promise<void> {
+    const files = this.files as StoreFiles;
+    const backup = files.db + LEGACY_BACKUP_SUFFIX;
+    await writeFileAtomic(backup, db.export());
+    registerQueryFunctions(db);
+    try {
+      inTransaction(db, () => migrateV1ToV2(db));
+    } catch (error) {
+      db.close();
+      throw new StorageError(
+        `Could not migrate ${files.db} to storage schema ${formatSchemaVersion(CURRENT_SCHEMA)}: ${String(error)}. The file on disk was not changed; a copy is in ${backup}.`,
+        { cause: error },
+      );
+    }
+    this.warn(`The conversation store ${files.db} was migrated to storage schema ${formatSchemaVersion(CURRENT_SCHEMA)}; the previous file is kept as ${backup} until you delete it.`);
   }
 
   /**
@@ -225,10 +256,16 @@ export class JournaledDatabase {
     const read = await readDatabaseFile(this.SQL, files.db);
     let db: Database;
     let mustCheckpoint = false;
+    let legacy = false;
     if (read.kind === 'ok') {
       db = read.db;
       try {
-        mustCheckpoint = ensureSchema(db, files.db);
+        const version = checkSchemaReadable(db, files.db);
+        legacy = version.major === 1;
+        if (version.major === 0) {
+          createSchema(db);
+          mustCheckpoint = true;
+        }
       } catch (error) {
         db.close();
         throw error;
@@ -239,7 +276,7 @@ export class JournaledDatabase {
         this.warn(`The conversation store ${files.db} could not be opened because ${read.reason}. It was moved to ${movedTo} and a new, empty store was created.`);
       }
       db = new this.SQL.Database();
-      ensureSchema(db, files.db);
+      createSchema(db);
       mustCheckpoint = true;
     }
     registerQueryFunctions(db);
@@ -251,20 +288,21 @@ export class JournaledDatabase {
       const movedTo = await moveAside(files.journal);
       this.warn(`The journal ${files.journal} has a damaged header; it was moved to ${movedTo}. Changes in it were not applied.`);
     } else if (journal && journal.generation !== null && journal.generation === generation) {
-      const previous = this.db;
-      this.db = db;
-      try {
-        for (const { entry } of journal.entries) {
-          this.replay(entry);
-        }
-      } finally {
-        this.db = previous;
+      for (const { entry } of journal.entries) {
+        if (legacy) this.replayOn(db, () => applyLegacyEntry(db, entry as unknown as LegacyJournalEntry));
+        else this.replayOn(db, () => applyEntry(db, entry));
       }
       journalOffset = journal.validEnd;
       journalEntries = journal.entries.length;
     } else if (journal && journal.entries.length > 0 && read.kind !== 'ok') {
       const movedTo = await moveAside(files.journal);
       this.warn(`The journal ${files.journal} belongs to a database that is gone; it was moved to ${movedTo}.`);
+    }
+    if (legacy) {
+      await this.migrateLegacy(db);
+      journalOffset = null;
+      journalEntries = 0;
+      mustCheckpoint = true;
     }
     if (generation === null) {
       generation = newGeneration();
@@ -292,7 +330,7 @@ export class JournaledDatabase {
   /** `updated_at` (and node count) per conversation, to tell what a full reload changed. */
   private summaryVersions(): Map<string, string> {
     try {
-      const rows = queryRows(this.db, 'SELECT c.id, c.updated_at, (SELECT count(*) FROM nodes n WHERE n.conversation_id = c.id) FROM conversations c');
+      const rows = queryRows(this.db, 'SELECT c.id, c.updated_at, (SELECT count(*) FROM nodes n WHERE n.conversation = c.key) FROM conversations c');
       return new Map(rows.map(([id, updatedAt, count]) => [String(id), `${String(updatedAt)}#${String(count)}`]));
     } catch {
       return new Map();

@@ -3,8 +3,16 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConversationNotFoundError, InvalidArgumentError, NodeNotFoundError, StorageError } from '../errors';
+import { formatNodeId } from '../nodeIds';
+import type { NewNode } from './storage';
 import { SqlJsConversationStorage } from './sqlJsConversationStorage';
 import { sampleConversation, sampleNode } from './storageTestData';
+
+/** A node to add under `parentId`: the store gives its id and position. */
+function newNode(parentId: string, bytes: number, seed: number, role: 'user' | 'assistant' = 'user'): NewNode {
+  const { nodeId: _id, position: _position, ...node } = sampleNode('', parentId, bytes, seed, role);
+  return node;
+}
 
 let dir: string;
 beforeEach(async () => {
@@ -27,26 +35,66 @@ describe.each([
     expect(await storage.loadConversation('c1')).toEqual(state);
     expect(await storage.loadConversation('missing')).toBeNull();
 
-    const added = sampleNode('0.0.0', '0.0', 500, 9, 'assistant');
-    await storage.applyChange('c1', { upsertNodes: [added], currentNodeId: '0.0.0', updatedAt: '2025-02-01T00:00:00.000Z' });
+    expect(state.nodes.map((n) => n.nodeId)).toEqual(['', 'n1', 'n2']);
+
+    // The store gives new nodes the next ids of the conversation's counter and positions after their siblings.
+    const added = newNode('n2', 500, 9, 'assistant');
+    const result = await storage.applyChange('c1', { addNodes: [added], currentIsLastAdded: true, updatedAt: '2025-02-01T00:00:00.000Z' });
+    expect(result.addedNodes).toEqual([{ ...added, nodeId: 'n3', position: 3 }]);
     const loaded = await storage.loadConversation('c1');
-    expect(loaded?.nodes.map((n) => n.nodeId)).toEqual(['', '0', '0.0', '0.0.0']);
-    expect(loaded?.currentNodeId).toBe('0.0.0');
+    expect(loaded?.nodes.map((n) => n.nodeId)).toEqual(['', 'n1', 'n2', 'n3']);
+    expect(loaded?.nodes[3]).toEqual(result.addedNodes[0]);
+    expect(loaded?.currentNodeId).toBe('n3');
+    expect(loaded?.nextNodeSeq).toBe(4);
     expect(loaded?.updatedAt).toBe('2025-02-01T00:00:00.000Z');
 
+    // Several at once, in order; the current node is the last one added.
+    const two = await storage.applyChange('c1', { addNodes: [newNode('n1', 10, 1), newNode('n1', 10, 2)], currentIsLastAdded: true, updatedAt: '2025-02-01T00:00:01.000Z' });
+    expect(two.addedNodes.map((n) => [n.nodeId, n.parentId, n.position, n.metadata.seed])).toEqual([
+      ['n4', 'n1', 4, 1],
+      ['n5', 'n1', 5, 2],
+    ]);
+    expect((await storage.loadConversation('c1'))?.currentNodeId).toBe('n5');
+
+    // Updates change the message, names and metadata; id, parent and position stay.
+    const edited = { ...(loaded?.nodes[1] as (typeof state.nodes)[number]), message: { role: 'user' as const, content: 'edited' }, branchName: 'renamed', metadata: { x: 1 } };
+    await storage.applyChange('c1', { updateNodes: [edited], updatedAt: '2025-02-01T00:00:02.000Z' });
+    const afterEdit = await storage.loadConversation('c1');
+    expect(afterEdit?.nodes[1]).toEqual(edited);
+    expect(afterEdit?.nodes[1].position).toBe(state.nodes[1].position);
+
     await storage.applyChange('c1', {
-      deleteNodeIds: ['0.0', '0.0.0'],
-      currentNodeId: '0',
-      tombstones: ['0.0'],
+      deleteNodeIds: ['n2', 'n3', 'n5'],
+      currentNodeId: 'n1',
       metadata: { project: 'b' },
       updatedAt: '2025-02-02T00:00:00.000Z',
     });
     const pruned = await storage.loadConversation('c1');
-    expect(pruned?.nodes.map((n) => n.nodeId)).toEqual(['', '0']);
-    expect(pruned?.tombstones).toEqual(['0.0']);
+    expect(pruned?.nodes.map((n) => n.nodeId)).toEqual(['', 'n1', 'n4']);
+    expect(pruned?.currentNodeId).toBe('n1');
     expect(pruned?.metadata).toEqual({ project: 'b' });
+    expect(pruned).not.toHaveProperty('tombstones');
+    // Deleted ids are never given again.
+    expect(pruned?.nextNodeSeq).toBe(6);
+    const after = await storage.applyChange('c1', { addNodes: [newNode('n1', 10, 3)], updatedAt: '2025-02-02T00:00:01.000Z' });
+    expect(after.addedNodes.map((n) => [n.nodeId, n.position])).toEqual([['n6', 6]]);
+    expect((await storage.loadConversation('c1'))?.currentNodeId).toBe('n1');
 
+    // Bad changes are refused whole, before anything is written.
+    const before = await storage.loadConversation('c1');
     await expect(storage.applyChange('nope', { updatedAt: 'x' })).rejects.toBeInstanceOf(ConversationNotFoundError);
+    await expect(storage.applyChange('c1', { addNodes: [newNode('n1', 10, 4), newNode('n2', 10, 5)], updatedAt: 'y' })).rejects.toBeInstanceOf(NodeNotFoundError);
+    await expect(storage.applyChange('c1', { addNodes: [{ ...newNode('', 10, 4), parentId: null }], updatedAt: 'y' })).rejects.toBeInstanceOf(NodeNotFoundError);
+    await expect(storage.applyChange('c1', { updateNodes: [{ ...edited, nodeId: 'n3' }], updatedAt: 'y' })).rejects.toBeInstanceOf(NodeNotFoundError);
+    await expect(storage.applyChange('c1', { deleteNodeIds: ['0.0'], updatedAt: 'y' })).rejects.toBeInstanceOf(InvalidArgumentError);
+    await expect(storage.applyChange('c1', { currentNodeId: '0', updatedAt: 'y' })).rejects.toBeInstanceOf(InvalidArgumentError);
+    expect(await storage.loadConversation('c1')).toEqual(before);
+    // A whole conversation must use ids this store gives.
+    const dotted = sampleConversation('dotted', 2);
+    dotted.nodes[1].nodeId = '0';
+    dotted.currentNodeId = '0';
+    await expect(storage.saveConversation(dotted)).rejects.toBeInstanceOf(InvalidArgumentError);
+    expect(await storage.loadConversation('dotted')).toBeNull();
     expect(await storage.deleteConversation('c1')).toBe(true);
     expect(await storage.deleteConversation('c1')).toBe(false);
     expect(await storage.loadConversation('c1')).toBeNull();
@@ -104,7 +152,7 @@ describe.each([
   it('searches content on every branch, not only the current one', async () => {
     const storage = await open();
     const state = sampleConversation('tree', 3);
-    state.nodes.push({ ...sampleNode('1', '', 50, 3), message: { role: 'user', content: 'A hidden SIBLING' } });
+    state.nodes.push({ ...sampleNode('n3', '', 50, 3), message: { role: 'user', content: 'A hidden SIBLING' } });
     await storage.saveConversation(state);
     expect((await storage.searchConversations({ contentContains: 'sibling' })).map((s) => s.conversationId)).toEqual(['tree']);
     await storage.close();
@@ -114,17 +162,17 @@ describe.each([
     const storage = await open();
     const older = sampleConversation('older', 2);
     older.updatedAt = '2025-01-01T00:00:00.000Z';
-    older.nodes.push({ ...sampleNode('1', '', 50, 3), branchName: 'alt', message: { role: 'assistant', content: 'An Über answer' } });
+    older.nodes.push({ ...sampleNode('n2', '', 50, 3), branchName: 'alt', message: { role: 'assistant', content: 'An Über answer' } });
     const newer = sampleConversation('newer', 2);
     newer.updatedAt = '2025-02-01T00:00:00.000Z';
     newer.metadata = { title: 'Newer' };
-    newer.nodes.push({ ...sampleNode('1', '', 50, 4), message: { role: 'user', content: 'über alles' } });
+    newer.nodes.push({ ...sampleNode('n2', '', 50, 4), message: { role: 'user', content: 'über alles' } });
     await storage.saveConversation(older);
     await storage.saveConversation(newer);
     const found = await storage.searchMessages('ÜBER');
     expect(found.map((m) => [m.conversationId, m.nodeId])).toEqual([
-      ['newer', '1'],
-      ['older', '1'],
+      ['newer', 'n2'],
+      ['older', 'n2'],
     ]);
     expect(found[0]).toMatchObject({ role: 'user', content: 'über alles', conversationMetadata: { title: 'Newer' } });
     expect(found[0].branchName).toBeUndefined();
@@ -151,7 +199,7 @@ describe.each([
   it('merges metadata and forks whole or up to a node', async () => {
     const storage = await open();
     const source = sampleConversation('src', 4, { metadata: { a: 1, b: 2 } });
-    source.nodes.push(sampleNode('1', '', 100, 7));
+    source.nodes.push(sampleNode('n4', '', 100, 7));
     await storage.saveConversation(source);
     await storage.updateMetadata('src', { b: undefined, c: 'new' });
     expect((await storage.loadConversation('src'))?.metadata).toEqual({ a: 1, c: 'new' });
@@ -164,12 +212,17 @@ describe.each([
     whole.metadata.a = 99;
     expect((await storage.loadConversation('copy'))?.nodes[1].message.content).not.toBe('changed by the caller');
     expect((await storage.loadConversation('src'))?.metadata).toEqual({ a: 1, c: 'new' });
-    const partial = await storage.forkConversation('src', 'part', { upToNodeId: '0.0' });
-    expect(partial.nodes.map((n) => n.nodeId)).toEqual(['', '0', '0.0']);
-    expect(partial.currentNodeId).toBe('0.0');
+    expect(await storage.loadConversation('copy')).toEqual({ ...(await storage.loadConversation('src')), conversationId: 'copy', createdAt: whole.createdAt, updatedAt: whole.updatedAt });
+    const partial = await storage.forkConversation('src', 'part', { upToNodeId: 'n2' });
+    expect(partial.nodes.map((n) => n.nodeId)).toEqual(['', 'n1', 'n2']);
+    expect(partial.currentNodeId).toBe('n2');
     expect(await storage.loadConversation('part')).toEqual(partial);
     expect((await storage.loadConversation('src'))?.nodes).toHaveLength(5);
-    await expect(storage.forkConversation('src', 'x', { upToNodeId: '9.9' })).rejects.toBeInstanceOf(NodeNotFoundError);
+    // The copy keeps counting where the source was: a node added to it gets an id its source never gave.
+    const more = await storage.applyChange('part', { addNodes: [newNode('n2', 10, 1)], updatedAt: '2025-03-01T00:00:00.000Z' });
+    expect(['', 'n1', 'n2', 'n3', 'n4']).not.toContain(more.addedNodes[0].nodeId);
+    await expect(storage.forkConversation('src', 'x', { upToNodeId: 'n9' })).rejects.toBeInstanceOf(NodeNotFoundError);
+    await expect(storage.forkConversation('src', 'x', { upToNodeId: '0.0' })).rejects.toBeInstanceOf(NodeNotFoundError);
     await expect(storage.forkConversation('src', 'copy')).rejects.toBeInstanceOf(InvalidArgumentError);
     await expect(storage.forkConversation('gone', 'y')).rejects.toBeInstanceOf(ConversationNotFoundError);
     await storage.close();
@@ -197,18 +250,27 @@ describe('SqlJsConversationStorage persistence', () => {
 
     const second = await SqlJsConversationStorage.open(file);
     expect((await second.loadConversation('kept'))?.nodes).toHaveLength(3);
-    await second.applyChange('kept', { upsertNodes: [sampleNode('0.0.0', '0.0', 800, 5)], currentNodeId: '0.0.0', updatedAt: '2025-05-01T00:00:00.000Z' });
+    await second.applyChange('kept', { addNodes: [newNode('n2', 800, 5)], currentIsLastAdded: true, updatedAt: '2025-05-01T00:00:00.000Z' });
     await second.saveConversation(sampleConversation('late', 2));
+    const lateAdded = (await second.applyChange('late', { addNodes: [newNode('', 80, 6)], currentIsLastAdded: true, updatedAt: '2025-05-01T00:00:01.000Z' })).addedNodes[0];
     await second.deleteConversation('kept');
     await second.saveConversation(sampleConversation('kept', 2));
     // No close: the database file is stale and only the journal holds these changes.
     const third = await SqlJsConversationStorage.open(file);
     expect((await third.loadConversation('kept'))?.nodes).toHaveLength(2);
-    expect((await third.loadConversation('late'))?.nodes).toHaveLength(2);
+    const late = await third.loadConversation('late');
+    expect(late?.nodes).toHaveLength(3);
+    // The replayed journal gives back the ids and positions the store gave, and the counter after them.
+    expect(late?.nodes[2]).toEqual(lateAdded);
+    expect(late?.currentNodeId).toBe(lateAdded.nodeId);
+    expect(late?.nextNodeSeq).toBe(3);
+    const next = await third.applyChange('late', { addNodes: [newNode('', 80, 7)], updatedAt: '2025-05-01T00:00:02.000Z' });
+    expect(next.addedNodes[0].nodeId).not.toBe(lateAdded.nodeId);
     await third.close();
     await second.close();
     const fourth = await SqlJsConversationStorage.open(file);
     expect(await fourth.countConversations()).toBe(2);
+    expect((await fourth.loadConversation('late'))?.nodes.map((n) => n.nodeId)).toEqual(['', 'n1', 'n2', 'n3']);
     expect(fourth.warnings).toEqual([]);
     await fourth.close();
   });
@@ -222,10 +284,14 @@ describe('SqlJsConversationStorage persistence', () => {
     await a.saveConversation(sampleConversation('from-a', 2));
     expect(await b.poll()).toEqual(['from-a']);
     expect(await b.poll()).toEqual([]);
-    await b.applyChange('from-a', { upsertNodes: [sampleNode('1', '', 100, 1)], updatedAt: '2025-07-01T00:00:00.000Z' });
-    expect((await a.loadConversation('from-a'))?.nodes.map((n) => n.nodeId)).toEqual(['', '0', '1']);
-    await a.applyChange('from-a', { currentNodeId: '1', updatedAt: '2025-07-02T00:00:00.000Z' });
-    expect((await b.loadConversation('from-a'))?.currentNodeId).toBe('1');
+    const byB = await b.applyChange('from-a', { addNodes: [newNode('', 100, 1)], updatedAt: '2025-07-01T00:00:00.000Z' });
+    expect(byB.addedNodes[0].nodeId).toBe('n2');
+    // a has not read since: its write still catches up first, so it cannot give n2 again.
+    const byA = await a.applyChange('from-a', { addNodes: [newNode('', 100, 2)], currentNodeId: 'n2', updatedAt: '2025-07-02T00:00:00.000Z' });
+    expect(byA.addedNodes[0].nodeId).toBe('n3');
+    const seen = await b.loadConversation('from-a');
+    expect(seen?.nodes.map((n) => [n.nodeId, n.metadata.seed])).toEqual([['', undefined], ['n1', 0], ['n2', 1], ['n3', 2]]);
+    expect(seen?.currentNodeId).toBe('n2');
     expect(seenByB).toEqual(['from-a', 'from-a', 'from-a']);
     await a.close();
     await b.close();
@@ -236,12 +302,15 @@ describe('SqlJsConversationStorage persistence', () => {
     const storage = await SqlJsConversationStorage.open(file, { checkpointEntries: 5 });
     await storage.saveConversation(sampleConversation('c', 1));
     for (let i = 0; i < 12; i++) {
-      await storage.applyChange('c', { upsertNodes: [sampleNode(String(i), '', 200, i)], updatedAt: new Date().toISOString() });
+      await storage.applyChange('c', { addNodes: [newNode('', 200, i)], updatedAt: new Date().toISOString() });
     }
     const journal = await fs.readFile(file + '.arbor-journal', 'utf8');
     expect(journal.trim().split('\n').length).toBeLessThan(7);
     const reader = await SqlJsConversationStorage.open(file);
-    expect((await reader.loadConversation('c'))?.nodes).toHaveLength(13);
+    const loaded = await reader.loadConversation('c');
+    expect(loaded?.nodes.map((n) => n.nodeId)).toEqual(Array.from({ length: 13 }, (_, i) => formatNodeId(i)));
+    expect(loaded?.nodes.slice(1).map((n) => n.metadata.seed)).toEqual(Array.from({ length: 12 }, (_, i) => i));
+    expect(loaded?.nextNodeSeq).toBe(13);
     await reader.close();
     await storage.close();
   });
@@ -252,15 +321,15 @@ describe('SqlJsConversationStorage persistence', () => {
     await storage.saveConversation(sampleConversation('t', 2));
     const journalPath = file + '.arbor-journal';
     const whole = await fs.readFile(journalPath);
-    await storage.applyChange('t', { upsertNodes: [sampleNode('1', '', 300, 1)], updatedAt: '2025-06-01T00:00:00.000Z' });
+    await storage.applyChange('t', { addNodes: [newNode('', 300, 1)], updatedAt: '2025-06-01T00:00:00.000Z' });
     const withChange = await fs.readFile(journalPath);
     // Simulate a kill in the middle of writing the second entry.
     await fs.writeFile(journalPath, withChange.subarray(0, whole.length + Math.floor((withChange.length - whole.length) / 2)));
     const reopened = await SqlJsConversationStorage.open(file);
-    expect((await reopened.loadConversation('t'))?.nodes.map((n) => n.nodeId)).toEqual(['', '0']);
-    await reopened.applyChange('t', { upsertNodes: [sampleNode('2', '', 300, 2)], updatedAt: '2025-06-02T00:00:00.000Z' });
+    expect((await reopened.loadConversation('t'))?.nodes.map((n) => n.nodeId)).toEqual(['', 'n1']);
+    await reopened.applyChange('t', { addNodes: [newNode('', 300, 2)], updatedAt: '2025-06-02T00:00:00.000Z' });
     const again = await SqlJsConversationStorage.open(file);
-    expect((await again.loadConversation('t'))?.nodes.map((n) => n.nodeId)).toEqual(['', '0', '2']);
+    expect((await again.loadConversation('t'))?.nodes.map((n) => [n.nodeId, n.metadata.seed])).toEqual([['', undefined], ['n1', 0], ['n2', 2]]);
     await again.close();
     await reopened.close();
     await storage.close().catch(() => undefined);
@@ -271,16 +340,17 @@ describe('SqlJsConversationStorage persistence', () => {
     const storage = await SqlJsConversationStorage.open(file);
     await storage.saveConversation(sampleConversation('m', 2));
     const journalPath = file + '.arbor-journal';
-    await storage.applyChange('m', { upsertNodes: [sampleNode('1', '', 300, 1)], updatedAt: '2025-06-01T00:00:00.000Z' });
-    await storage.applyChange('m', { upsertNodes: [sampleNode('2', '', 300, 2)], updatedAt: '2025-06-02T00:00:00.000Z' });
+    await storage.applyChange('m', { addNodes: [newNode('', 300, 1)], updatedAt: '2025-06-01T00:00:00.000Z' });
+    await storage.applyChange('m', { addNodes: [newNode('', 300, 2)], updatedAt: '2025-06-02T00:00:00.000Z' });
     const text = await fs.readFile(journalPath, 'utf8');
     const lines = text.split('\n');
     const lastLine = lines[lines.length - 2];
-    // Damage a middle entry (the one that adds node "1"), not the tail a kill could tear.
-    lines[lines.length - 3] = lines[lines.length - 3].replace('"1"', '"X"');
+    // Damage a middle entry (the one that adds node "n2"), not the tail a kill could tear.
+    expect(lines[lines.length - 3]).toContain('"n2"');
+    lines[lines.length - 3] = lines[lines.length - 3].replace('"n2"', '"nX"');
     await fs.writeFile(journalPath, lines.join('\n'));
     const reopened = await SqlJsConversationStorage.open(file);
-    await reopened.applyChange('m', { upsertNodes: [sampleNode('3', '', 300, 3)], updatedAt: '2025-06-03T00:00:00.000Z' });
+    await reopened.applyChange('m', { addNodes: [newNode('', 300, 3)], updatedAt: '2025-06-03T00:00:00.000Z' });
     const aside = (await fs.readdir(dir)).filter((name) => name.startsWith('arbor.db.arbor-journal.corrupt-'));
     expect(aside).toHaveLength(1);
     expect(await fs.readFile(path.join(dir, aside[0]), 'utf8')).toContain(lastLine);

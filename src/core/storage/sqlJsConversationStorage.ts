@@ -6,12 +6,15 @@ import { Emitter, type ArborEvent } from '../emitter';
 import type { Logger } from '../files';
 import { SerialQueue } from '../serialQueue';
 import { countMatching, idsForDelete, queryMessages, querySummaries, registerQueryFunctions } from './conversationQueries';
-import { conversationExists, loadState, queryRows } from './conversationTables';
+import { conversationExists, conversationRow, loadState, nodeExists, queryRows, seqOf, subtreeIds, type ConversationRow } from './conversationTables';
 import { loadSqlJs, type SqlJsWasmOptions } from './databaseFile';
-import type { JournalEntry } from './journal';
+import type { JournalEntry, StoredChange } from './journal';
 import { JournaledDatabase, type JournalOptions } from './journaledDatabase';
-import { ensureSchema } from './schema';
+import { createSchema } from './schema';
+import { formatNodeId } from '../nodeIds';
+import type { ConversationNode } from '../types';
 import type {
+  ChangeResult,
   ConversationChange,
   ConversationStorage,
   ConversationSummary,
@@ -59,7 +62,7 @@ export class SqlJsConversationStorage implements ConversationStorage {
     const SQL = await loadSqlJs(options);
     if (filePath === undefined) {
       const db = new SQL.Database();
-      ensureSchema(db, 'the in-memory store');
+      createSchema(db);
       registerQueryFunctions(db);
       return new SqlJsConversationStorage((warn) => new JournaledDatabase(SQL, db, undefined, options, warn), options);
     }
@@ -81,17 +84,57 @@ export class SqlJsConversationStorage implements ConversationStorage {
     return this.store.files?.db;
   }
 
+  /** Writes a whole conversation; its node ids must be ones this store gives (`formatNodeId`). */
   saveConversation(state: ConversationState): Promise<void> {
     if (!state || typeof state.conversationId !== 'string' || state.conversationId === '') {
       return Promise.reject(new InvalidArgumentError('saveConversation needs a state with a non-empty conversationId.'));
     }
-    return this.mutate(() => ({ entry: { op: 'save', state }, result: undefined }));
+    return this.mutate(() => {
+      for (const node of state.nodes) {
+        seqOf(node.nodeId);
+        if (node.parentId !== null) seqOf(node.parentId);
+      }
+      seqOf(state.currentNodeId);
+      return { entry: { op: 'save', state }, result: undefined };
+    });
   }
 
-  applyChange(conversationId: string, change: ConversationChange): Promise<void> {
+  /**
+   * Applies a change. New nodes get their ids and positions here, under the lock and after catching
+   * up with other processes, from the conversation's stored counter: two windows adding to one
+   * conversation at once get distinct ids, and the journal records the ids given.
+   */
+  applyChange(conversationId: string, change: ConversationChange): Promise<ChangeResult> {
     return this.mutate(() => {
-      this.requireConversation(conversationId);
-      return { entry: { op: 'change', conversationId, change }, result: undefined };
+      const row = this.requireConversation(conversationId);
+      const db = this.store.db;
+      let next = row.nextSeq;
+      const added: ConversationNode[] = (change.addNodes ?? []).map((node) => {
+        if (node.parentId === null || !nodeExists(db, row.key, node.parentId)) {
+          throw new NodeNotFoundError(String(node.parentId), conversationId);
+        }
+        const seq = next++;
+        return { ...node, nodeId: formatNodeId(seq), position: seq };
+      });
+      for (const node of change.updateNodes ?? []) {
+        if (!nodeExists(db, row.key, node.nodeId)) throw new NodeNotFoundError(node.nodeId, conversationId);
+      }
+      // A delete takes the whole stored subtree, also what another window added below it since this
+      // one last read, so no node is left without its parent.
+      const deleteNodeIds = change.deleteNodeIds?.length ? subtreeIds(db, row.key, change.deleteNodeIds) : [];
+      let currentNodeId = change.currentNodeId;
+      if (change.currentIsLastAdded && added.length > 0) currentNodeId = added[added.length - 1].nodeId;
+      else if (currentNodeId !== undefined) seqOf(currentNodeId);
+      const stored: StoredChange = { updatedAt: change.updatedAt };
+      if (added.length) {
+        stored.insertNodes = added;
+        stored.nextNodeSeq = next;
+      }
+      if (change.updateNodes?.length) stored.updateNodes = change.updateNodes;
+      if (deleteNodeIds.length) stored.deleteNodeIds = deleteNodeIds;
+      if (currentNodeId !== undefined) stored.currentNodeId = currentNodeId;
+      if (change.metadata !== undefined) stored.metadata = change.metadata;
+      return { entry: { op: 'change', conversationId, change: stored }, result: { addedNodes: added } };
     });
   }
 
@@ -177,7 +220,8 @@ export class SqlJsConversationStorage implements ConversationStorage {
         nodes,
         currentNodeId,
         metadata: source.metadata,
-        tombstones: [...source.tombstones],
+        nextNodeSeq: source.nextNodeSeq,
+        ...(source.legacyIdLimit !== undefined ? { legacyIdLimit: source.legacyIdLimit } : {}),
         createdAt: now,
         updatedAt: now,
       };
@@ -233,10 +277,12 @@ export class SqlJsConversationStorage implements ConversationStorage {
     });
   }
 
-  private requireConversation(conversationId: string): void {
-    if (!conversationExists(this.store.db, conversationId)) {
+  private requireConversation(conversationId: string): ConversationRow {
+    const row = conversationRow(this.store.db, conversationId);
+    if (!row) {
       throw new ConversationNotFoundError(conversationId);
     }
+    return row;
   }
 
   private enqueue<T>(task: () => Promise<T>): Promise<T> {

@@ -48,20 +48,35 @@ export interface DeleteFilters {
   conversationIds?: string[];
 }
 
+/** A node to add: the store gives it its id and sibling position. */
+export type NewNode = Omit<ConversationNode, 'nodeId' | 'position'>;
+
 /**
  * An incremental change to one stored conversation: what `ConversationManager` writes after each
  * operation, so that adding a message costs one node, not the whole conversation.
  */
 export interface ConversationChange {
-  upsertNodes?: ConversationNode[];
+  /**
+   * New nodes, each under a node that is already stored. The store gives each the next id of the
+   * conversation's counter and a sibling position after every earlier child of its parent, under its
+   * write lock once it has caught up with other processes, so concurrent writers never collide.
+   */
+  addNodes?: NewNode[];
+  /** Stored nodes whose message, names or metadata changed; their id, parent and position stay. */
+  updateNodes?: ConversationNode[];
   /** Node ids to remove (every id of a deleted subtree). */
   deleteNodeIds?: string[];
   currentNodeId?: string;
+  /** Makes the last node of `addNodes` the current one (its id is not known before the write). */
+  currentIsLastAdded?: boolean;
   /** Replaces the conversation's metadata when given. */
   metadata?: Record<string, unknown>;
-  /** Replaces the tombstone list when given. */
-  tombstones?: string[];
   updatedAt: string;
+}
+
+/** What a change did: the added nodes as stored, with their ids and positions, in `addNodes` order. */
+export interface ChangeResult {
+  addedNodes: ConversationNode[];
 }
 
 /** Where conversations live. `SqlJsConversationStorage` is the default. */
@@ -69,7 +84,8 @@ export interface ConversationStorage {
   /** Writes the whole conversation, replacing what was stored under its id. */
   saveConversation(state: ConversationState): Promise<void>;
   /** Applies an incremental change; the conversation must exist (`ConversationNotFoundError`). */
-  applyChange(conversationId: string, change: ConversationChange): Promise<void>;
+  applyChange(conversationId: string, change: ConversationChange): Promise<ChangeResult>;
+  /** The whole conversation, as objects the caller owns (later changes to them touch nothing stored). */
   loadConversation(conversationId: string): Promise<ConversationState | null>;
   deleteConversation(conversationId: string): Promise<boolean>;
   listConversations(options?: ListOptions): Promise<ConversationSummary[]>;

@@ -113,9 +113,13 @@ describe('SqlJsConversationStorage across processes', () => {
     const storage = await SqlJsConversationStorage.open(file);
     const ids = new Set((await storage.loadConversation('shared'))?.nodes.map((node) => node.nodeId));
     expect(ids.size).toBe(1 + 2 * count);
+    // The store gave every acknowledged node its own id, under its lock: none given twice.
+    expect(new Set([...a.acked, ...b.acked]).size).toBe(2 * count);
     for (const id of [...a.acked, ...b.acked]) {
       expect(ids.has(id)).toBe(true);
     }
+    const texts = (await storage.loadConversation('shared'))?.nodes.map((node) => node.message.content.split(' ')[0]) ?? [];
+    for (let i = 0; i < count; i++) expect(texts).toEqual(expect.arrayContaining([`a-${i}`, `b-${i}`]));
     await storage.close();
   }, 120_000);
 

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StorageError } from '../errors';
 import { loadSqlJs } from './databaseFile';
-import { SCHEMA_1_0 } from './schema';
+import { SCHEMA_2_0 } from './schema';
 import { JOURNAL_SUFFIX, SqlJsConversationStorage } from './sqlJsConversationStorage';
 import { sampleConversation } from './storageTestData';
 
@@ -89,8 +89,11 @@ describe('SqlJsConversationStorage damaged and foreign files', () => {
   it('refuses a file from a newer schema major version and leaves it byte-identical', async () => {
     const SQL = await loadSqlJs();
     const db = new SQL.Database();
-    db.exec(SCHEMA_1_0);
-    db.exec(`INSERT INTO conversations VALUES ('future', '{}', '', '[]', '2030-01-01T00:00:00Z', '2030-01-01T00:00:00Z'); PRAGMA user_version = 2003;`);
+    db.exec(SCHEMA_2_0);
+    db.exec(
+      `INSERT INTO conversations (id, metadata, current_seq, next_seq, created_at, updated_at) VALUES ('future', '{}', 0, 1, '2030-01-01T00:00:00Z', '2030-01-01T00:00:00Z');
+       PRAGMA user_version = 3000;`,
+    );
     const bytes = db.export();
     db.close();
     const file = path.join(dir, 'future.db');
@@ -98,34 +101,39 @@ describe('SqlJsConversationStorage damaged and foreign files', () => {
 
     const opening = SqlJsConversationStorage.open(file);
     await expect(opening).rejects.toBeInstanceOf(StorageError);
-    await expect(opening).rejects.toThrow(/newer Arbor \(storage schema 2\.3.*left untouched/);
+    await expect(opening).rejects.toThrow(/newer Arbor \(storage schema 3\.0; this version reads 2\.x\).*left untouched/);
     expect((await fs.readFile(file)).equals(Buffer.from(bytes))).toBe(true);
     expect(await fs.readdir(dir)).toEqual(['future.db']);
   });
 
-  it('migrates a schema 1.0 file on open and makes its old messages searchable', async () => {
-    const SQL = await loadSqlJs();
-    const db = new SQL.Database();
-    db.exec(SCHEMA_1_0);
-    db.run(`INSERT INTO conversations VALUES ('old', '{"v":1}', '0', '[]', '2024-01-01T00:00:00.000Z', '2024-01-02T00:00:00.000Z')`);
-    db.run(`INSERT INTO nodes VALUES ('old', '', NULL, '{"role":"system","content":""}', '2024-01-01T00:00:00.000Z', NULL, NULL, '{}')`);
-    db.run(`INSERT INTO nodes VALUES ('old', '0', '', ?, '2024-01-01T00:00:01.000Z', 'review', NULL, '{}')`, [
-      JSON.stringify({ role: 'user', content: 'ÉCOLE and Straße' }),
-    ]);
-    const file = path.join(dir, 'old.db');
-    await fs.writeFile(file, db.export());
-    db.close();
+  it('searches stored messages (case-insensitively, beyond ASCII) after a reopen, a checkpoint and another instance\'s checkpoint', async () => {
+    // Search, metadata filters and time filters run as JavaScript SQL functions, which every
+    // database object the store loads or re-creates must have again.
+    const file = path.join(dir, 'search.db');
+    const writer = await SqlJsConversationStorage.open(file);
+    const state = sampleConversation('old', 2, { metadata: { v: 1 }, createdAt: '2024-01-01T00:00:00.000Z' });
+    state.nodes[1].message.content = 'ÉCOLE and Straße';
+    await writer.saveConversation(state);
+    await writer.close();
+    const search = async (storage: SqlJsConversationStorage) => [
+      (await storage.searchConversations({ contentContains: 'école', filterMetadata: { v: 1 }, createdBefore: '2024-01-02T00:00:00Z' })).map((c) => c.conversationId),
+      (await storage.searchMessages('STRAßE')).map((m) => [m.conversationId, m.nodeId]),
+    ];
+    const expected = [['old'], [['old', 'n1']]];
 
-    const storage = await SqlJsConversationStorage.open(file);
-    const state = await storage.loadConversation('old');
-    expect(state?.nodes.map((node) => node.nodeId)).toEqual(['', '0']);
-    expect(state?.nodes[1].promptName).toBe('review');
-    expect((await storage.searchConversations({ contentContains: 'école' })).map((s) => s.conversationId)).toEqual(['old']);
-    await storage.close();
-
-    const onDisk = new SQL.Database(await fs.readFile(file));
-    expect(onDisk.exec('PRAGMA user_version')[0].values[0][0]).toBe(1001);
-    onDisk.close();
+    const reopened = await SqlJsConversationStorage.open(file);
+    expect(await search(reopened)).toEqual(expected);
+    const other = await SqlJsConversationStorage.open(file);
+    expect(await search(other)).toEqual(expected);
+    await reopened.saveConversation(sampleConversation('new', 1));
+    await reopened.checkpoint();
+    expect(await search(reopened)).toEqual(expected);
+    // `other` sees a new database file and loads it whole.
+    expect(await other.poll()).toEqual(['new']);
+    expect(await search(other)).toEqual(expected);
+    expect(await other.countConversations({ contentContains: 'ÉCOLE' })).toBe(1);
+    await other.close();
+    await reopened.close();
   });
 
   it('opens a file from a newer minor version and keeps its version', async () => {
@@ -135,16 +143,17 @@ describe('SqlJsConversationStorage damaged and foreign files', () => {
     await created.close();
     const SQL = await loadSqlJs();
     const db = new SQL.Database(await fs.readFile(file));
-    db.run('PRAGMA user_version = 1007');
+    db.run('PRAGMA user_version = 2001');
     await fs.writeFile(file, db.export());
     db.close();
 
     const storage = await SqlJsConversationStorage.open(file);
     expect((await storage.loadConversation('m'))?.nodes).toHaveLength(2);
+    expect(storage.warnings).toEqual([]);
     await storage.saveConversation(sampleConversation('n', 1));
     await storage.close();
     const onDisk = new SQL.Database(await fs.readFile(file));
-    expect(onDisk.exec('PRAGMA user_version')[0].values[0][0]).toBe(1007);
+    expect(onDisk.exec('PRAGMA user_version')[0].values[0][0]).toBe(2001);
     expect(onDisk.exec('SELECT count(*) FROM conversations')[0].values[0][0]).toBe(2);
     onDisk.close();
   });

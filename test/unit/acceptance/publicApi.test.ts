@@ -24,6 +24,7 @@ import {
   nodeFiles,
   SqlJsConversationStorage,
   WorkspaceIndex,
+  isDotPath,
   type ConversationMiddleware,
   type ConversationNode,
   type LLMProvider,
@@ -67,23 +68,37 @@ async function writeFiles(dir: string, files: Record<string, string>): Promise<v
 }
 
 describe('ConversationManager (issue 2 §2)', () => {
-  it('create, resume, addMessage errors, ids "0"/"1", branchFrom, switchToNode, conversationId, currentNodeId', async () => {
+  it('create, resume, addMessage errors, node ids and dot paths, branchFrom, switchToNode, conversationId, currentNodeId', async () => {
     await expect(ConversationManager.resume('no-such-id', { llm: openai, storage })).rejects.toBeInstanceOf(ConversationNotFoundError);
     const m = await newManager({ metadata: { project: 'arbor' } });
     await expect(m.addMessage({ role: 'user' })).rejects.toBeInstanceOf(InvalidArgumentError);
     await expect(m.complete()).rejects.toBeInstanceOf(InvalidOperationError);
     const first = await m.addMessage({ role: 'user', content: 'first' });
-    expect([first.nodeId, first.parentId, m.currentNodeId]).toEqual(['0', '', '0']);
+    expect(first.nodeId).toMatch(/^\S+$/);
+    expect(isDotPath(first.nodeId)).toBe(false);
+    expect([first.parentId, first.position, m.currentNodeId]).toEqual(['', expect.any(Number), first.nodeId]);
+    expect(m.getDotPath(first.nodeId)).toBe('0');
     expect(typeof first.timestamp).toBe('string');
     expect(new Date(first.timestamp).toISOString()).toBe(first.timestamp);
-    await m.branchFrom('0');
+    await m.branchFrom(first.nodeId);
     expect(m.currentNodeId).toBe('');
-    expect((await m.addMessage({ role: 'user', content: 'second' })).nodeId).toBe('1');
+    const second = await m.addMessage({ role: 'user', content: 'second' });
+    expect(second.nodeId).not.toBe(first.nodeId);
+    expect(m.getDotPath(second.nodeId)).toBe('1');
+    expect(m.getNodeByDotPath('1')).toEqual(second);
+    expect(m.getChildren('').map((n) => n.nodeId)).toEqual([first.nodeId, second.nodeId]);
+    expect(m.getPath(second.nodeId).map((n) => n.nodeId)).toEqual(['', second.nodeId]);
+    expect([m.hasNode(second.nodeId), m.hasNode('1'), m.isSelfOrAncestor('', second.nodeId), m.isSelfOrAncestor(first.nodeId, second.nodeId)]).toEqual([
+      true,
+      false,
+      true,
+      false,
+    ]);
     await expect(m.branchFrom('')).rejects.toBeInstanceOf(InvalidOperationError);
     await expect(m.switchToNode('9.9')).rejects.toBeInstanceOf(NodeNotFoundError);
-    await m.switchToNode('0');
+    await m.switchToNode(first.nodeId);
     const resumed = await ConversationManager.resume(m.conversationId, { llm: openai, storage });
-    expect([resumed.conversationId, resumed.currentNodeId, resumed.getMetadata('project')]).toEqual([m.conversationId, '0', 'arbor']);
+    expect([resumed.conversationId, resumed.currentNodeId, resumed.getMetadata('project')]).toEqual([m.conversationId, first.nodeId, 'arbor']);
   });
 
   it('complete returns costUsd and cumulativeCostUsd; costs, history and node lists agree', async () => {
@@ -103,31 +118,35 @@ describe('ConversationManager (issue 2 §2)', () => {
     expect(m.getHistory().map((x) => [x.role, x.content])).toEqual([
       ['system', 'Be brief.'], ['user', 'Hello?'], ['assistant', 'Hi.'], ['user', 'More?'], ['assistant', 'Yes.'],
     ]);
-    expect(m.getCurrentNodes().map((n) => n.nodeId)).toEqual(['', '0', '0.0', '0.0.0', '0.0.0.0']);
+    const path = m.getCurrentNodes().map((n) => n.nodeId);
+    expect(path.map((id) => m.getDotPath(id))).toEqual(['', '0', '0.0', '0.0.0', '0.0.0.0']);
+    expect(new Set(path).size).toBe(5);
     expect(m.getAllNodes()).toHaveLength(5);
-    expect(m.getNode('0.0')).toMatchObject({ branchName: 'main', metadata: { tag: 'a' }, message: { role: 'assistant' } });
+    expect(m.getNode(path[2])).toMatchObject({ branchName: 'main', metadata: { tag: 'a' }, message: { role: 'assistant' } });
     expect(m.getTotalCost()).toBeCloseTo(0.04, 10);
-    expect(m.getCostByBranch('0.0')).toBeCloseTo(0.02, 10);
+    expect(m.getCostByBranch(path[2])).toBeCloseTo(0.02, 10);
     expect(m.getCostByBranch()).toBeCloseTo(0.04, 10);
   });
 
   it('getBranches, renameBranch, deleteBranch (ids never reused), setMetadata/getMetadata', async () => {
     const m = await newManager();
-    await m.addMessage({ role: 'user', content: 'x'.repeat(150) });
-    await m.branchFrom('0');
-    await m.addMessage({ role: 'user', content: 'other' });
-    await m.renameBranch('1', 'alt');
+    const first = await m.addMessage({ role: 'user', content: 'x'.repeat(150) });
+    await m.branchFrom(first.nodeId);
+    const other = await m.addMessage({ role: 'user', content: 'other' });
+    await m.renameBranch(other.nodeId, 'alt');
     const branches = m.getBranches('');
     expect(branches.map((b) => Object.keys(b).sort())).toEqual([
       ['nodeId', 'preview', 'role', 'timestamp'],
       ['branchName', 'nodeId', 'preview', 'role', 'timestamp'],
     ]);
     expect(branches[0].preview).toHaveLength(100);
-    expect(branches[1]).toMatchObject({ nodeId: '1', branchName: 'alt', role: 'user', preview: 'other' });
+    expect(branches[1]).toMatchObject({ nodeId: other.nodeId, branchName: 'alt', role: 'user', preview: 'other' });
     await expect(m.deleteBranch('')).rejects.toBeInstanceOf(InvalidOperationError);
-    await m.deleteBranch('1');
+    await m.deleteBranch(other.nodeId);
     expect(m.currentNodeId).toBe('');
-    expect((await m.addMessage({ role: 'user', content: 'third' })).nodeId).toBe('2');
+    const third = await m.addMessage({ role: 'user', content: 'third' });
+    expect([first.nodeId, other.nodeId]).not.toContain(third.nodeId);
+    expect(m.getDotPath(third.nodeId)).toBe('1');
     await m.setMetadata('topic', 'trees');
     await m.setMetadata({ pinned: true });
     expect(m.getMetadata()).toEqual({ topic: 'trees', pinned: true });
@@ -142,13 +161,14 @@ describe('ConversationManager (issue 2 §2)', () => {
     for await (const c of m.streamComplete({ branchName: 's' })) chunks.push(c);
     expect(chunks.map((c) => c.delta).join('')).toBe('one two three');
     expect(chunks.at(-1)?.done).toBe(true);
-    expect(m.getNode(m.currentNodeId)).toMatchObject({ nodeId: '0.0', branchName: 's', message: { content: 'one two three' } });
+    expect(m.getNode(m.currentNodeId)).toMatchObject({ branchName: 's', message: { content: 'one two three' } });
+    expect(m.getDotPath(m.currentNodeId)).toBe('0.0');
   });
 
   it('exportJson (dataknobs to_dict keys; schema_version 1.1.0, what dataknobs writes), importJson, exportMarkdown', async () => {
     const m = await newManager({ systemPrompt: 'Sys' });
-    await m.addMessage({ role: 'user', content: 'left' });
-    await m.branchFrom('0');
+    const left = await m.addMessage({ role: 'user', content: 'left' });
+    await m.branchFrom(left.nodeId);
     await m.addMessage({ role: 'user', content: 'right' });
     const dict = m.exportJson();
     expect(Object.keys(dict).sort()).toEqual(
@@ -196,12 +216,12 @@ describe('middleware and provider errors (issue 2 §2, §3)', () => {
     const middleware = [tracer('a'), new LoggingMiddleware(logger), new RedactionMiddleware(), tracer('b')];
     const m = await newManager({ middleware });
     const secret = 'sk-abcdefghijklmnopqrstuvwx';
-    await m.addMessage({ role: 'user', content: `my key is ${secret}` });
+    const question = await m.addMessage({ role: 'user', content: `my key is ${secret}` });
     await m.complete();
     expect(order).toEqual(['req:a', 'req:b', 'res:b', 'res:a']);
     expect(lines.some((l) => l.includes('arbor request'))).toBe(true);
     expect(sent()[0].content).not.toContain(secret);
-    expect(m.getNode('0').message.content).toContain(secret);
+    expect(m.getNode(question.nodeId).message.content).toContain(secret);
   });
 
   it.each<[string, () => LLMProvider, number, boolean]>([
@@ -251,8 +271,9 @@ describe('storage (issue 2 §4)', () => {
     expect((await storage.searchConversations({ contentContains: 'haystack' })).map((c) => c.conversationId)).toEqual(['c1']);
     await storage.updateMetadata('c2', { starred: true });
     expect((await storage.loadConversation('c2'))?.metadata).toEqual({ team: 'blue', starred: true });
-    const fork = await storage.forkConversation('c1', 'c1-fork', { upToNodeId: '0' });
-    expect([fork.conversationId, fork.currentNodeId, fork.nodes.length]).toEqual(['c1-fork', '0', 2]);
+    const needle = (await storage.loadConversation('c1'))?.nodes.find((n) => n.message.content === 'Needle in HAYSTACK')?.nodeId as string;
+    const fork = await storage.forkConversation('c1', 'c1-fork', { upToNodeId: needle });
+    expect([fork.conversationId, fork.currentNodeId, fork.nodes.length]).toEqual(['c1-fork', needle, 2]);
     expect((await storage.loadConversation('c1'))?.nodes).toHaveLength(2);
     await expect(storage.deleteConversations({})).rejects.toThrow();
     expect(await storage.countConversations()).toBe(4);

@@ -64,7 +64,7 @@ describe.each([
 ])('complete and streamComplete with %s', (name, provider, cost) => {
   it('complete sends the path, appends the answer, persists it and reports costs', async () => {
     const m = await ConversationManager.create({ llm: provider(), storage, systemPrompt: 'Be brief.' });
-    await m.addMessage({ role: 'user', content: 'Hello?' });
+    const question = await m.addMessage({ role: 'user', content: 'Hello?' });
     server.enqueue({ content: 'Hi there.', usage });
     const response = await m.complete();
     expect(response.content).toBe('Hi there.');
@@ -74,33 +74,35 @@ describe.each([
       ['system', 'Be brief.'],
       ['user', 'Hello?'],
     ]);
-    expect(m.currentNodeId).toBe('0.0');
-    const node = m.getNode('0.0');
+    const node = m.getNode(m.currentNodeId);
+    expect(node.parentId).toBe(question.nodeId);
+    expect(m.getDotPath(node.nodeId)).toBe('0.0');
     expect(node.message).toEqual({ role: 'assistant', content: 'Hi there.' });
     expect(node.metadata).toMatchObject({ model: 'arbor-test-model', provider: name, finishReason: 'stop', usage: { promptTokens: 10, completionTokens: 5 } });
     const resumed = await reopenAndResume(m.conversationId, provider());
-    expect(resumed.currentNodeId).toBe('0.0');
+    expect(resumed.currentNodeId).toBe(node.nodeId);
     expect(resumed.getAllNodes()).toEqual(m.getAllNodes());
     expect(resumed.getTotalCost()).toBeCloseTo(cost, 10);
   });
 
   it('streamComplete yields the deltas and then adds the node exactly as complete does', async () => {
     const m = await ConversationManager.create({ llm: provider(), storage });
-    await m.addMessage({ role: 'user', content: 'Count' });
+    const question = await m.addMessage({ role: 'user', content: 'Count' });
     server.enqueue({ content: 'one two three four', usage });
     const chunks = await collect(m.streamComplete({ branchName: 'streamed', metadata: { via: 'stream' } }));
     expect(chunks.map((c) => c.delta).join('')).toBe('one two three four');
     expect(chunks.at(-1)?.done).toBe(true);
     const node = m.getNode(m.currentNodeId);
-    expect(node.nodeId).toBe('0.0');
+    expect(node.parentId).toBe(question.nodeId);
+    expect(m.getDotPath(node.nodeId)).toBe('0.0');
     expect(node.branchName).toBe('streamed');
     expect(node.message.content).toBe('one two three four');
     expect(node.metadata).toMatchObject({ via: 'stream', model: 'arbor-test-model', finishReason: 'stop', usage: { promptTokens: 10, completionTokens: 5 } });
     expect(node.metadata.interrupted).toBeUndefined();
     expect(m.getTotalCost()).toBeCloseTo(cost, 10);
     const resumed = await reopenAndResume(m.conversationId, provider());
-    expect(resumed.getNode('0.0')).toEqual(node);
-    expect(resumed.currentNodeId).toBe('0.0');
+    expect(resumed.getNode(node.nodeId)).toEqual(node);
+    expect(resumed.currentNodeId).toBe(node.nodeId);
   });
 
   it('a consumer break saves the text seen so far as an interrupted node and ends quietly', async () => {
@@ -146,15 +148,15 @@ describe.each([
 
   it('refuses to delete a branch an answer is still streaming into, and allows it once the stream ends', async () => {
     const m = await ConversationManager.create({ llm: provider(), storage });
-    await m.addMessage({ role: 'user', content: 'Go' });
+    const question = await m.addMessage({ role: 'user', content: 'Go' });
     server.enqueue({ tokens: ['a', ' b', ' c'], tokenDelayMs: 20 });
     let refused: unknown;
     for await (const chunk of m.streamComplete()) {
-      if (chunk.delta === 'a') refused = await m.deleteBranch('0').catch((error: unknown) => error);
+      if (chunk.delta === 'a') refused = await m.deleteBranch(question.nodeId).catch((error: unknown) => error);
     }
     expect(refused).toBeInstanceOf(InvalidOperationError);
-    expect(m.getNode('0.0').message.content).toBe('a b c');
-    await m.deleteBranch('0');
+    expect(m.getChildren(question.nodeId).map((n) => n.message.content)).toEqual(['a b c']);
+    await m.deleteBranch(question.nodeId);
     expect(m.getAllNodes().map((n) => n.nodeId)).toEqual(['']);
   });
 
@@ -193,15 +195,18 @@ describe('streaming and concurrency', () => {
 
   it('an answer streamed while another message is added still goes under the node it answers', async () => {
     const m = await ConversationManager.create({ llm: openai, storage });
-    await m.addMessage({ role: 'user', content: 'q' });
+    const question = await m.addMessage({ role: 'user', content: 'q' });
     server.enqueue({ tokens: ['a', ' b', ' c'], tokenDelayMs: 20 });
     let added: string | undefined;
     for await (const chunk of m.streamComplete()) {
       if (!added && chunk.delta) added = (await m.addMessage({ role: 'user', content: 'typed meanwhile' })).nodeId;
     }
-    expect(added).toBe('0.0');
-    expect(m.getNode('0.1').message.content).toBe('a b c');
-    expect(m.currentNodeId).toBe('0.1');
+    expect(m.getDotPath(added as string)).toBe('0.0');
+    expect(m.getChildren(question.nodeId).map((n) => n.message.content)).toEqual(['typed meanwhile', 'a b c']);
+    const answer = m.getNodeByDotPath('0.1');
+    expect(answer?.message.content).toBe('a b c');
+    expect(answer?.parentId).toBe(question.nodeId);
+    expect(m.currentNodeId).toBe(answer?.nodeId);
   });
 
   it('complete and addMessage called together run in call order', async () => {
@@ -210,7 +215,8 @@ describe('streaming and concurrency', () => {
     server.enqueue({ content: 'answer' });
     const [response, next] = await Promise.all([m.complete(), m.addMessage({ role: 'user', content: 'follow-up' })]);
     expect(response.content).toBe('answer');
-    expect(next.nodeId).toBe('0.0.0');
+    expect(m.getDotPath(next.nodeId)).toBe('0.0.0');
+    expect(m.getNode(next.nodeId).parentId).toBe(m.getNodeByDotPath('0.0')?.nodeId);
     expect(m.getHistory().map((x) => x.content)).toEqual(['q', 'answer', 'follow-up']);
   });
 });
@@ -235,7 +241,8 @@ describe('complete: options, tools and errors', () => {
     const body = server.chatRequests().at(-1)?.body;
     expect(body).toMatchObject({ model: 'arbor-test-model-2', temperature: 0.3, top_p: 0.9, stop: ['END'], seed: 7 });
     expect(body.max_tokens ?? body.max_completion_tokens).toBe(50);
-    const node = m.getNode('0.0');
+    const node = m.getNode(m.currentNodeId);
+    expect(node.message).toEqual({ role: 'assistant', content: 'a' });
     expect(node.branchName).toBe('second model');
     expect(node.metadata).toMatchObject({ tag: 1, model: 'arbor-test-model-2', configOverrides: { seed: 7 } });
   });
@@ -260,7 +267,8 @@ describe('complete: options, tools and errors', () => {
     const response = await m.complete({ tools });
     expect(server.chatRequests().at(-1)?.body.tools[0].function.name).toBe('search');
     expect(response.finishReason).toBe('tool_calls');
-    const node = m.getNode('0.0');
+    const node = m.getNode(m.currentNodeId);
+    expect(m.getDotPath(node.nodeId)).toBe('0.0');
     expect(node.message.toolCalls).toEqual([{ id: 'call_9', type: 'function', function: { name: 'search', arguments: '{"q":"x"}' } }]);
     expect(node.message.thinking).toBe('I should search.');
     await m.addMessage({ role: 'tool', content: 'found', toolCallId: 'call_9', name: 'search' });
@@ -272,34 +280,39 @@ describe('complete: options, tools and errors', () => {
 
   it('a failed call adds nothing, and a stream that fails before any text adds nothing', async () => {
     const m = await ConversationManager.create({ llm: openai, storage });
-    await m.addMessage({ role: 'user', content: 'q' });
+    const question = await m.addMessage({ role: 'user', content: 'q' });
     server.enqueueError(500);
     await expect(m.complete()).rejects.toBeInstanceOf(ProviderError);
     server.enqueueError(500);
     await expect(collect(m.streamComplete())).rejects.toBeInstanceOf(ProviderError);
     expect(m.getAllNodes()).toHaveLength(2);
-    expect(m.currentNodeId).toBe('0');
+    expect(m.currentNodeId).toBe(question.nodeId);
+    expect((await storage.loadConversation(m.conversationId))?.nodes).toHaveLength(2);
   });
 
   it('totals costs over every branch and per branch', async () => {
     const m = await ConversationManager.create({ llm: openai, storage });
-    await m.addMessage({ role: 'user', content: 'q' });
+    const question = await m.addMessage({ role: 'user', content: 'q' });
     server.enqueue({ content: 'a1', usage });
     await m.complete();
+    const firstAnswer = m.currentNodeId;
     await m.addMessage({ role: 'user', content: 'q2' });
     server.enqueue({ content: 'a2', usage: { promptTokens: 20, completionTokens: 0 } });
     const second = await m.complete();
+    const secondAnswer = m.currentNodeId;
     expect(second.costUsd).toBeCloseTo(0.02, 10);
     expect(second.cumulativeCostUsd).toBeCloseTo(0.04, 10);
-    await m.branchFrom('0.0');
+    await m.branchFrom(firstAnswer);
     server.enqueue({ content: 'retry', usage: { promptTokens: 0, completionTokens: 50 } });
     const retry = await m.complete();
-    expect(m.currentNodeId).toBe('0.1');
+    expect(m.getDotPath(m.currentNodeId)).toBe('0.1');
+    expect(m.getNode(m.currentNodeId).parentId).toBe(question.nodeId);
     expect(retry.cumulativeCostUsd).toBeCloseTo(0.1, 10);
     expect(m.getTotalCost()).toBeCloseTo(0.14, 10);
-    expect(m.getCostByBranch('0.0.0.0')).toBeCloseTo(0.04, 10);
+    expect(m.getDotPath(secondAnswer)).toBe('0.0.0.0');
+    expect(m.getCostByBranch(secondAnswer)).toBeCloseTo(0.04, 10);
     expect(m.getCostByBranch()).toBeCloseTo(0.1, 10);
-    expect(m.getCostByBranch('0')).toBe(0);
+    expect(m.getCostByBranch(question.nodeId)).toBe(0);
   });
 });
 
@@ -319,14 +332,15 @@ describe('middleware and the context window', () => {
       },
     });
     const m = await ConversationManager.create({ llm: openai, storage, middleware: [layer('a'), layer('b')], metadata: { who: 'me' } });
-    await m.addMessage({ role: 'user', content: 'hi' });
+    const hi = await m.addMessage({ role: 'user', content: 'hi' });
     server.enqueue({ content: 'ok' });
     await m.complete();
     expect(calls).toEqual(['a:request', 'b:request', 'b:response', 'a:response']);
     expect(sentMessages().at(-1)?.content).toBe('hi [a] [b]');
-    expect(m.getNode('0.0').message.content).toBe('ok <b> <a>');
-    expect(m.getNode('0').message.content).toBe('hi');
-    expect(states[0]).toMatchObject({ conversationId: m.conversationId, currentNode: { nodeId: '0' }, metadata: { who: 'me' } });
+    expect(m.getNode(m.currentNodeId).message.content).toBe('ok <b> <a>');
+    expect(m.getNode(m.currentNodeId).parentId).toBe(hi.nodeId);
+    expect(m.getNode(hi.nodeId).message.content).toBe('hi');
+    expect(states[0]).toMatchObject({ conversationId: m.conversationId, currentNode: { nodeId: hi.nodeId }, metadata: { who: 'me' } });
     calls.length = 0;
     await m.addMessage({ role: 'user', content: 'again' });
     server.enqueue({ content: 'streamed' });
@@ -338,14 +352,14 @@ describe('middleware and the context window', () => {
   it('redaction masks what the server receives while the stored node keeps what was typed', async () => {
     const m = await ConversationManager.create({ llm: openai, storage, middleware: [new RedactionMiddleware()] });
     const typed = 'my key is sk-proj-abcdefghijklmnopqrstuvwxyz and AKIAIOSFODNN7EXAMPLE';
-    await m.addMessage({ role: 'user', content: typed });
+    const question = await m.addMessage({ role: 'user', content: typed });
     await m.complete();
     const raw = server.chatRequests().at(-1)?.rawBody ?? '';
     expect(raw).not.toContain('sk-proj-abc');
     expect(raw).not.toContain('AKIAIOSFODNN7EXAMPLE');
     expect(sentMessages().at(-1)?.content).toBe('my key is [REDACTED:api-key] and [REDACTED:aws-access-key]');
-    expect(m.getNode('0').message.content).toBe(typed);
-    expect((await storage.loadConversation(m.conversationId))?.nodes.find((n) => n.nodeId === '0')?.message.content).toBe(typed);
+    expect(m.getNode(question.nodeId).message.content).toBe(typed);
+    expect((await storage.loadConversation(m.conversationId))?.nodes.find((n) => n.nodeId === question.nodeId)?.message.content).toBe(typed);
   });
 
   it('LoggingMiddleware logs sizes and tokens but not the text', async () => {

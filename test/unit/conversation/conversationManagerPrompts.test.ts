@@ -92,21 +92,24 @@ describe('ConversationManager with the real PromptBuilder', () => {
     const first = await m.addMessage({ role: 'user', promptName: 'ask', params: { question: 'ids' } });
     await m.branchFrom(first.nodeId);
     const sibling = await m.addMessage({ role: 'user', promptName: 'ask', params: { question: 'ids' } });
-    expect(sibling.nodeId).toBe('1');
+    expect(sibling.parentId).toBe(first.parentId);
+    expect(sibling.nodeId).not.toBe(first.nodeId);
     expect(notes.searches).toEqual(['ids']);
     expect(sibling.message.content).toBe(first.message.content);
-    expect(m.getRagMetadata('1')?.NOTES.queryHash).toBe(m.getRagMetadata('0')?.NOTES.queryHash);
+    expect(m.getRagMetadata(sibling.nodeId)?.NOTES.queryHash).toBe(m.getRagMetadata(first.nodeId)?.NOTES.queryHash);
+    expect(m.getRagMetadata(sibling.nodeId)?.NOTES.queryHash).toEqual(expect.any(String));
     // A different question has a different query hash: it searches.
-    await m.branchFrom('1');
+    await m.branchFrom(sibling.nodeId);
     await m.addMessage({ role: 'user', promptName: 'ask', params: { question: 'tombstones' } });
     expect(notes.searches).toEqual(['ids', 'tombstones']);
   });
 
   it('without reuseRagOnBranch every message searches again', async () => {
     const m = await ConversationManager.create({ llm, storage, promptBuilder: builder, cacheRagResults: true });
-    await m.addMessage({ role: 'user', promptName: 'ask', params: { question: 'ids' } });
-    await m.branchFrom('0');
-    await m.addMessage({ role: 'user', promptName: 'ask', params: { question: 'ids' } });
+    const first = await m.addMessage({ role: 'user', promptName: 'ask', params: { question: 'ids' } });
+    await m.branchFrom(first.nodeId);
+    const second = await m.addMessage({ role: 'user', promptName: 'ask', params: { question: 'ids' } });
+    expect(second.parentId).toBe(first.parentId);
     expect(notes.searches).toEqual(['ids', 'ids']);
   });
 
