@@ -6,6 +6,7 @@ import { buildChatState } from './chatView';
 import { editorValues, findWorkspaceFiles, insertIntoEditor, openWorkspaceFile, selectionAttachment } from './editorActions';
 import { isNoServer, isUserAbort, toErrorView } from './errorView';
 import { firstLine } from './labels';
+import { Disposable, toDisposable } from './lifecycle';
 import type { Services } from './services';
 import { noServerHint } from './settings';
 import { Settings } from './constants';
@@ -34,16 +35,14 @@ interface ActiveStream {
  * model answers into it, and posts a fresh `state` after every change. Posts are queued until the
  * webview says `ready`, and re-sent when it reloads.
  */
-export class ChatController implements vscode.Disposable {
+export class ChatController extends Disposable {
   private ready = false;
   /** The prompt library whose changes re-send the prompt list, and that subscription. */
   private library?: FileSystemPromptLibrary;
   private librarySub?: vscode.Disposable;
   private readonly pending: ToWebview[] = [];
   private stream?: ActiveStream;
-  private readonly disposables: vscode.Disposable[] = [];
-  private disposed = false;
-  private readonly _onDidDispose = new vscode.EventEmitter<void>();
+  private readonly _onDidDispose = this._register(new vscode.EventEmitter<void>());
   /** Fires when the panel closed. */
   readonly onDidDispose = this._onDidDispose.event;
 
@@ -52,24 +51,28 @@ export class ChatController implements vscode.Disposable {
     readonly conversationId: string,
     private readonly services: Services,
   ) {
-    this.disposables.push(
-      this._onDidDispose,
-      panel.webview.onDidReceiveMessage((msg: FromWebview) => this.handle(msg)),
-      panel.onDidDispose(() => this.dispose()),
+    super();
+    this._register(panel.webview.onDidReceiveMessage((msg: FromWebview) => this.handle(msg)));
+    this._register(panel.onDidDispose(() => this.dispose()));
+    this._register(
       services.onDidChangeConversation((id) => {
         if (id === this.conversationId && !this.stream) void this.postState();
       }),
+    );
+    this._register(
       services.onDidChangeSettings(() => {
         void this.postState();
         void this.postModels();
       }),
+    );
+    this._register(
       services.onDidChangeTrust(() => {
         void this.postState();
         void this.postPrompts();
       }),
-      services.onDidLoadLibrary(() => void this.postPrompts()),
-      { dispose: () => this.librarySub?.dispose() },
     );
+    this._register(services.onDidLoadLibrary(() => void this.postPrompts()));
+    this._register(toDisposable(() => this.librarySub?.dispose()));
   }
 
   /** Whether a model answer is streaming. */
@@ -78,7 +81,7 @@ export class ChatController implements vscode.Disposable {
   }
 
   private post(message: ToWebview): void {
-    if (this.disposed) return;
+    if (this.isDisposed) return;
     if (!this.ready) {
       // State, models and prompts are sent fresh on `ready`; only one-off messages wait.
       if (message.type === 'attach' || message.type === 'notice') this.pending.push(message);
@@ -263,7 +266,7 @@ export class ChatController implements vscode.Disposable {
    * would miss it, and subscribing on every load kept the old libraries' listeners.
    */
   private followLibrary(library: FileSystemPromptLibrary | undefined): void {
-    if (library === this.library || this.disposed) return;
+    if (library === this.library || this.isDisposed) return;
     this.librarySub?.dispose();
     this.library = library;
     this.librarySub = library?.onDidChange(() => void this.postPrompts());
@@ -396,11 +399,11 @@ export class ChatController implements vscode.Disposable {
     this.panel.reveal();
   }
 
-  dispose(): void {
-    if (this.disposed) return;
-    this.disposed = true;
+  /** Stops a running answer, tells `onDidDispose` listeners, then lets go of every subscription. */
+  override dispose(): void {
+    if (this.isDisposed) return;
     this.stream?.abort.abort();
     this._onDidDispose.fire();
-    for (const d of this.disposables.splice(0)) d.dispose();
+    super.dispose();
   }
 }

@@ -12,6 +12,7 @@ import type {
 } from '../core/index';
 import { Settings } from './constants';
 import { DelegatingPromptBuilder, DelegatingProvider } from './delegates';
+import { Disposable, toDisposable } from './lifecycle';
 import { OutputChannelLogger } from './logger';
 import { ApiKeyStore } from './secrets';
 import { parseSettings, type ArborSettings } from './settings';
@@ -30,22 +31,22 @@ export const STORE_FILE = 'arbor.sqlite';
  * sql.js store, the model provider (rebuilt when settings or the key change), the prompt library
  * and builder, the workspace index, and one `ConversationManager` per open conversation.
  */
-export class Services implements vscode.Disposable {
+export class Services extends Disposable {
   readonly logger: OutputChannelLogger;
   readonly apiKeys: ApiKeyStore;
   readonly files = new VscodeWorkspaceFiles();
   readonly workspaceFiles: WorkspaceFileReader;
 
-  private readonly _onDidChangeSettings = new vscode.EventEmitter<ArborSettings>();
+  private readonly _onDidChangeSettings = this._register(new vscode.EventEmitter<ArborSettings>());
   /** Fires after the `arbor.*` settings or the API key changed (the provider is rebuilt lazily). */
   readonly onDidChangeSettings = this._onDidChangeSettings.event;
-  private readonly _onDidChangeTrust = new vscode.EventEmitter<boolean>();
+  private readonly _onDidChangeTrust = this._register(new vscode.EventEmitter<boolean>());
   /** Fires when the workspace becomes trusted (prompts and indexing turn on). */
   readonly onDidChangeTrust = this._onDidChangeTrust.event;
-  private readonly _onDidChangeConversation = new vscode.EventEmitter<string>();
+  private readonly _onDidChangeConversation = this._register(new vscode.EventEmitter<string>());
   /** Fires with a conversation id after it changed, in this window or (on the next poll) in another. */
   readonly onDidChangeConversation = this._onDidChangeConversation.event;
-  private readonly _onDidChangeIndexSettings = new vscode.EventEmitter<void>();
+  private readonly _onDidChangeIndexSettings = this._register(new vscode.EventEmitter<void>());
   /** Fires when the retrieval settings changed and the index was dropped, to be rebuilt. */
   readonly onDidChangeIndexSettings = this._onDidChangeIndexSettings.event;
   /** The prompt library, its builder and the workspace index. */
@@ -62,13 +63,13 @@ export class Services implements vscode.Disposable {
   private readonly busy = new Map<string, number>();
   private readonly staleWhileBusy = new Set<string>();
   private readonly managerSubscriptions = new Map<string, vscode.Disposable>();
-  private readonly disposables: vscode.Disposable[] = [];
   private lastEditor?: vscode.TextEditor;
   private readonly llm: DelegatingProvider;
   private readonly middleware: ConversationMiddleware[];
   private readonly promptBuilderProxy: DelegatingPromptBuilder;
 
   constructor(private readonly context: vscode.ExtensionContext) {
+    super();
     this.logger = new OutputChannelLogger('Arbor');
     this.middleware = [new RedactionMiddleware(), new LoggingMiddleware(this.logger)];
     this.apiKeys = new ApiKeyStore(context.secrets);
@@ -96,13 +97,12 @@ export class Services implements vscode.Disposable {
           : 'Workspace prompts are off in Restricted Mode: trust this workspace to use them.',
     );
     this.lastEditor = vscode.window.activeTextEditor;
-    this.disposables.push(
-      this.logger,
-      this.apiKeys,
-      this._onDidChangeSettings,
-      this._onDidChangeTrust,
-      this._onDidChangeConversation,
-      this._onDidChangeIndexSettings,
+    this._register(this.logger);
+    this._register(this.apiKeys);
+    this._register(this.workspace);
+    // The store closes after everything else let go of it (registered first, disposed last).
+    this._register(toDisposable(() => void this.storagePromise?.then((s) => s.close()).catch(() => undefined)));
+    this._register(
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (!e.affectsConfiguration(Settings.section)) return;
         const before = this.current;
@@ -116,14 +116,20 @@ export class Services implements vscode.Disposable {
         }
         this._onDidChangeSettings.fire(this.current);
       }),
+    );
+    this._register(
       this.apiKeys.onDidChange(() => {
         this.providerPromise = undefined;
         this._onDidChangeSettings.fire(this.current);
       }),
+    );
+    this._register(
       vscode.workspace.onDidGrantWorkspaceTrust(() => {
         this.workspace.reopenLibrary();
         this._onDidChangeTrust.fire(true);
       }),
+    );
+    this._register(
       vscode.window.onDidChangeActiveTextEditor((e) => {
         if (e) this.lastEditor = e;
       }),
@@ -204,7 +210,7 @@ export class Services implements vscode.Disposable {
       });
       this.logger.info(`Opened the conversation store ${file} in ${Date.now() - started} ms`);
       const sub = storage.onDidChange?.((id) => this.onStorageChanged(id));
-      if (sub) this.disposables.push(sub);
+      if (sub) this._register(sub);
       this.watchStore(dir);
       this.storageOpened = true;
       return storage;
@@ -235,17 +241,17 @@ export class Services implements vscode.Disposable {
       }, 100);
     };
     const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(dir), 'arbor.sqlite*'));
-    this.disposables.push(
-      watcher,
-      watcher.onDidChange(poll),
-      watcher.onDidCreate(poll),
+    this._register(watcher);
+    this._register(watcher.onDidChange(poll));
+    this._register(watcher.onDidCreate(poll));
+    this._register(
       vscode.window.onDidChangeWindowState((e) => {
         if (e.focused) poll();
       }),
-      { dispose: () => timer && clearTimeout(timer) },
     );
+    this._register(toDisposable(() => timer && clearTimeout(timer)));
     const interval = setInterval(poll, STORE_POLL_MS);
-    this.disposables.push({ dispose: () => clearInterval(interval) });
+    this._register(toDisposable(() => clearInterval(interval)));
   }
 
   /**
@@ -404,10 +410,8 @@ export class Services implements vscode.Disposable {
     );
   }
 
-  dispose(): void {
-    for (const d of this.disposables.splice(0)) d.dispose();
+  override dispose(): void {
     for (const d of this.managerSubscriptions.values()) d.dispose();
-    this.workspace.dispose();
-    void this.storagePromise?.then((s) => s.close()).catch(() => undefined);
+    super.dispose();
   }
 }
