@@ -40,6 +40,17 @@ export {
 export { conversationToMarkdown, type MarkdownExportOptions } from './conversation/markdownExport';
 export { Emitter, type ArborEvent } from './emitter';
 export {
+  readNodeMetadata,
+  nodeMetadata,
+  readConversationMetadata,
+  conversationMetadata,
+  nodeRagMetadata,
+  type NodeMetadata,
+  type ConversationMetadata,
+  type StoredAttachment,
+  type StopReason,
+} from './metadataKeys';
+export {
   ArborError,
   ConversationNotFoundError,
   NodeNotFoundError,

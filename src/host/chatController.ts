@@ -1,8 +1,9 @@
 import * as vscode from 'vscode';
-import type { ConversationManager, ConversationNode, FileSystemPromptLibrary } from '../core/index';
+import type { ConversationMetadata, FileSystemPromptLibrary } from '../core/index';
 import { assertNever } from '../shared/protocol';
 import type { Attachment, FromWebview, PromptSummary, SendMessage, ToWebview } from '../shared/protocol';
 import { buildChatState } from './chatView';
+import { chatTitle, editedUserMessage, promptDisplayText, titleFromMessage, totalCostUpdate, userMessageMetadata } from './conversationRules';
 import { editorValues, findWorkspaceFiles, insertIntoEditor, openWorkspaceFile, selectionAttachment } from './editorActions';
 import { isNoServer, isUserAbort, toErrorView } from './errorView';
 import { firstLine } from './labels';
@@ -10,7 +11,7 @@ import { Disposable, toDisposable } from './lifecycle';
 import type { Services } from './services';
 import { noServerHint } from './settings';
 import { Settings } from './constants';
-import { branchTip, conversationTitle } from './treeModel';
+import { branchTip } from './treeModel';
 import { composeUserMessage } from './workspacePaths';
 
 /** After Stop, how long to wait for the next chunk before cutting the connection. */
@@ -118,7 +119,7 @@ export class ChatController extends Disposable {
       const manager = await this.services.manager(this.conversationId);
       // One copy of the nodes for the title and the state: each getAllNodes() deep-copies them all.
       const nodes = manager.getAllNodes();
-      const title = this.titleOf(manager, nodes);
+      const title = chatTitle(manager.getMetadata() as Record<string, unknown>, nodes);
       this.panel.title = firstLine(title, 40);
       const s = this.services.settings;
       this.post({
@@ -139,12 +140,6 @@ export class ChatController extends Disposable {
       this.services.logger.error(`Could not show conversation ${this.conversationId}`, err);
       this.post({ type: 'notice', level: 'error', message: toErrorView(err).message });
     }
-  }
-
-  private titleOf(manager: ConversationManager, nodes: readonly ConversationNode[]): string {
-    const firstUser = nodes.find((n) => n.message.role === 'user');
-    const display = firstUser?.metadata.displayText;
-    return conversationTitle(manager.getMetadata() as Record<string, unknown>, typeof display === 'string' ? display : firstUser?.message.content);
   }
 
   private async handle(msg: FromWebview): Promise<void> {
@@ -282,7 +277,6 @@ export class ChatController extends Disposable {
     if (this.refuseWhileBusy(msg.requestId)) return;
     const manager = await this.services.manager(this.conversationId);
     const resolved = await this.services.workspaceFiles.resolveAttachments(msg.attachments);
-    const stored = msg.attachments.map(({ text: _text, ...a }) => a);
     if (msg.promptName) {
       // A field left empty in the form falls back to the prompt's default (or the editor value).
       const given = Object.fromEntries(Object.entries(msg.params ?? {}).filter(([, v]) => typeof v === 'string' && v.trim() !== ''));
@@ -296,16 +290,14 @@ export class ChatController extends Disposable {
         promptName: msg.promptName,
         params,
         includeRag: this.services.trusted,
-        metadata: { attachments: stored, displayText: msg.text.trim() ? `/${msg.promptName} ${msg.text.trim()}` : `/${msg.promptName}` },
+        metadata: userMessageMetadata(msg.attachments, promptDisplayText(msg.promptName, msg.text)),
       });
     } else {
       if (!msg.text.trim() && resolved.length === 0) return;
-      await manager.addMessage({ role: 'user', content: composeUserMessage(msg.text, resolved), raw: true, metadata: { attachments: stored, displayText: msg.text } });
+      await manager.addMessage({ role: 'user', content: composeUserMessage(msg.text, resolved), raw: true, metadata: userMessageMetadata(msg.attachments, msg.text) });
     }
-    if (!manager.getMetadata('title')) {
-      const title = firstLine(msg.text || (msg.promptName ? `/${msg.promptName}` : '') || resolved[0]?.path || 'New conversation', 80);
-      await manager.setMetadata('title', title);
-    }
+    const title = titleFromMessage(manager.getMetadata() as Record<string, unknown>, { text: msg.text, promptName: msg.promptName, attachments: resolved });
+    if (title !== undefined) await manager.setMetadata({ title } satisfies ConversationMetadata);
     await this.answer(msg.requestId, msg.model);
   }
 
@@ -319,17 +311,9 @@ export class ChatController extends Disposable {
   private async edit(requestId: string, nodeId: string, text: string): Promise<void> {
     if (this.refuseWhileBusy(requestId)) return;
     const manager = await this.services.manager(this.conversationId);
-    const original = manager.getNode(nodeId);
-    const shown = original.metadata.displayText;
-    // Keep what was attached to the original: its text follows the typed text in the content.
-    const tail = typeof shown === 'string' && original.message.content.startsWith(shown) ? original.message.content.slice(shown.length) : '';
+    const edited = editedUserMessage(manager.getNode(nodeId), text);
     await manager.branchFrom(nodeId);
-    await manager.addMessage({
-      role: 'user',
-      content: text + tail,
-      raw: true,
-      metadata: { attachments: original.metadata.attachments ?? [], displayText: text },
-    });
+    await manager.addMessage({ role: 'user', content: edited.content, raw: true, metadata: edited.metadata });
     await this.answer(requestId);
   }
 
@@ -373,10 +357,9 @@ export class ChatController extends Disposable {
     } finally {
       this.stream = undefined;
       this.post({ type: 'streamDone', requestId, error });
-      // The list shows the cost from the metadata; writing it unchanged (a free local model, a failed
-      // answer) would only add a journal entry and redraw every view once more.
-      const total = manager.getTotalCost();
-      if (manager.getMetadata('totalCostUsd') !== total) await manager.setMetadata('totalCostUsd', total).catch(() => undefined);
+      // The list shows the cost from the metadata; it is written only when it changed.
+      const update = totalCostUpdate(manager.getMetadata() as Record<string, unknown>, manager.getTotalCost());
+      if (update) await manager.setMetadata(update).catch(() => undefined);
       await this.postState();
     }
   }

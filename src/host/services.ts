@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import { LoggingMiddleware, OllamaProvider, OpenAIProvider, OpenConversations, RedactionMiddleware, SqlJsConversationStorage } from '../core/index';
 import type {
   ConversationManager,
+  ConversationMetadata,
   ConversationMiddleware,
   FileSystemPromptLibrary,
   LLMProvider,
@@ -305,7 +306,8 @@ export class Services extends Disposable {
 
   /** Starts a new, empty conversation. */
   async createConversation(metadata: Record<string, unknown> = {}): Promise<ConversationManager> {
-    return (await this.conversations()).create({ metadata: { title: '', ...metadata } });
+    const untitled: ConversationMetadata = { title: '' };
+    return (await this.conversations()).create({ metadata: { ...untitled, ...metadata } });
   }
 
   /** The manager of a stored conversation, shared by every view of it (`ConversationNotFoundError` if gone). */
