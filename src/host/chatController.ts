@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
 import type { ConversationMetadata, FileSystemPromptLibrary } from '../core/index';
-import { assertNever } from '../shared/protocol';
-import type { Attachment, FromWebview, PromptSummary, SendMessage, ToWebview } from '../shared/protocol';
-import { buildChatState } from './chatView';
+import { assertNever, isStreamedRequest } from '../shared/protocol';
+import type { AnswerMessage, Attachment, EditMessage, FromWebview, RegenerateMessage, RequestMessage, RetryMessage, SendMessage, StreamedRequestType, ToWebview } from '../shared/protocol';
+import { buildChatState, promptSummaries } from './chatView';
 import { chatTitle, editedUserMessage, promptDisplayText, titleFromMessage, totalCostUpdate, userMessageMetadata } from './conversationRules';
 import { editorValues, findWorkspaceFiles, insertIntoEditor, openWorkspaceFile, selectionAttachment } from './editorActions';
 import { isNoServer, isUserAbort, toErrorView } from './errorView';
@@ -20,8 +20,12 @@ const STOP_GRACE_MS = 1000;
 /** How long the model list may take before the picker shows only the configured model. */
 const LIST_MODELS_TIMEOUT_MS = 4000;
 
+/** An answer's messages without the `requestId`, which `reply` copies from the request. */
+type AnswerFields<M extends RequestMessage> = AnswerMessage<M['type']> extends infer A ? (A extends unknown ? Omit<A, 'requestId'> : never) : never;
+
 interface ActiveStream {
-  requestId: string;
+  /** The request this stream answers. */
+  request: RequestMessage<StreamedRequestType>;
   abort: AbortController;
   /** Stop was pressed: the loop ends at the next chunk (so the answer is kept as stopped, not failed). */
   stopRequested: boolean;
@@ -150,17 +154,17 @@ export class ChatController extends Disposable {
         case 'send':
           return await this.mutate(() => this.send(msg));
         case 'stop':
-          if (this.stream && (this.stream.requestId === msg.requestId || !msg.requestId)) this.stop(this.stream);
+          if (this.stream && (this.stream.request.requestId === msg.requestId || !msg.requestId)) this.stop(this.stream);
           return;
         case 'regenerate':
-          return await this.mutate(() => this.regenerate(msg.requestId, msg.nodeId, msg.model));
+          return await this.mutate(() => this.regenerate(msg));
         case 'edit':
-          return await this.mutate(() => this.edit(msg.requestId, msg.nodeId, msg.text));
+          return await this.mutate(() => this.edit(msg));
         case 'switch':
           await this.services.withManager(this.conversationId, (m) => m.switchToNode(branchTip(m.getAllNodes(), msg.nodeId)));
           return await this.postState();
         case 'retry':
-          return await this.mutate(() => this.retry(msg.requestId));
+          return await this.mutate(() => this.retry(msg));
         case 'copy':
           await vscode.env.clipboard.writeText(msg.text);
           return;
@@ -174,8 +178,7 @@ export class ChatController extends Disposable {
           return await this.services.updateSetting(Settings.model, msg.model);
         case 'findFiles': {
           const result = await findWorkspaceFiles(this.services, msg.query).catch((err) => ({ error: err }));
-          if (Array.isArray(result)) this.post({ type: 'response', requestId: msg.requestId, result });
-          else this.post({ type: 'response', requestId: msg.requestId, error: toErrorView(result.error) });
+          this.reply(msg, Array.isArray(result) ? { type: 'response', result } : { type: 'response', error: toErrorView(result.error) });
           return;
         }
         case 'attachSelection': {
@@ -190,8 +193,8 @@ export class ChatController extends Disposable {
     } catch (err) {
       this.services.logger.error(`Chat request "${msg.type}" failed`, err);
       const view = toErrorView(err);
-      if ('requestId' in msg && msg.requestId && msg.type !== 'findFiles') {
-        this.post({ type: 'streamDone', requestId: msg.requestId, error: view });
+      if (isStreamedRequest(msg)) {
+        this.reply(msg, { type: 'streamDone', error: view });
         await this.postState();
       } else {
         this.post({ type: 'notice', level: 'error', message: view.message });
@@ -205,8 +208,8 @@ export class ChatController extends Disposable {
     for (const m of this.pending.splice(0)) void this.panel.webview.postMessage(m);
     const s = this.stream;
     if (s) {
-      this.post({ type: 'streamStart', requestId: s.requestId, parentNodeId: s.parentNodeId, model: s.model });
-      if (s.text || s.thinking) this.post({ type: 'streamDelta', requestId: s.requestId, delta: s.text, thinkingDelta: s.thinking || undefined });
+      this.reply(s.request, { type: 'streamStart', parentNodeId: s.parentNodeId, model: s.model });
+      if (s.text || s.thinking) this.reply(s.request, { type: 'streamDelta', delta: s.text, thinkingDelta: s.thinking || undefined });
     }
     void this.postModels();
     void this.postPrompts();
@@ -236,19 +239,7 @@ export class ChatController extends Disposable {
     try {
       const library = this.services.trusted ? await this.services.promptLibrary() : undefined;
       this.followLibrary(library);
-      const prompts: PromptSummary[] = (library?.listPrompts() ?? [])
-        .filter((p) => p.kind === 'user')
-        .map((p) => ({
-          name: p.name,
-          description: p.description,
-          params: p.params.map((q) => ({
-            name: q.name,
-            required: !!q.required,
-            default: q.default === undefined ? undefined : typeof q.default === 'string' ? q.default : JSON.stringify(q.default),
-            description: q.description,
-          })),
-        }));
-      this.post({ type: 'prompts', prompts });
+      this.post({ type: 'prompts', prompts: promptSummaries(library?.listPrompts() ?? []) });
     } catch (err) {
       this.services.logger.warn('Could not list prompts', err);
       this.post({ type: 'prompts', prompts: [] });
@@ -267,14 +258,23 @@ export class ChatController extends Disposable {
     this.librarySub = library?.onDidChange(() => void this.postPrompts());
   }
 
-  private refuseWhileBusy(requestId: string): boolean {
+  /**
+   * Posts an answer to a request with the request's id; the compiler holds it to the messages
+   * `WebviewRequests` lists as answers to that request.
+   */
+  private reply<M extends RequestMessage>(request: M, answer: AnswerFields<M>): void {
+    // Omit<A, 'requestId'> plus the id is A again for each answer A; the compiler cannot see that through the generic.
+    this.post({ ...answer, requestId: request.requestId } as unknown as AnswerMessage<M['type']>);
+  }
+
+  private refuseWhileBusy(request: RequestMessage<StreamedRequestType>): boolean {
     if (!this.stream) return false;
-    this.post({ type: 'streamDone', requestId, error: { message: 'An answer is still streaming: stop it or wait for it first.', kind: 'busy', retryable: true } });
+    this.reply(request, { type: 'streamDone', error: { message: 'An answer is still streaming: stop it or wait for it first.', kind: 'busy', retryable: true } });
     return true;
   }
 
   private async send(msg: SendMessage): Promise<void> {
-    if (this.refuseWhileBusy(msg.requestId)) return;
+    if (this.refuseWhileBusy(msg)) return;
     const manager = await this.services.manager(this.conversationId);
     const resolved = await this.services.workspaceFiles.resolveAttachments(msg.attachments);
     if (msg.promptName) {
@@ -298,40 +298,40 @@ export class ChatController extends Disposable {
     }
     const title = titleFromMessage(manager.getMetadata() as Record<string, unknown>, { text: msg.text, promptName: msg.promptName, attachments: resolved });
     if (title !== undefined) await manager.setMetadata({ title } satisfies ConversationMetadata);
-    await this.answer(msg.requestId, msg.model);
+    await this.answer(msg, msg.model);
   }
 
-  private async regenerate(requestId: string, nodeId: string, model?: string): Promise<void> {
-    if (this.refuseWhileBusy(requestId)) return;
+  private async regenerate(msg: RegenerateMessage): Promise<void> {
+    if (this.refuseWhileBusy(msg)) return;
     const manager = await this.services.manager(this.conversationId);
-    await manager.branchFrom(nodeId);
-    await this.answer(requestId, model);
+    await manager.branchFrom(msg.nodeId);
+    await this.answer(msg, msg.model);
   }
 
-  private async edit(requestId: string, nodeId: string, text: string): Promise<void> {
-    if (this.refuseWhileBusy(requestId)) return;
+  private async edit(msg: EditMessage): Promise<void> {
+    if (this.refuseWhileBusy(msg)) return;
     const manager = await this.services.manager(this.conversationId);
-    const edited = editedUserMessage(manager.getNode(nodeId), text);
-    await manager.branchFrom(nodeId);
+    const edited = editedUserMessage(manager.getNode(msg.nodeId), msg.text);
+    await manager.branchFrom(msg.nodeId);
     await manager.addMessage({ role: 'user', content: edited.content, raw: true, metadata: edited.metadata });
-    await this.answer(requestId);
+    await this.answer(msg);
   }
 
-  private async retry(requestId: string): Promise<void> {
-    if (this.refuseWhileBusy(requestId)) return;
+  private async retry(msg: RetryMessage): Promise<void> {
+    if (this.refuseWhileBusy(msg)) return;
     const manager = await this.services.manager(this.conversationId);
     const current = manager.getNode(manager.currentNodeId);
     if (current.message.role === 'assistant') await manager.branchFrom(current.nodeId);
-    await this.answer(requestId);
+    await this.answer(msg);
   }
 
   /** Streams the model's answer to the current node into the webview; the node is kept even when stopped. */
-  private async answer(requestId: string, model?: string): Promise<void> {
+  private async answer(request: RequestMessage<StreamedRequestType>, model?: string): Promise<void> {
     const manager = await this.services.manager(this.conversationId);
     const chosen = model && model.trim() ? model.trim() : this.services.settings.model;
-    const stream: ActiveStream = { requestId, abort: new AbortController(), stopRequested: false, parentNodeId: manager.currentNodeId, model: chosen, text: '', thinking: '' };
+    const stream: ActiveStream = { request, abort: new AbortController(), stopRequested: false, parentNodeId: manager.currentNodeId, model: chosen, text: '', thinking: '' };
     this.stream = stream;
-    this.post({ type: 'streamStart', requestId, parentNodeId: stream.parentNodeId, model: chosen });
+    this.reply(request, { type: 'streamStart', parentNodeId: stream.parentNodeId, model: chosen });
     let error: ReturnType<typeof toErrorView> | undefined;
     try {
       await this.services.whileBusy(this.conversationId, async () => {
@@ -340,7 +340,7 @@ export class ChatController extends Disposable {
           if (chunk.delta || chunk.thinkingDelta) {
             stream.text += chunk.delta;
             if (chunk.thinkingDelta) stream.thinking += chunk.thinkingDelta;
-            this.post({ type: 'streamDelta', requestId, delta: chunk.delta, thinkingDelta: chunk.thinkingDelta });
+            this.reply(request, { type: 'streamDelta', delta: chunk.delta, thinkingDelta: chunk.thinkingDelta });
           }
           if (stream.stopRequested) break;
         }
@@ -356,7 +356,7 @@ export class ChatController extends Disposable {
       }
     } finally {
       this.stream = undefined;
-      this.post({ type: 'streamDone', requestId, error });
+      this.reply(request, { type: 'streamDone', error });
       // The list shows the cost from the metadata; it is written only when it changed.
       const update = totalCostUpdate(manager.getMetadata() as Record<string, unknown>, manager.getTotalCost());
       if (update) await manager.setMetadata(update).catch(() => undefined);

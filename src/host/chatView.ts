@@ -4,8 +4,8 @@
  */
 import { childIndexOf } from '../core/index';
 import type { ConversationNode, RagMetadata } from '../core/index';
-import type { Attachment, ChatState, ContextChip, MessageView, SiblingInfo } from '../shared/protocol';
-import { nodeMetadata, nodeRagMetadata } from '../core/index';
+import type { Attachment, ChatState, ContextChip, MessageView, PromptSummary, SiblingInfo } from '../shared/protocol';
+import { nodeMetadata, nodeRagMetadata, type PromptInfo } from '../core/index';
 import { messageDisplayText } from './conversationRules';
 
 /** What `buildChatState` needs besides the nodes. */
@@ -104,4 +104,20 @@ export function buildChatState(input: ChatStateInput): ChatState {
     busy: input.busy,
     restricted: input.restricted,
   };
+}
+
+/** The user prompts of the library as the `/` menu offers them, with defaults as text for the form. */
+export function promptSummaries(prompts: readonly PromptInfo[]): PromptSummary[] {
+  return prompts
+    .filter((p) => p.kind === 'user')
+    .map((p) => ({
+      name: p.name,
+      description: p.description,
+      params: p.params.map((q) => ({
+        name: q.name,
+        required: !!q.required,
+        default: q.default === undefined ? undefined : typeof q.default === 'string' ? q.default : JSON.stringify(q.default),
+        description: q.description,
+      })),
+    }));
 }
