@@ -30,7 +30,7 @@ import '@vscode-elements/elements/dist/vscode-option/index.js';
 import '@vscode-elements/elements/dist/vscode-single-select/index.js';
 import '@vscode-elements/elements/dist/vscode-textarea/index.js';
 import { assertNever } from '../src/shared/protocol';
-import type { ChatState, ToWebview } from '../src/shared/protocol';
+import type { ChatState, RequestMessage, ResponseMessage, ResponseRequestType, ResponseResult, StreamedRequestType, ToWebview } from '../src/shared/protocol';
 import { h } from './dom';
 import { MarkdownRenderer } from './render/markdown';
 import { StreamBuffer } from './streamBuffer';
@@ -43,11 +43,11 @@ import { MessageList } from './view/messageList';
 const vscode = connectVsCode();
 let persisted: PersistedState = vscode.getState() ?? { draft: '', attachments: [] };
 let chat: ChatState | undefined;
-let models: string[] = [];
+let models: readonly string[] = [];
 let busy = false;
 let streamingId: string | undefined;
 let lastRequestId: string | undefined;
-const pendingRequests = new Map<string, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+const pendingRequests = new Map<string, { resolve: (value: ResponseMessage['result']) => void; reject: (error: Error) => void }>();
 
 const renderer = new MarkdownRenderer();
 const header = new Header(renderer);
@@ -55,13 +55,16 @@ const list = new MessageList(
   renderer,
   {
     switchTo: (nodeId) => vscode.postMessage({ type: 'switch', nodeId }),
-    edit: (nodeId, text) =>
-      startRequest((requestId) => {
-        vscode.postMessage({ type: 'edit', requestId, nodeId, text });
-        list.showOutgoing(requestId, text, [], nodeId);
-      }),
-    regenerate: (nodeId, model) => startRequest((requestId) => vscode.postMessage({ type: 'regenerate', requestId, nodeId, model })),
-    retry: () => startRequest((requestId) => vscode.postMessage({ type: 'retry', requestId })),
+    edit: (nodeId, text) => {
+      const requestId = startRequest((id) => ({ type: 'edit', requestId: id, nodeId, text }));
+      list.showOutgoing(requestId, text, [], nodeId);
+    },
+    regenerate: (nodeId, model) => {
+      startRequest((requestId) => ({ type: 'regenerate', requestId, nodeId, model }));
+    },
+    retry: () => {
+      startRequest((requestId) => ({ type: 'retry', requestId }));
+    },
     openFile: (path, startLine, endLine) => vscode.postMessage({ type: 'openFile', path, startLine, endLine }),
     models: () => models,
     isBusy: () => busy,
@@ -73,15 +76,14 @@ const list = new MessageList(
 );
 const stream = new StreamBuffer((snapshot) => list.updateStream(snapshot));
 const composer = new Composer({
-  send: (message) =>
-    startRequest((requestId) => {
-      vscode.postMessage({ type: 'send', requestId, ...message });
-      const shown = message.promptName ? `/${message.promptName}${message.text ? ` ${message.text}` : ''}` : message.text;
-      list.showOutgoing(requestId, shown, message.attachments);
-    }),
+  send: (message) => {
+    const requestId = startRequest((id) => ({ type: 'send', requestId: id, ...message }));
+    const shown = message.promptName ? `/${message.promptName}${message.text ? ` ${message.text}` : ''}` : message.text;
+    list.showOutgoing(requestId, shown, message.attachments);
+  },
   stop: () => vscode.postMessage({ type: 'stop', requestId: streamingId ?? lastRequestId ?? '' }),
   selectModel: (model) => vscode.postMessage({ type: 'selectModel', model }),
-  findFiles: (query) => request<string[]>((requestId) => vscode.postMessage({ type: 'findFiles', requestId, query })).then(asPaths),
+  findFiles: (query) => request('findFiles', { query }).then(asPaths),
   attachSelection: () => vscode.postMessage({ type: 'attachSelection' }),
   editLast: () => list.editLastUserMessage(),
   saveDraft: (draft, attachments) => save({ draft, attachments }),
@@ -176,20 +178,22 @@ function handle(message: ToWebview): void {
   }
 }
 
-/** Posts a request that streams an answer; Stop shows at once, before the host's `streamStart`. */
-function startRequest(post: (requestId: string) => void): void {
+/** Posts a request that streams an answer and returns its id; Stop shows at once, before the host's `streamStart`. */
+function startRequest(build: (requestId: string) => RequestMessage<StreamedRequestType>): string {
   const requestId = newRequestId();
   lastRequestId = requestId;
-  post(requestId);
+  vscode.postMessage(build(requestId));
   setBusy(true);
+  return requestId;
 }
 
-/** Posts a request answered by one `response`. */
-function request<T>(post: (requestId: string) => void): Promise<T> {
+/** Posts a request answered by one `response`; resolves with what `WebviewRequests` says that response carries. */
+function request<K extends ResponseRequestType>(type: K, fields: Omit<RequestMessage<K>, 'type' | 'requestId'>): Promise<ResponseResult<K>> {
   const requestId = newRequestId();
-  return new Promise<T>((resolve, reject) => {
-    pendingRequests.set(requestId, { resolve: (value) => resolve(value as T), reject });
-    post(requestId);
+  return new Promise<ResponseResult<K>>((resolve, reject) => {
+    // The response is matched to its request by id at run time, so its result is this request's.
+    pendingRequests.set(requestId, { resolve: (value) => resolve(value as ResponseResult<K>), reject });
+    vscode.postMessage({ ...fields, type, requestId } as RequestMessage<K>);
   });
 }
 

@@ -8,7 +8,7 @@ import type { Attachment, FromWebview } from '../src/shared/protocol';
 export interface PersistedState {
   conversationId?: string;
   draft: string;
-  attachments: Attachment[];
+  attachments: readonly Attachment[];
 }
 
 /** What VS Code gives a webview script. */

@@ -14,6 +14,7 @@ export {
   type ConversationState,
 } from './types';
 export { ConversationManager } from './conversation/conversationManager';
+export { OpenConversations, type OpenConversationsOptions, type OpenManagerOptions, type NewConversationOptions } from './conversation/openConversations';
 export {
   type ConversationManagerOptions,
   type CreateConversationOptions,
@@ -40,6 +41,17 @@ export {
 } from './conversation/exchange';
 export { conversationToMarkdown, type MarkdownExportOptions } from './conversation/markdownExport';
 export { Emitter, type ArborEvent } from './emitter';
+export {
+  readNodeMetadata,
+  nodeMetadata,
+  readConversationMetadata,
+  conversationMetadata,
+  nodeRagMetadata,
+  type NodeMetadata,
+  type ConversationMetadata,
+  type StoredAttachment,
+  type StopReason,
+} from './metadataKeys';
 export {
   ArborError,
   ConversationNotFoundError,

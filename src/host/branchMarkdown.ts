@@ -2,6 +2,7 @@
  * One branch (the path from the root to a node) as Markdown, for the side-by-side diff of two
  * branches and for copying a run of messages. Pure.
  */
+import { readNodeMetadata } from '../core/index';
 import type { ConversationNode } from '../core/index';
 import { roleName } from './labels';
 
@@ -24,7 +25,8 @@ export function messagesToMarkdown(nodes: readonly ConversationNode[]): string {
   return nodes
     .filter((n) => !(n.parentId === null && !n.message.content.trim()))
     .map((n) => {
-      const model = typeof n.metadata?.model === 'string' ? ` (${n.metadata.model})` : '';
+      const name = readNodeMetadata(n.metadata, 'model');
+      const model = name !== undefined ? ` (${name})` : '';
       const branch = n.branchName ? ` — branch "${n.branchName}"` : '';
       return `## ${roleName(n.message.role)}${model}${branch}\n\n${n.message.content.trimEnd()}\n`;
     })

@@ -1,15 +1,17 @@
 import * as vscode from 'vscode';
-import type { ConversationManager, ConversationNode, FileSystemPromptLibrary } from '../core/index';
-import { assertNever } from '../shared/protocol';
-import type { Attachment, FromWebview, PromptSummary, SendMessage, ToWebview } from '../shared/protocol';
-import { buildChatState } from './chatView';
+import type { ConversationMetadata, FileSystemPromptLibrary } from '../core/index';
+import { assertNever, isStreamedRequest } from '../shared/protocol';
+import type { AnswerMessage, Attachment, EditMessage, FromWebview, RegenerateMessage, RequestMessage, RetryMessage, SendMessage, StreamedRequestType, ToWebview } from '../shared/protocol';
+import { buildChatState, promptSummaries } from './chatView';
+import { chatTitle, editedUserMessage, promptDisplayText, titleFromMessage, totalCostUpdate, userMessageMetadata } from './conversationRules';
 import { editorValues, findWorkspaceFiles, insertIntoEditor, openWorkspaceFile, selectionAttachment } from './editorActions';
 import { isNoServer, isUserAbort, toErrorView } from './errorView';
 import { firstLine } from './labels';
+import { Disposable, toDisposable } from './lifecycle';
 import type { Services } from './services';
 import { noServerHint } from './settings';
 import { Settings } from './constants';
-import { branchTip, conversationTitle } from './treeModel';
+import { branchTip } from './treeModel';
 import { composeUserMessage } from './workspacePaths';
 
 /** After Stop, how long to wait for the next chunk before cutting the connection. */
@@ -18,8 +20,12 @@ const STOP_GRACE_MS = 1000;
 /** How long the model list may take before the picker shows only the configured model. */
 const LIST_MODELS_TIMEOUT_MS = 4000;
 
+/** An answer's messages without the `requestId`, which `reply` copies from the request. */
+type AnswerFields<M extends RequestMessage> = AnswerMessage<M['type']> extends infer A ? (A extends unknown ? Omit<A, 'requestId'> : never) : never;
+
 interface ActiveStream {
-  requestId: string;
+  /** The request this stream answers. */
+  request: RequestMessage<StreamedRequestType>;
   abort: AbortController;
   /** Stop was pressed: the loop ends at the next chunk (so the answer is kept as stopped, not failed). */
   stopRequested: boolean;
@@ -34,16 +40,14 @@ interface ActiveStream {
  * model answers into it, and posts a fresh `state` after every change. Posts are queued until the
  * webview says `ready`, and re-sent when it reloads.
  */
-export class ChatController implements vscode.Disposable {
+export class ChatController extends Disposable {
   private ready = false;
   /** The prompt library whose changes re-send the prompt list, and that subscription. */
   private library?: FileSystemPromptLibrary;
   private librarySub?: vscode.Disposable;
   private readonly pending: ToWebview[] = [];
   private stream?: ActiveStream;
-  private readonly disposables: vscode.Disposable[] = [];
-  private disposed = false;
-  private readonly _onDidDispose = new vscode.EventEmitter<void>();
+  private readonly _onDidDispose = this._register(new vscode.EventEmitter<void>());
   /** Fires when the panel closed. */
   readonly onDidDispose = this._onDidDispose.event;
 
@@ -52,24 +56,28 @@ export class ChatController implements vscode.Disposable {
     readonly conversationId: string,
     private readonly services: Services,
   ) {
-    this.disposables.push(
-      this._onDidDispose,
-      panel.webview.onDidReceiveMessage((msg: FromWebview) => this.handle(msg)),
-      panel.onDidDispose(() => this.dispose()),
+    super();
+    this._register(panel.webview.onDidReceiveMessage((msg: FromWebview) => this.handle(msg)));
+    this._register(panel.onDidDispose(() => this.dispose()));
+    this._register(
       services.onDidChangeConversation((id) => {
         if (id === this.conversationId && !this.stream) void this.postState();
       }),
+    );
+    this._register(
       services.onDidChangeSettings(() => {
         void this.postState();
         void this.postModels();
       }),
+    );
+    this._register(
       services.onDidChangeTrust(() => {
         void this.postState();
         void this.postPrompts();
       }),
-      services.onDidLoadLibrary(() => void this.postPrompts()),
-      { dispose: () => this.librarySub?.dispose() },
     );
+    this._register(services.onDidLoadLibrary(() => void this.postPrompts()));
+    this._register(toDisposable(() => this.librarySub?.dispose()));
   }
 
   /** Whether a model answer is streaming. */
@@ -78,7 +86,7 @@ export class ChatController implements vscode.Disposable {
   }
 
   private post(message: ToWebview): void {
-    if (this.disposed) return;
+    if (this.isDisposed) return;
     if (!this.ready) {
       // State, models and prompts are sent fresh on `ready`; only one-off messages wait.
       if (message.type === 'attach' || message.type === 'notice') this.pending.push(message);
@@ -115,7 +123,7 @@ export class ChatController implements vscode.Disposable {
       const manager = await this.services.manager(this.conversationId);
       // One copy of the nodes for the title and the state: each getAllNodes() deep-copies them all.
       const nodes = manager.getAllNodes();
-      const title = this.titleOf(manager, nodes);
+      const title = chatTitle(manager.getMetadata() as Record<string, unknown>, nodes);
       this.panel.title = firstLine(title, 40);
       const s = this.services.settings;
       this.post({
@@ -138,12 +146,6 @@ export class ChatController implements vscode.Disposable {
     }
   }
 
-  private titleOf(manager: ConversationManager, nodes: readonly ConversationNode[]): string {
-    const firstUser = nodes.find((n) => n.message.role === 'user');
-    const display = firstUser?.metadata.displayText;
-    return conversationTitle(manager.getMetadata() as Record<string, unknown>, typeof display === 'string' ? display : firstUser?.message.content);
-  }
-
   private async handle(msg: FromWebview): Promise<void> {
     try {
       switch (msg.type) {
@@ -152,17 +154,17 @@ export class ChatController implements vscode.Disposable {
         case 'send':
           return await this.mutate(() => this.send(msg));
         case 'stop':
-          if (this.stream && (this.stream.requestId === msg.requestId || !msg.requestId)) this.stop(this.stream);
+          if (this.stream && (this.stream.request.requestId === msg.requestId || !msg.requestId)) this.stop(this.stream);
           return;
         case 'regenerate':
-          return await this.mutate(() => this.regenerate(msg.requestId, msg.nodeId, msg.model));
+          return await this.mutate(() => this.regenerate(msg));
         case 'edit':
-          return await this.mutate(() => this.edit(msg.requestId, msg.nodeId, msg.text));
+          return await this.mutate(() => this.edit(msg));
         case 'switch':
           await this.services.withManager(this.conversationId, (m) => m.switchToNode(branchTip(m.getAllNodes(), msg.nodeId)));
           return await this.postState();
         case 'retry':
-          return await this.mutate(() => this.retry(msg.requestId));
+          return await this.mutate(() => this.retry(msg));
         case 'copy':
           await vscode.env.clipboard.writeText(msg.text);
           return;
@@ -176,8 +178,7 @@ export class ChatController implements vscode.Disposable {
           return await this.services.updateSetting(Settings.model, msg.model);
         case 'findFiles': {
           const result = await findWorkspaceFiles(this.services, msg.query).catch((err) => ({ error: err }));
-          if (Array.isArray(result)) this.post({ type: 'response', requestId: msg.requestId, result });
-          else this.post({ type: 'response', requestId: msg.requestId, error: toErrorView(result.error) });
+          this.reply(msg, Array.isArray(result) ? { type: 'response', result } : { type: 'response', error: toErrorView(result.error) });
           return;
         }
         case 'attachSelection': {
@@ -192,8 +193,8 @@ export class ChatController implements vscode.Disposable {
     } catch (err) {
       this.services.logger.error(`Chat request "${msg.type}" failed`, err);
       const view = toErrorView(err);
-      if ('requestId' in msg && msg.requestId && msg.type !== 'findFiles') {
-        this.post({ type: 'streamDone', requestId: msg.requestId, error: view });
+      if (isStreamedRequest(msg)) {
+        this.reply(msg, { type: 'streamDone', error: view });
         await this.postState();
       } else {
         this.post({ type: 'notice', level: 'error', message: view.message });
@@ -207,8 +208,8 @@ export class ChatController implements vscode.Disposable {
     for (const m of this.pending.splice(0)) void this.panel.webview.postMessage(m);
     const s = this.stream;
     if (s) {
-      this.post({ type: 'streamStart', requestId: s.requestId, parentNodeId: s.parentNodeId, model: s.model });
-      if (s.text || s.thinking) this.post({ type: 'streamDelta', requestId: s.requestId, delta: s.text, thinkingDelta: s.thinking || undefined });
+      this.reply(s.request, { type: 'streamStart', parentNodeId: s.parentNodeId, model: s.model });
+      if (s.text || s.thinking) this.reply(s.request, { type: 'streamDelta', delta: s.text, thinkingDelta: s.thinking || undefined });
     }
     void this.postModels();
     void this.postPrompts();
@@ -238,19 +239,7 @@ export class ChatController implements vscode.Disposable {
     try {
       const library = this.services.trusted ? await this.services.promptLibrary() : undefined;
       this.followLibrary(library);
-      const prompts: PromptSummary[] = (library?.listPrompts() ?? [])
-        .filter((p) => p.kind === 'user')
-        .map((p) => ({
-          name: p.name,
-          description: p.description,
-          params: p.params.map((q) => ({
-            name: q.name,
-            required: !!q.required,
-            default: q.default === undefined ? undefined : typeof q.default === 'string' ? q.default : JSON.stringify(q.default),
-            description: q.description,
-          })),
-        }));
-      this.post({ type: 'prompts', prompts });
+      this.post({ type: 'prompts', prompts: promptSummaries(library?.listPrompts() ?? []) });
     } catch (err) {
       this.services.logger.warn('Could not list prompts', err);
       this.post({ type: 'prompts', prompts: [] });
@@ -263,23 +252,31 @@ export class ChatController implements vscode.Disposable {
    * would miss it, and subscribing on every load kept the old libraries' listeners.
    */
   private followLibrary(library: FileSystemPromptLibrary | undefined): void {
-    if (library === this.library || this.disposed) return;
+    if (library === this.library || this.isDisposed) return;
     this.librarySub?.dispose();
     this.library = library;
     this.librarySub = library?.onDidChange(() => void this.postPrompts());
   }
 
-  private refuseWhileBusy(requestId: string): boolean {
+  /**
+   * Posts an answer to a request with the request's id; the compiler holds it to the messages
+   * `WebviewRequests` lists as answers to that request.
+   */
+  private reply<M extends RequestMessage>(request: M, answer: AnswerFields<M>): void {
+    // Omit<A, 'requestId'> plus the id is A again for each answer A; the compiler cannot see that through the generic.
+    this.post({ ...answer, requestId: request.requestId } as unknown as AnswerMessage<M['type']>);
+  }
+
+  private refuseWhileBusy(request: RequestMessage<StreamedRequestType>): boolean {
     if (!this.stream) return false;
-    this.post({ type: 'streamDone', requestId, error: { message: 'An answer is still streaming: stop it or wait for it first.', kind: 'busy', retryable: true } });
+    this.reply(request, { type: 'streamDone', error: { message: 'An answer is still streaming: stop it or wait for it first.', kind: 'busy', retryable: true } });
     return true;
   }
 
   private async send(msg: SendMessage): Promise<void> {
-    if (this.refuseWhileBusy(msg.requestId)) return;
+    if (this.refuseWhileBusy(msg)) return;
     const manager = await this.services.manager(this.conversationId);
     const resolved = await this.services.workspaceFiles.resolveAttachments(msg.attachments);
-    const stored = msg.attachments.map(({ text: _text, ...a }) => a);
     if (msg.promptName) {
       // A field left empty in the form falls back to the prompt's default (or the editor value).
       const given = Object.fromEntries(Object.entries(msg.params ?? {}).filter(([, v]) => typeof v === 'string' && v.trim() !== ''));
@@ -293,58 +290,48 @@ export class ChatController implements vscode.Disposable {
         promptName: msg.promptName,
         params,
         includeRag: this.services.trusted,
-        metadata: { attachments: stored, displayText: msg.text.trim() ? `/${msg.promptName} ${msg.text.trim()}` : `/${msg.promptName}` },
+        metadata: userMessageMetadata(msg.attachments, promptDisplayText(msg.promptName, msg.text)),
       });
     } else {
       if (!msg.text.trim() && resolved.length === 0) return;
-      await manager.addMessage({ role: 'user', content: composeUserMessage(msg.text, resolved), raw: true, metadata: { attachments: stored, displayText: msg.text } });
+      await manager.addMessage({ role: 'user', content: composeUserMessage(msg.text, resolved), raw: true, metadata: userMessageMetadata(msg.attachments, msg.text) });
     }
-    if (!manager.getMetadata('title')) {
-      const title = firstLine(msg.text || (msg.promptName ? `/${msg.promptName}` : '') || resolved[0]?.path || 'New conversation', 80);
-      await manager.setMetadata('title', title);
-    }
-    await this.answer(msg.requestId, msg.model);
+    const title = titleFromMessage(manager.getMetadata() as Record<string, unknown>, { text: msg.text, promptName: msg.promptName, attachments: resolved });
+    if (title !== undefined) await manager.setMetadata({ title } satisfies ConversationMetadata);
+    await this.answer(msg, msg.model);
   }
 
-  private async regenerate(requestId: string, nodeId: string, model?: string): Promise<void> {
-    if (this.refuseWhileBusy(requestId)) return;
+  private async regenerate(msg: RegenerateMessage): Promise<void> {
+    if (this.refuseWhileBusy(msg)) return;
     const manager = await this.services.manager(this.conversationId);
-    await manager.branchFrom(nodeId);
-    await this.answer(requestId, model);
+    await manager.branchFrom(msg.nodeId);
+    await this.answer(msg, msg.model);
   }
 
-  private async edit(requestId: string, nodeId: string, text: string): Promise<void> {
-    if (this.refuseWhileBusy(requestId)) return;
+  private async edit(msg: EditMessage): Promise<void> {
+    if (this.refuseWhileBusy(msg)) return;
     const manager = await this.services.manager(this.conversationId);
-    const original = manager.getNode(nodeId);
-    const shown = original.metadata.displayText;
-    // Keep what was attached to the original: its text follows the typed text in the content.
-    const tail = typeof shown === 'string' && original.message.content.startsWith(shown) ? original.message.content.slice(shown.length) : '';
-    await manager.branchFrom(nodeId);
-    await manager.addMessage({
-      role: 'user',
-      content: text + tail,
-      raw: true,
-      metadata: { attachments: original.metadata.attachments ?? [], displayText: text },
-    });
-    await this.answer(requestId);
+    const edited = editedUserMessage(manager.getNode(msg.nodeId), msg.text);
+    await manager.branchFrom(msg.nodeId);
+    await manager.addMessage({ role: 'user', content: edited.content, raw: true, metadata: edited.metadata });
+    await this.answer(msg);
   }
 
-  private async retry(requestId: string): Promise<void> {
-    if (this.refuseWhileBusy(requestId)) return;
+  private async retry(msg: RetryMessage): Promise<void> {
+    if (this.refuseWhileBusy(msg)) return;
     const manager = await this.services.manager(this.conversationId);
     const current = manager.getNode(manager.currentNodeId);
     if (current.message.role === 'assistant') await manager.branchFrom(current.nodeId);
-    await this.answer(requestId);
+    await this.answer(msg);
   }
 
   /** Streams the model's answer to the current node into the webview; the node is kept even when stopped. */
-  private async answer(requestId: string, model?: string): Promise<void> {
+  private async answer(request: RequestMessage<StreamedRequestType>, model?: string): Promise<void> {
     const manager = await this.services.manager(this.conversationId);
     const chosen = model && model.trim() ? model.trim() : this.services.settings.model;
-    const stream: ActiveStream = { requestId, abort: new AbortController(), stopRequested: false, parentNodeId: manager.currentNodeId, model: chosen, text: '', thinking: '' };
+    const stream: ActiveStream = { request, abort: new AbortController(), stopRequested: false, parentNodeId: manager.currentNodeId, model: chosen, text: '', thinking: '' };
     this.stream = stream;
-    this.post({ type: 'streamStart', requestId, parentNodeId: stream.parentNodeId, model: chosen });
+    this.reply(request, { type: 'streamStart', parentNodeId: stream.parentNodeId, model: chosen });
     let error: ReturnType<typeof toErrorView> | undefined;
     try {
       await this.services.whileBusy(this.conversationId, async () => {
@@ -353,7 +340,7 @@ export class ChatController implements vscode.Disposable {
           if (chunk.delta || chunk.thinkingDelta) {
             stream.text += chunk.delta;
             if (chunk.thinkingDelta) stream.thinking += chunk.thinkingDelta;
-            this.post({ type: 'streamDelta', requestId, delta: chunk.delta, thinkingDelta: chunk.thinkingDelta });
+            this.reply(request, { type: 'streamDelta', delta: chunk.delta, thinkingDelta: chunk.thinkingDelta });
           }
           if (stream.stopRequested) break;
         }
@@ -369,11 +356,10 @@ export class ChatController implements vscode.Disposable {
       }
     } finally {
       this.stream = undefined;
-      this.post({ type: 'streamDone', requestId, error });
-      // The list shows the cost from the metadata; writing it unchanged (a free local model, a failed
-      // answer) would only add a journal entry and redraw every view once more.
-      const total = manager.getTotalCost();
-      if (manager.getMetadata('totalCostUsd') !== total) await manager.setMetadata('totalCostUsd', total).catch(() => undefined);
+      this.reply(request, { type: 'streamDone', error });
+      // The list shows the cost from the metadata; it is written only when it changed.
+      const update = totalCostUpdate(manager.getMetadata() as Record<string, unknown>, manager.getTotalCost());
+      if (update) await manager.setMetadata(update).catch(() => undefined);
       await this.postState();
     }
   }
@@ -396,11 +382,11 @@ export class ChatController implements vscode.Disposable {
     this.panel.reveal();
   }
 
-  dispose(): void {
-    if (this.disposed) return;
-    this.disposed = true;
+  /** Stops a running answer, tells `onDidDispose` listeners, then lets go of every subscription. */
+  override dispose(): void {
+    if (this.isDisposed) return;
     this.stream?.abort.abort();
     this._onDidDispose.fire();
-    for (const d of this.disposables.splice(0)) d.dispose();
+    super.dispose();
   }
 }

@@ -3,6 +3,7 @@ import { ConversationNotFoundError } from '../core/index';
 import type { Attachment } from '../shared/protocol';
 import { ChatController } from './chatController';
 import { Views } from './constants';
+import { Disposable, toDisposable } from './lifecycle';
 import type { Services } from './services';
 import { buildChatHtml, createNonce } from './webviewHtml';
 
@@ -23,15 +24,22 @@ export interface OpenChatOptions {
  * The chat tabs: one `WebviewPanel` per conversation (opening an open one reveals it), several
  * side by side, restored after a window reload by the panel serializer from the webview's state.
  */
-export class ChatPanels implements vscode.Disposable {
+export class ChatPanels extends Disposable {
   private readonly controllers = new Map<string, ChatController>();
   private activeId?: string;
-  private shuttingDown = false;
-  private readonly _onDidChangeActive = new vscode.EventEmitter<string | undefined>();
+  private readonly _onDidChangeActive = this._register(new vscode.EventEmitter<string | undefined>());
   /** Fires with the conversation id of the chat tab that became active (or `undefined`). */
   readonly onDidChangeActive = this._onDidChangeActive.event;
 
-  constructor(private readonly services: Services) {}
+  constructor(private readonly services: Services) {
+    super();
+    // Stops listening; the tabs themselves stay, so VS Code restores them on the next start.
+    this._register(
+      toDisposable(() => {
+        for (const c of [...this.controllers.values()]) c.dispose();
+      }),
+    );
+  }
 
   /** The conversation of the chat tab used last, if it is still open. */
   get activeConversationId(): string | undefined {
@@ -84,7 +92,7 @@ export class ChatPanels implements vscode.Disposable {
       viewState.dispose();
       if (this.controllers.get(conversationId) === controller) this.controllers.delete(conversationId);
       if (this.activeId === conversationId) this.setActive(undefined);
-      if (!this.shuttingDown) void this.dropIfEmpty(conversationId);
+      if (!this.isDisposed) void this.dropIfEmpty(conversationId);
     });
     void controller.postState();
     return controller;
@@ -124,13 +132,6 @@ export class ChatPanels implements vscode.Disposable {
   /** Closes the chat of a deleted conversation. */
   close(conversationId: string): void {
     this.controllers.get(conversationId)?.panel.dispose();
-  }
-
-  /** Stops listening; the tabs themselves stay, so VS Code restores them on the next start. */
-  dispose(): void {
-    this.shuttingDown = true;
-    for (const c of [...this.controllers.values()]) c.dispose();
-    this._onDidChangeActive.dispose();
   }
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ConversationNode, Role } from '../core/index';
-import { buildChatState, chipsOf } from './chatView';
+import { buildChatState, chipsOf, promptSummaries } from './chatView';
 
 /** Fixtures spell the tree as dot paths for readability; the code under test reads only parentId and position. */
 function node(nodeId: string, role: Role, content: string, metadata: Record<string, unknown> = {}): ConversationNode {
@@ -49,5 +49,35 @@ describe('buildChatState', () => {
       }),
     );
     expect(chips).toEqual([{ path: 'src/a.ts', startLine: 1, endLine: 9, score: 2, source: 'workspace' }]);
+  });
+});
+
+describe('promptSummaries', () => {
+  it('offers the user prompts only, with each default as text for the form', () => {
+    const summaries = promptSummaries([
+      { name: 'sys', kind: 'system', path: 'system/sys.md', params: [] },
+      {
+        name: 'review',
+        kind: 'user',
+        path: 'user/review.md',
+        description: 'Review code',
+        params: [
+          { name: 'focus', default: 'bugs', required: true },
+          { name: 'limits', default: { lines: 50 } },
+          { name: 'style' },
+        ],
+      },
+    ]);
+    expect(summaries).toEqual([
+      {
+        name: 'review',
+        description: 'Review code',
+        params: [
+          { name: 'focus', required: true, default: 'bugs', description: undefined },
+          { name: 'limits', required: false, default: '{"lines":50}', description: undefined },
+          { name: 'style', required: false, default: undefined, description: undefined },
+        ],
+      },
+    ]);
   });
 });

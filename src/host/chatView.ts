@@ -3,7 +3,9 @@
  * message's siblings, model, usage, cost, retrieved-context chips and attachments. Pure.
  */
 import type { ConversationNode, RagMetadata } from '../core/index';
-import type { Attachment, ChatState, ContextChip, MessageView, SiblingInfo } from '../shared/protocol';
+import type { Attachment, ChatState, ContextChip, MessageView, PromptSummary, SiblingInfo } from '../shared/protocol';
+import { nodeMetadata, nodeRagMetadata, type PromptInfo } from '../core/index';
+import { messageDisplayText } from './conversationRules';
 
 /** What `buildChatState` needs besides the nodes. */
 export interface ChatStateInput {
@@ -29,18 +31,12 @@ function siblingInfo(node: ConversationNode, siblings: readonly ConversationNode
   };
 }
 
-function ragEntries(metadata: Record<string, unknown>): RagMetadata[] {
-  const raw = metadata.ragMetadata ?? metadata.rag;
-  if (!raw || typeof raw !== 'object') return [];
-  const values = Array.isArray(raw) ? raw : Object.values(raw as Record<string, unknown>);
-  return values.filter((v): v is RagMetadata => !!v && typeof v === 'object' && Array.isArray((v as RagMetadata).results));
-}
-
 /** The context chips of a node: one per retrieved item that names a file. */
 export function chipsOf(node: ConversationNode): ContextChip[] {
   const chips: ContextChip[] = [];
   const seen = new Set<string>();
-  for (const rag of ragEntries(node.metadata ?? {})) {
+  const retrievals: readonly RagMetadata[] = nodeRagMetadata(node.metadata);
+  for (const rag of retrievals) {
     for (const item of rag.results) {
       if (!item.path) continue;
       const key = `${item.path}:${item.startLine ?? ''}-${item.endLine ?? ''}`;
@@ -52,43 +48,26 @@ export function chipsOf(node: ConversationNode): ContextChip[] {
   return chips;
 }
 
-function attachmentsOf(node: ConversationNode): Attachment[] {
-  const raw = node.metadata?.attachments;
-  if (!Array.isArray(raw)) return [];
-  return raw
-    .filter((a): a is Attachment => !!a && typeof a === 'object' && typeof (a as Attachment).path === 'string')
-    .map((a) => ({ kind: a.kind === 'selection' ? 'selection' : 'file', path: a.path, startLine: a.startLine, endLine: a.endLine, language: a.language }));
-}
-
-function num(v: unknown): number | undefined {
-  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
-}
-
-function str(v: unknown): string | undefined {
-  return typeof v === 'string' && v ? v : undefined;
-}
-
 /** One node as the webview shows it. The text the user typed is shown, not the rendered prompt. */
 export function messageView(node: ConversationNode, siblings: readonly ConversationNode[]): MessageView {
-  const md = node.metadata ?? {};
-  const usage = md.usage as MessageView['usage'] | undefined;
-  const displayText = str(md.displayText);
+  const md = nodeMetadata(node.metadata);
+  const attachments: Attachment[] = md.attachments ?? [];
   return {
     nodeId: node.nodeId,
     parentId: node.parentId,
     role: node.message.role,
-    content: displayText ?? node.message.content,
+    content: messageDisplayText(node),
     thinking: node.message.thinking || undefined,
     timestamp: node.timestamp,
     branchName: node.branchName,
-    model: str(md.model),
-    usage: usage && typeof usage.totalTokens === 'number' ? usage : undefined,
-    costUsd: num(md.costUsd),
+    model: md.model || undefined,
+    usage: md.usage,
+    costUsd: md.costUsd,
     interrupted: md.interrupted === true ? true : undefined,
-    error: str(md.error) ?? (md.error && typeof md.error === 'object' ? str((md.error as { message?: unknown }).message) : undefined),
+    error: md.error || undefined,
     siblings: siblingInfo(node, siblings),
     chips: chipsOf(node),
-    attachments: attachmentsOf(node),
+    attachments,
     promptName: node.promptName,
   };
 }
@@ -124,4 +103,20 @@ export function buildChatState(input: ChatStateInput): ChatState {
     busy: input.busy,
     restricted: input.restricted,
   };
+}
+
+/** The user prompts of the library as the `/` menu offers them, with defaults as text for the form. */
+export function promptSummaries(prompts: readonly PromptInfo[]): PromptSummary[] {
+  return prompts
+    .filter((p) => p.kind === 'user')
+    .map((p) => ({
+      name: p.name,
+      description: p.description,
+      params: p.params.map((q) => ({
+        name: q.name,
+        required: !!q.required,
+        default: q.default === undefined ? undefined : typeof q.default === 'string' ? q.default : JSON.stringify(q.default),
+        description: q.description,
+      })),
+    }));
 }

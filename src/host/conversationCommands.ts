@@ -1,9 +1,10 @@
 import * as vscode from 'vscode';
+import type { ConversationMetadata } from '../core/index';
 import { Commands } from './constants';
 import { conversationIdOf, targetOf, type CommandDeps } from './commandDeps';
 import { fileAttachment, selectionAttachment } from './editorActions';
 import { firstLine, roleIcon } from './labels';
-import { conversationTitle } from './treeModel';
+import { chatTitle, conversationTitle } from './conversationRules';
 
 function safeFileName(title: string): string {
   return (title.replace(/[^\w\- ]+/g, '').trim().replace(/\s+/g, '-').slice(0, 60) || 'conversation').toLowerCase();
@@ -85,9 +86,9 @@ export function registerConversationCommands(context: vscode.ExtensionContext, d
     const id = conversationIdOf(deps, arg);
     if (!id) return;
     const manager = await services.manager(id);
-    const current = conversationTitle(manager.getMetadata() as Record<string, unknown>, manager.getAllNodes().find((n) => n.message.role === 'user')?.message.content);
+    const current = chatTitle(manager.getMetadata() as Record<string, unknown>, manager.getAllNodes());
     const title = await vscode.window.showInputBox({ prompt: 'New title for the conversation', value: current, validateInput: (v) => (v.trim() ? undefined : 'The title cannot be empty.') });
-    if (title?.trim()) await services.withManager(id, (m) => m.setMetadata('title', title.trim()));
+    if (title?.trim()) await services.withManager(id, (m) => m.setMetadata({ title: title.trim() } satisfies ConversationMetadata));
   });
 
   reg(Commands.forkConversation, async (arg?: unknown) => {
@@ -97,10 +98,10 @@ export function registerConversationCommands(context: vscode.ExtensionContext, d
     const upToNodeId = t?.kind === 'run' ? t.lastNodeId : undefined;
     const { fork, title } = await services.withManager(id, async (m) => ({
       fork: await m.fork(undefined, upToNodeId !== undefined ? { upToNodeId } : {}),
-      title: conversationTitle(m.getMetadata() as Record<string, unknown>, m.getAllNodes().find((n) => n.message.role === 'user')?.message.content),
+      title: chatTitle(m.getMetadata() as Record<string, unknown>, m.getAllNodes()),
     }));
     services.adopt(fork);
-    await services.withManager(fork.conversationId, (m) => m.setMetadata('title', `${title} (fork)`));
+    await services.withManager(fork.conversationId, (m) => m.setMetadata({ title: `${title} (fork)` } satisfies ConversationMetadata));
     await panels.open(fork.conversationId);
   });
 

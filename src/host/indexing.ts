@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { IndexProgress, IndexUpdateResult, WorkspaceIndex } from '../core/index';
+import { Disposable, toDisposable } from './lifecycle';
 import type { Services } from './services';
 
 /** Wait after activation before indexing in the background, so the first views render first. */
@@ -16,9 +17,8 @@ function summary(r: IndexUpdateResult): string {
  * the status bar, file changes re-indexed as they happen, and `Reindex Workspace` with a progress
  * notification. Off in restricted mode; turned on when the workspace is trusted.
  */
-export class Indexing implements vscode.Disposable {
-  private readonly item = vscode.window.createStatusBarItem('arbor.indexing', vscode.StatusBarAlignment.Left, 0);
-  private readonly disposables: vscode.Disposable[] = [];
+export class Indexing extends Disposable {
+  private readonly item = this._register(vscode.window.createStatusBarItem('arbor.indexing', vscode.StatusBarAlignment.Left, 0));
   private running?: Promise<IndexUpdateResult | undefined>;
   private abort?: AbortController;
   private pendingPaths = new Set<string>();
@@ -27,12 +27,17 @@ export class Indexing implements vscode.Disposable {
   private watching = false;
 
   constructor(private readonly services: Services) {
+    super();
     this.item.name = 'Arbor Indexing';
-    this.disposables.push(
-      this.item,
-      services.onDidChangeTrust(() => this.start(0)),
-      services.onDidChangeIndexSettings(() => this.start(0)),
-      vscode.workspace.onDidChangeWorkspaceFolders(() => this.start(0)),
+    this._register(services.onDidChangeTrust(() => this.start(0)));
+    this._register(services.onDidChangeIndexSettings(() => this.start(0)));
+    this._register(vscode.workspace.onDidChangeWorkspaceFolders(() => this.start(0)));
+    this._register(
+      toDisposable(() => {
+        this.abort?.abort();
+        if (this.changeTimer) clearTimeout(this.changeTimer);
+        if (this.startTimer) clearTimeout(this.startTimer);
+      }),
     );
   }
 
@@ -56,7 +61,10 @@ export class Indexing implements vscode.Disposable {
       if (this.changeTimer) clearTimeout(this.changeTimer);
       this.changeTimer = setTimeout(() => void this.flushChanges(), CHANGE_DEBOUNCE_MS);
     };
-    this.disposables.push(watcher, watcher.onDidChange(queue), watcher.onDidCreate(queue), watcher.onDidDelete(queue));
+    this._register(watcher);
+    this._register(watcher.onDidChange(queue));
+    this._register(watcher.onDidCreate(queue));
+    this._register(watcher.onDidDelete(queue));
   }
 
   private async flushChanges(): Promise<void> {
@@ -152,12 +160,5 @@ export class Indexing implements vscode.Disposable {
       sub.dispose();
       this.item.hide();
     }
-  }
-
-  dispose(): void {
-    this.abort?.abort();
-    if (this.changeTimer) clearTimeout(this.changeTimer);
-    if (this.startTimer) clearTimeout(this.startTimer);
-    for (const d of this.disposables.splice(0)) d.dispose();
   }
 }

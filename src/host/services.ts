@@ -1,17 +1,20 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { ConversationManager, LoggingMiddleware, OllamaProvider, OpenAIProvider, RedactionMiddleware, SqlJsConversationStorage } from '../core/index';
+import { LoggingMiddleware, OllamaProvider, OpenAIProvider, OpenConversations, RedactionMiddleware, SqlJsConversationStorage } from '../core/index';
 import type {
-  ConversationManagerOptions,
+  ConversationManager,
+  ConversationMetadata,
   ConversationMiddleware,
   FileSystemPromptLibrary,
   LLMProvider,
+  OpenManagerOptions,
   PromptBuilder,
   WorkspaceIndex,
 } from '../core/index';
 import { Settings } from './constants';
 import { DelegatingPromptBuilder, DelegatingProvider } from './delegates';
+import { Disposable, toDisposable } from './lifecycle';
 import { OutputChannelLogger } from './logger';
 import { ApiKeyStore } from './secrets';
 import { parseSettings, type ArborSettings } from './settings';
@@ -28,24 +31,25 @@ export const STORE_FILE = 'arbor.sqlite';
 /**
  * Everything the extension's features share, built once in `activate()` and loaded lazily: the
  * sql.js store, the model provider (rebuilt when settings or the key change), the prompt library
- * and builder, the workspace index, and one `ConversationManager` per open conversation.
+ * and builder, the workspace index, and the open conversations (`OpenConversations`, which this
+ * class wires to VS Code: the store is polled on file events, window focus and a timer).
  */
-export class Services implements vscode.Disposable {
+export class Services extends Disposable {
   readonly logger: OutputChannelLogger;
   readonly apiKeys: ApiKeyStore;
   readonly files = new VscodeWorkspaceFiles();
   readonly workspaceFiles: WorkspaceFileReader;
 
-  private readonly _onDidChangeSettings = new vscode.EventEmitter<ArborSettings>();
+  private readonly _onDidChangeSettings = this._register(new vscode.EventEmitter<ArborSettings>());
   /** Fires after the `arbor.*` settings or the API key changed (the provider is rebuilt lazily). */
   readonly onDidChangeSettings = this._onDidChangeSettings.event;
-  private readonly _onDidChangeTrust = new vscode.EventEmitter<boolean>();
+  private readonly _onDidChangeTrust = this._register(new vscode.EventEmitter<boolean>());
   /** Fires when the workspace becomes trusted (prompts and indexing turn on). */
   readonly onDidChangeTrust = this._onDidChangeTrust.event;
-  private readonly _onDidChangeConversation = new vscode.EventEmitter<string>();
+  private readonly _onDidChangeConversation = this._register(new vscode.EventEmitter<string>());
   /** Fires with a conversation id after it changed, in this window or (on the next poll) in another. */
   readonly onDidChangeConversation = this._onDidChangeConversation.event;
-  private readonly _onDidChangeIndexSettings = new vscode.EventEmitter<void>();
+  private readonly _onDidChangeIndexSettings = this._register(new vscode.EventEmitter<void>());
   /** Fires when the retrieval settings changed and the index was dropped, to be rebuilt. */
   readonly onDidChangeIndexSettings = this._onDidChangeIndexSettings.event;
   /** The prompt library, its builder and the workspace index. */
@@ -54,21 +58,17 @@ export class Services implements vscode.Disposable {
   readonly onDidLoadLibrary: vscode.Event<FileSystemPromptLibrary | undefined>;
 
   private current: ArborSettings;
-  private storagePromise?: Promise<SqlJsConversationStorage>;
-  private storageOpened = false;
+  private storePromise?: Promise<{ storage: SqlJsConversationStorage; conversations: OpenConversations }>;
+  /** Set once the store has opened (a manager exists only after that). */
+  private openConversations?: OpenConversations;
   private providerPromise?: Promise<LLMProvider>;
-  private readonly managers = new Map<string, Promise<ConversationManager>>();
-  /** Operations running per conversation; changes seen meanwhile are re-checked when they end. */
-  private readonly busy = new Map<string, number>();
-  private readonly staleWhileBusy = new Set<string>();
-  private readonly managerSubscriptions = new Map<string, vscode.Disposable>();
-  private readonly disposables: vscode.Disposable[] = [];
   private lastEditor?: vscode.TextEditor;
   private readonly llm: DelegatingProvider;
   private readonly middleware: ConversationMiddleware[];
   private readonly promptBuilderProxy: DelegatingPromptBuilder;
 
   constructor(private readonly context: vscode.ExtensionContext) {
+    super();
     this.logger = new OutputChannelLogger('Arbor');
     this.middleware = [new RedactionMiddleware(), new LoggingMiddleware(this.logger)];
     this.apiKeys = new ApiKeyStore(context.secrets);
@@ -96,13 +96,12 @@ export class Services implements vscode.Disposable {
           : 'Workspace prompts are off in Restricted Mode: trust this workspace to use them.',
     );
     this.lastEditor = vscode.window.activeTextEditor;
-    this.disposables.push(
-      this.logger,
-      this.apiKeys,
-      this._onDidChangeSettings,
-      this._onDidChangeTrust,
-      this._onDidChangeConversation,
-      this._onDidChangeIndexSettings,
+    this._register(this.logger);
+    this._register(this.apiKeys);
+    this._register(this.workspace);
+    // Disposal runs newest first: the store closes after the watchers, subscriptions and open conversations that use it.
+    this._register(toDisposable(() => void this.storePromise?.then((s) => s.storage.close()).catch(() => undefined)));
+    this._register(
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (!e.affectsConfiguration(Settings.section)) return;
         const before = this.current;
@@ -116,14 +115,20 @@ export class Services implements vscode.Disposable {
         }
         this._onDidChangeSettings.fire(this.current);
       }),
+    );
+    this._register(
       this.apiKeys.onDidChange(() => {
         this.providerPromise = undefined;
         this._onDidChangeSettings.fire(this.current);
       }),
+    );
+    this._register(
       vscode.workspace.onDidGrantWorkspaceTrust(() => {
         this.workspace.reopenLibrary();
         this._onDidChangeTrust.fire(true);
       }),
+    );
+    this._register(
       vscode.window.onDidChangeActiveTextEditor((e) => {
         if (e) this.lastEditor = e;
       }),
@@ -183,7 +188,7 @@ export class Services implements vscode.Disposable {
 
   /** Whether the store has finished opening (the tree draws from its cached list until then). */
   get storageReady(): boolean {
-    return this.storageOpened;
+    return this.openConversations !== undefined;
   }
 
   /** Where conversations and the index live: the workspace's storage folder, else the global one. */
@@ -193,7 +198,16 @@ export class Services implements vscode.Disposable {
 
   /** The sql.js store, opened on first use. */
   storage(): Promise<SqlJsConversationStorage> {
-    this.storagePromise ??= (async () => {
+    return this.openStore().then((s) => s.storage);
+  }
+
+  /** The open conversations over the store, made when it opens. */
+  private conversations(): Promise<OpenConversations> {
+    return this.openStore().then((s) => s.conversations);
+  }
+
+  private openStore(): Promise<{ storage: SqlJsConversationStorage; conversations: OpenConversations }> {
+    this.storePromise ??= (async () => {
       const started = Date.now();
       const dir = this.storageDir();
       await fs.mkdir(dir, { recursive: true });
@@ -203,21 +217,21 @@ export class Services implements vscode.Disposable {
         logger: this.logger,
       });
       this.logger.info(`Opened the conversation store ${file} in ${Date.now() - started} ms`);
-      const sub = storage.onDidChange?.((id) => this.onStorageChanged(id));
-      if (sub) this.disposables.push(sub);
+      const conversations = this._register(new OpenConversations({ storage, managerOptions: () => this.managerOptions(), logger: this.logger }));
+      this._register(conversations.onDidChange((id) => this._onDidChangeConversation.fire(id)));
       this.watchStore(dir);
-      this.storageOpened = true;
-      return storage;
+      this.openConversations = conversations;
+      return { storage, conversations };
     })();
-    this.storagePromise.catch(() => (this.storagePromise = undefined));
-    return this.storagePromise;
+    this.storePromise.catch(() => (this.storePromise = undefined));
+    return this.storePromise;
   }
 
   /** Reads changes other windows made (the tree and open chats then refresh). */
   async pollStorage(): Promise<void> {
-    if (!this.storagePromise) return;
-    const storage = await this.storagePromise;
-    await storage.poll?.();
+    if (!this.storePromise) return;
+    const { storage } = await this.storePromise;
+    await storage.poll();
   }
 
   /**
@@ -235,66 +249,17 @@ export class Services implements vscode.Disposable {
       }, 100);
     };
     const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(dir), 'arbor.sqlite*'));
-    this.disposables.push(
-      watcher,
-      watcher.onDidChange(poll),
-      watcher.onDidCreate(poll),
+    this._register(watcher);
+    this._register(watcher.onDidChange(poll));
+    this._register(watcher.onDidCreate(poll));
+    this._register(
       vscode.window.onDidChangeWindowState((e) => {
         if (e.focused) poll();
       }),
-      { dispose: () => timer && clearTimeout(timer) },
     );
+    this._register(toDisposable(() => timer && clearTimeout(timer)));
     const interval = setInterval(poll, STORE_POLL_MS);
-    this.disposables.push({ dispose: () => clearInterval(interval) });
-  }
-
-  /**
-   * The store reports this window's own writes too, which the manager already announced: only a
-   * change the manager did not make (a conversation not open here, one deleted, one another window
-   * changed) is announced again, so one write redraws each view once, not twice.
-   */
-  private onStorageChanged(conversationId: string): void {
-    void this.syncManager(conversationId).then((changed) => {
-      if (changed) this._onDidChangeConversation.fire(conversationId);
-    });
-  }
-
-  /**
-   * Re-reads a cached manager whose conversation another window changed, unless an operation is
-   * running (then it is checked again when the operation ends). Resolves whether views should
-   * redraw: `false` only when the cached manager already shows what is stored, or the check waits.
-   */
-  private async syncManager(conversationId: string): Promise<boolean> {
-    const cached = this.managers.get(conversationId);
-    if (!cached) return true;
-    if (this.busy.has(conversationId)) {
-      this.staleWhileBusy.add(conversationId);
-      return false;
-    }
-    try {
-      const manager = await cached;
-      const storage = await this.storage();
-      const stored = await storage.loadConversation(conversationId);
-      if (this.busy.has(conversationId)) {
-        this.staleWhileBusy.add(conversationId);
-        return false;
-      }
-      if (!stored) {
-        this.managers.delete(conversationId);
-        return true;
-      }
-      const mine = manager.toState();
-      if (stored.updatedAt === mine.updatedAt && stored.currentNodeId === mine.currentNodeId && stored.nodes.length === mine.nodes.length) return false;
-      if (this.managers.get(conversationId) !== cached) return true;
-      const fresh = ConversationManager.resume(conversationId, await this.managerOptions());
-      this.managers.set(conversationId, fresh);
-      fresh.then((m) => this.track(m)).catch(() => this.managers.delete(conversationId));
-      this.logger.debug(`Reloaded conversation ${conversationId} after a change from another window`);
-      return true;
-    } catch (err) {
-      this.logger.warn(`Could not reload conversation ${conversationId}`, err);
-      return true;
-    }
+    this._register(toDisposable(() => clearInterval(interval)));
   }
 
   /** The model provider of the current settings and key. */
@@ -325,11 +290,10 @@ export class Services implements vscode.Disposable {
     return this.workspace.workspaceIndex();
   }
 
-  /** The options every manager gets: the delegating provider and builder, and the context window. */
-  async managerOptions(): Promise<ConversationManagerOptions> {
+  /** The options every manager gets (the store is added by `OpenConversations`): the delegating provider and builder, and the context window. */
+  private managerOptions(): OpenManagerOptions {
     return {
       llm: this.llm,
-      storage: await this.storage(),
       promptBuilder: this.promptBuilderProxy,
       // Keys and tokens in what is sent are masked (the stored text is kept); the log gets sizes, not text.
       middleware: this.middleware,
@@ -342,72 +306,34 @@ export class Services implements vscode.Disposable {
 
   /** Starts a new, empty conversation. */
   async createConversation(metadata: Record<string, unknown> = {}): Promise<ConversationManager> {
-    const manager = await ConversationManager.create({ ...(await this.managerOptions()), metadata: { title: '', ...metadata } });
-    this.track(manager);
-    this.managers.set(manager.conversationId, Promise.resolve(manager));
-    return manager;
+    const untitled: ConversationMetadata = { title: '' };
+    return (await this.conversations()).create({ metadata: { ...untitled, ...metadata } });
   }
 
   /** The manager of a stored conversation, shared by every view of it (`ConversationNotFoundError` if gone). */
-  manager(conversationId: string): Promise<ConversationManager> {
-    let cached = this.managers.get(conversationId);
-    if (!cached) {
-      cached = this.managerOptions().then((o) => ConversationManager.resume(conversationId, o));
-      cached.then((m) => this.track(m)).catch(() => this.managers.delete(conversationId));
-      this.managers.set(conversationId, cached);
-    }
-    return cached;
+  async manager(conversationId: string): Promise<ConversationManager> {
+    return (await this.conversations()).get(conversationId);
   }
 
   /** Adopts a manager made elsewhere (a fork). */
   adopt(manager: ConversationManager): void {
-    this.track(manager);
-    this.managers.set(manager.conversationId, Promise.resolve(manager));
+    // A manager exists only once the store has opened, so the open conversations exist too.
+    this.openConversations?.adopt(manager);
   }
 
-  /** Forgets a conversation's manager (after it was deleted). */
+  /** Forgets a conversation's manager (after it was deleted); views redraw. */
   forget(conversationId: string): void {
-    this.managers.delete(conversationId);
-    this.managerSubscriptions.get(conversationId)?.dispose();
-    this.managerSubscriptions.delete(conversationId);
-    this._onDidChangeConversation.fire(conversationId);
+    if (this.openConversations) this.openConversations.forget(conversationId);
+    else this._onDidChangeConversation.fire(conversationId);
   }
 
-  /**
-   * Runs `work` with the conversation marked busy: a change noticed meanwhile (possibly this window's
-   * own write) does not swap the manager under it, and is checked again when the work ends.
-   */
+  /** Runs `work` with the conversation marked busy (see `OpenConversations.whileBusy`). */
   async whileBusy<T>(conversationId: string, work: () => Promise<T>): Promise<T> {
-    this.busy.set(conversationId, (this.busy.get(conversationId) ?? 0) + 1);
-    try {
-      return await work();
-    } finally {
-      const left = (this.busy.get(conversationId) ?? 1) - 1;
-      if (left > 0) this.busy.set(conversationId, left);
-      else {
-        this.busy.delete(conversationId);
-        if (this.staleWhileBusy.delete(conversationId)) this.onStorageChanged(conversationId);
-      }
-    }
+    return (await this.conversations()).whileBusy(conversationId, work);
   }
 
   /** Runs `work` on a conversation's manager while it is marked busy (every change goes through here). */
   async withManager<T>(conversationId: string, work: (manager: ConversationManager) => Promise<T>): Promise<T> {
-    return this.whileBusy(conversationId, async () => work(await this.manager(conversationId)));
-  }
-
-  private track(manager: ConversationManager): void {
-    this.managerSubscriptions.get(manager.conversationId)?.dispose();
-    this.managerSubscriptions.set(
-      manager.conversationId,
-      manager.onDidChange((e) => this._onDidChangeConversation.fire(e.conversationId)),
-    );
-  }
-
-  dispose(): void {
-    for (const d of this.disposables.splice(0)) d.dispose();
-    for (const d of this.managerSubscriptions.values()) d.dispose();
-    this.workspace.dispose();
-    void this.storagePromise?.then((s) => s.close()).catch(() => undefined);
+    return (await this.conversations()).withManager(conversationId, work);
   }
 }

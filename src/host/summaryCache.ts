@@ -4,12 +4,12 @@
  * real list replaces it a moment later. Pure Node (no `vscode`).
  */
 import { promises as fs } from 'node:fs';
-import type { ConversationSummary } from '../core/index';
+import type { ConversationMetadata, ConversationSummary } from '../core/index';
 
 /** The file name inside the extension's storage folder. */
 export const SUMMARY_CACHE_FILE = 'conversation-list.json';
 
-const KEPT_METADATA = ['title', 'totalCostUsd', 'firstMessage'];
+const KEPT_METADATA: readonly (keyof ConversationMetadata)[] = ['title', 'totalCostUsd', 'firstMessage'];
 
 /** The summaries with only the metadata the tree shows. */
 export function slimSummaries(list: readonly ConversationSummary[]): ConversationSummary[] {

@@ -6,6 +6,7 @@
 import { ConversationTree } from '../core/index';
 import type { ConversationNode, ConversationSummary, Role } from '../core/index';
 import { firstLine, formatCost, messageCount, relativeTime, roleName } from './labels';
+import { conversationCost, conversationTitle, nodeCost } from './conversationRules';
 
 /** A chain of nodes, each the only child of the one before, shown as one tree item. */
 export interface RunEntry {
@@ -42,25 +43,14 @@ export interface ConversationEntry {
 /** Anything the Conversations tree shows. */
 export type TreeEntry = ConversationEntry | RunEntry;
 
-/** The cost recorded on a node, in USD (the manager stores it in `metadata.costUsd`). */
-export function nodeCost(node: ConversationNode): number {
-  const c = node.metadata?.costUsd;
-  return typeof c === 'number' && Number.isFinite(c) ? c : 0;
-}
-
-/** The title of a conversation: its `metadata.title`, else the first line of its first user message. */
-export function conversationTitle(metadata: Record<string, unknown>, firstUserText?: string): string {
-  const t = metadata.title;
-  if (typeof t === 'string' && t.trim()) return firstLine(t, 80);
-  if (firstUserText && firstUserText.trim()) return firstLine(firstUserText, 60);
-  return 'New conversation';
-}
+// The title rule lives in conversationRules.ts; the sidebar's callers still import it from here.
+export { conversationTitle };
 
 /** The top-level item of one conversation: title, then relative time, message count and cost. */
 export function conversationEntry(summary: ConversationSummary, now: number = Date.now()): ConversationEntry {
   const messages = Math.max(0, summary.nodeCount - 1);
-  const cost = typeof summary.metadata.totalCostUsd === 'number' ? summary.metadata.totalCostUsd : undefined;
-  const title = conversationTitle(summary.metadata, typeof summary.metadata.firstMessage === 'string' ? summary.metadata.firstMessage : undefined);
+  const cost = conversationCost(summary.metadata);
+  const title = conversationTitle(summary.metadata);
   const parts = [relativeTime(summary.updatedAt, now), messageCount(messages), formatCost(cost)].filter(Boolean);
   return {
     kind: 'conversation',

@@ -6,6 +6,7 @@ import type { ConversationNode, ConversationSummary } from '../core/index';
 import type { ActivationClock } from './activationTiming';
 import { Commands, TreeItemContext, Views } from './constants';
 import { roleIcon } from './labels';
+import { Disposable, toDisposable } from './lifecycle';
 import { STORE_FILE, type Services } from './services';
 import { readSummaryCache, SUMMARY_CACHE_FILE, writeSummaryCache } from './summaryCache';
 import { buildRuns, conversationEntry, type ConversationEntry, type RunEntry, type TreeEntry } from './treeModel';
@@ -24,21 +25,24 @@ interface LoadedConversation {
  * (shaped by `treeModel.ts`). It refreshes whenever any conversation changes, in this window or,
  * through the store's poll, in another.
  */
-export class ConversationsTreeProvider implements vscode.TreeDataProvider<TreeEntry>, vscode.Disposable {
-  private readonly _onDidChangeTreeData = new vscode.EventEmitter<TreeEntry | undefined>();
+export class ConversationsTreeProvider extends Disposable implements vscode.TreeDataProvider<TreeEntry> {
+  private readonly _onDidChangeTreeData = this._register(new vscode.EventEmitter<TreeEntry | undefined>());
   readonly onDidChangeTreeData = this._onDidChangeTreeData.event;
   private readonly loaded = new Map<string, LoadedConversation>();
   private readonly parents = new Map<string, TreeEntry>();
   private conversations: ConversationEntry[] = [];
   private lastCached?: string;
   private refreshTimer?: ReturnType<typeof setTimeout>;
-  private readonly subscription: vscode.Disposable;
 
   constructor(private readonly services: Services, private readonly clock?: ActivationClock) {
-    this.subscription = services.onDidChangeConversation((id) => {
-      this.loaded.delete(id);
-      this.scheduleRefresh();
-    });
+    super();
+    this._register(
+      services.onDidChangeConversation((id) => {
+        this.loaded.delete(id);
+        this.scheduleRefresh();
+      }),
+    );
+    this._register(toDisposable(() => this.refreshTimer && clearTimeout(this.refreshTimer)));
   }
 
   /** Reloads everything now. */
@@ -161,12 +165,6 @@ export class ConversationsTreeProvider implements vscode.TreeDataProvider<TreeEn
     const loaded = { nodes: state.nodes, currentNodeId: state.currentNodeId, runs: buildRuns(conversationId, state.nodes, state.currentNodeId) };
     this.loaded.set(conversationId, loaded);
     return loaded;
-  }
-
-  dispose(): void {
-    if (this.refreshTimer) clearTimeout(this.refreshTimer);
-    this.subscription.dispose();
-    this._onDidChangeTreeData.dispose();
   }
 }
 

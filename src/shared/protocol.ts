@@ -1,152 +1,157 @@
 /**
  * Every message between the extension host and the chat webview, both directions. Each side
  * switches on `type` exhaustively, so a message added here is a compile error until both handle it.
- * Requests that expect an answer carry a `requestId`; a model answer streams as `streamStart`, any
- * number of `streamDelta`, then one `streamDone`. The host posts nothing before the webview's `ready`.
+ * Requests that expect an answer carry a `requestId` and are listed in `WebviewRequests` with the
+ * messages that answer them; a model answer streams as `streamStart`, any number of `streamDelta`,
+ * then one `streamDone`. The host posts nothing before the webview's `ready`. Messages are values
+ * posted across a process boundary, so every field is `readonly`.
  */
 
 /** Something attached to a message as context: a file, a line range of one, or the editor's selection. */
 export interface Attachment {
-  kind: 'file' | 'selection';
+  readonly kind: 'file' | 'selection';
   /** Workspace-relative path with `/` separators. */
-  path: string;
+  readonly path: string;
   /** 1-based inclusive lines; absent for a whole file. */
-  startLine?: number;
-  endLine?: number;
-  language?: string;
+  readonly startLine?: number;
+  readonly endLine?: number;
+  readonly language?: string;
   /** The text itself, for selections. Files are read by the host when the message is sent. */
-  text?: string;
+  readonly text?: string;
 }
 
 /** A piece of retrieved context shown as a chip under a message. */
 export interface ContextChip {
-  path: string;
-  startLine?: number;
-  endLine?: number;
-  score?: number;
+  readonly path: string;
+  readonly startLine?: number;
+  readonly endLine?: number;
+  readonly score?: number;
   /** Which retrieval filled it, e.g. "workspace" or "files". */
-  source?: string;
+  readonly source?: string;
 }
 
 /** Where a message sits among its siblings, for the `‹ 2/3 ›` switcher. */
 export interface SiblingInfo {
   /** 1-based position. */
-  index: number;
-  count: number;
-  prevNodeId?: string;
-  nextNodeId?: string;
+  readonly index: number;
+  readonly count: number;
+  readonly prevNodeId?: string;
+  readonly nextNodeId?: string;
 }
 
 /** One message of the current path, as the webview shows it. */
 export interface MessageView {
-  nodeId: string;
-  parentId: string | null;
-  role: 'system' | 'user' | 'assistant' | 'tool' | 'function';
-  content: string;
-  thinking?: string;
+  readonly nodeId: string;
+  readonly parentId: string | null;
+  readonly role: 'system' | 'user' | 'assistant' | 'tool' | 'function';
+  readonly content: string;
+  readonly thinking?: string;
   /** ISO time. */
-  timestamp: string;
-  branchName?: string;
-  model?: string;
-  usage?: { promptTokens: number; completionTokens: number; totalTokens: number };
-  costUsd?: number;
+  readonly timestamp: string;
+  readonly branchName?: string;
+  readonly model?: string;
+  readonly usage?: { readonly promptTokens: number; readonly completionTokens: number; readonly totalTokens: number };
+  readonly costUsd?: number;
   /** The answer was cut short (Stop, an error, a closed stream). */
-  interrupted?: boolean;
+  readonly interrupted?: boolean;
   /** The provider's actionable message when the answer failed. */
-  error?: string;
-  siblings: SiblingInfo;
-  chips: ContextChip[];
-  attachments: Attachment[];
-  promptName?: string;
+  readonly error?: string;
+  readonly siblings: SiblingInfo;
+  readonly chips: readonly ContextChip[];
+  readonly attachments: readonly Attachment[];
+  readonly promptName?: string;
 }
 
 /** A prompt of the workspace library offered by the `/` menu. */
 export interface PromptSummary {
-  name: string;
-  description?: string;
-  params: Array<{ name: string; required: boolean; default?: string; description?: string }>;
+  readonly name: string;
+  readonly description?: string;
+  readonly params: ReadonlyArray<{ readonly name: string; readonly required: boolean; readonly default?: string; readonly description?: string }>;
 }
 
 /** Everything the chat shows; sent whole whenever the path changes. */
 export interface ChatState {
-  conversationId: string;
-  title: string;
-  currentNodeId: string;
+  readonly conversationId: string;
+  readonly title: string;
+  readonly currentNodeId: string;
   /** Root→current, without the empty root. */
-  path: MessageView[];
-  totalCostUsd: number;
-  model: string;
-  provider: string;
+  readonly path: readonly MessageView[];
+  readonly totalCostUsd: number;
+  readonly model: string;
+  readonly provider: string;
   /** A request is streaming; the Stop button shows. */
-  busy: boolean;
+  readonly busy: boolean;
   /** Restricted mode (untrusted workspace): no workspace prompts, no retrieval. */
-  restricted: boolean;
+  readonly restricted: boolean;
 }
 
 /** A provider failure as the chat shows it, with the fix in the message. */
 export interface ErrorView {
-  message: string;
-  kind: string;
-  retryable: boolean;
+  readonly message: string;
+  readonly kind: string;
+  readonly retryable: boolean;
 }
 
 // ---- host → webview ----
 
 /** Host: the whole chat, after `ready` and after every change of the path. */
 export interface StateMessage {
-  type: 'state';
-  state: ChatState;
+  readonly type: 'state';
+  readonly state: ChatState;
 }
 /** Host: an answer started streaming after `parentNodeId`. */
 export interface StreamStartMessage {
-  type: 'streamStart';
-  requestId: string;
-  parentNodeId: string;
-  model: string;
+  readonly type: 'streamStart';
+  readonly requestId: string;
+  readonly parentNodeId: string;
+  readonly model: string;
 }
 /** Host: more text (and/or thinking text) of the streaming answer. */
 export interface StreamDeltaMessage {
-  type: 'streamDelta';
-  requestId: string;
-  delta: string;
-  thinkingDelta?: string;
+  readonly type: 'streamDelta';
+  readonly requestId: string;
+  readonly delta: string;
+  readonly thinkingDelta?: string;
 }
 /** Host: the stream ended; `error` when it failed (the partial answer is kept in the next `state`). */
 export interface StreamDoneMessage {
-  type: 'streamDone';
-  requestId: string;
-  error?: ErrorView;
+  readonly type: 'streamDone';
+  readonly requestId: string;
+  readonly error?: ErrorView;
 }
 /** Host: the models the provider lists, for the picker. */
 export interface ModelsMessage {
-  type: 'models';
-  models: string[];
-  current: string;
+  readonly type: 'models';
+  readonly models: readonly string[];
+  readonly current: string;
 }
 /** Host: the prompts of the workspace library, for the `/` menu. */
 export interface PromptsMessage {
-  type: 'prompts';
-  prompts: PromptSummary[];
+  readonly type: 'prompts';
+  readonly prompts: readonly PromptSummary[];
 }
 /** Host: attach context to the message being written (Ask About Selection, `#file`, `#selection`). */
 export interface AttachMessage {
-  type: 'attach';
-  attachments: Attachment[];
+  readonly type: 'attach';
+  readonly attachments: readonly Attachment[];
   /** Text to put in the input box, when given. */
-  text?: string;
+  readonly text?: string;
 }
-/** Host: the answer to a request that has a `requestId` and no stream. */
-export interface ResponseMessage {
-  type: 'response';
-  requestId: string;
-  result?: unknown;
-  error?: ErrorView;
+/** Host: the answer to `findFiles`: the matching workspace paths, or why there are none. */
+export interface FindFilesResponse {
+  readonly type: 'response';
+  readonly requestId: string;
+  readonly result?: readonly string[];
+  readonly error?: ErrorView;
 }
+
+/** Host: the one answer to a request that has a `requestId` and no stream (one per such request). */
+export type ResponseMessage = FindFilesResponse;
 /** Host: an error not tied to a stream (e.g. no model server reachable), with its fix. */
 export interface NoticeMessage {
-  type: 'notice';
-  level: 'info' | 'warning' | 'error';
-  message: string;
+  readonly type: 'notice';
+  readonly level: 'info' | 'warning' | 'error';
+  readonly message: string;
 }
 
 export type ToWebview =
@@ -164,78 +169,78 @@ export type ToWebview =
 
 /** Webview: loaded and listening; the host may post now. */
 export interface ReadyMessage {
-  type: 'ready';
+  readonly type: 'ready';
 }
 /** Webview: send a new user message (or a `/` prompt with params) and stream the answer. */
 export interface SendMessage {
-  type: 'send';
-  requestId: string;
-  text: string;
-  attachments: Attachment[];
-  promptName?: string;
-  params?: Record<string, string>;
-  model?: string;
+  readonly type: 'send';
+  readonly requestId: string;
+  readonly text: string;
+  readonly attachments: readonly Attachment[];
+  readonly promptName?: string;
+  readonly params?: Readonly<Record<string, string>>;
+  readonly model?: string;
 }
 /** Webview: Stop the streaming answer; the partial text is kept and marked. */
 export interface StopMessage {
-  type: 'stop';
-  requestId: string;
+  readonly type: 'stop';
+  readonly requestId: string;
 }
 /** Webview: Regenerate an answer as a new sibling, optionally with another model. */
 export interface RegenerateMessage {
-  type: 'regenerate';
-  requestId: string;
-  nodeId: string;
-  model?: string;
+  readonly type: 'regenerate';
+  readonly requestId: string;
+  readonly nodeId: string;
+  readonly model?: string;
 }
 /** Webview: Edit a user message into a sibling with new text and answer it. */
 export interface EditMessage {
-  type: 'edit';
-  requestId: string;
-  nodeId: string;
-  text: string;
+  readonly type: 'edit';
+  readonly requestId: string;
+  readonly nodeId: string;
+  readonly text: string;
 }
 /** Webview: the `‹ ›` switcher moved to another sibling; show its branch. */
 export interface SwitchMessage {
-  type: 'switch';
-  nodeId: string;
+  readonly type: 'switch';
+  readonly nodeId: string;
 }
 /** Webview: Retry after an error (answer the current user message again). */
 export interface RetryMessage {
-  type: 'retry';
-  requestId: string;
+  readonly type: 'retry';
+  readonly requestId: string;
 }
 /** Webview: copy text to the clipboard. */
 export interface CopyMessage {
-  type: 'copy';
-  text: string;
+  readonly type: 'copy';
+  readonly text: string;
 }
 /** Webview: insert a code block at the cursor of the last active editor. */
 export interface InsertMessage {
-  type: 'insert';
-  text: string;
+  readonly type: 'insert';
+  readonly text: string;
 }
 /** Webview: open a file at a line range (a context chip was clicked). */
 export interface OpenFileMessage {
-  type: 'openFile';
-  path: string;
-  startLine?: number;
-  endLine?: number;
+  readonly type: 'openFile';
+  readonly path: string;
+  readonly startLine?: number;
+  readonly endLine?: number;
 }
 /** Webview: the model picker changed. */
 export interface SelectModelMessage {
-  type: 'selectModel';
-  model: string;
+  readonly type: 'selectModel';
+  readonly model: string;
 }
-/** Webview: list workspace files matching `query`, for `#file`. Answered by `response` with `string[]`. */
+/** Webview: list workspace files matching `query`, for `#file`. Answered by `FindFilesResponse`. */
 export interface FindFilesMessage {
-  type: 'findFiles';
-  requestId: string;
-  query: string;
+  readonly type: 'findFiles';
+  readonly requestId: string;
+  readonly query: string;
 }
 /** Webview: attach the active editor's selection (`#selection`); answered by `attach`. */
 export interface AttachSelectionMessage {
-  type: 'attachSelection';
+  readonly type: 'attachSelection';
 }
 
 export type FromWebview =
@@ -252,6 +257,55 @@ export type FromWebview =
   | SelectModelMessage
   | FindFilesMessage
   | AttachSelectionMessage;
+
+// ---- requests and their answers ----
+
+/** What answers a streamed request: `streamStart`, any number of `streamDelta`, then one `streamDone`. */
+export type StreamAnswer = StreamStartMessage | StreamDeltaMessage | StreamDoneMessage;
+
+/**
+ * Every webview request the host answers, by `type`: the request message and the messages that
+ * answer it, all with the request's `requestId`. The host posts answers and the webview awaits them
+ * through these types, so a request and its answer cannot drift apart on one side only.
+ * (Continue's `core/protocol`, vscode-eslint's `customMessages.ts`.)
+ */
+export interface WebviewRequests {
+  send: { request: SendMessage; answer: StreamAnswer };
+  regenerate: { request: RegenerateMessage; answer: StreamAnswer };
+  edit: { request: EditMessage; answer: StreamAnswer };
+  retry: { request: RetryMessage; answer: StreamAnswer };
+  findFiles: { request: FindFilesMessage; answer: FindFilesResponse };
+}
+
+/** The `type` of a request the host answers. */
+export type RequestType = keyof WebviewRequests;
+/** The message of a request (of all of them, without `K`). */
+export type RequestMessage<K extends RequestType = RequestType> = WebviewRequests[K]['request'];
+/** The messages that answer a request. */
+export type AnswerMessage<K extends RequestType = RequestType> = WebviewRequests[K]['answer'];
+/** The requests answered by a model stream. */
+export type StreamedRequestType = { [K in RequestType]: AnswerMessage<K> extends StreamAnswer ? K : never }[RequestType];
+/** The requests answered by one `response`. */
+export type ResponseRequestType = Exclude<RequestType, StreamedRequestType>;
+/** What the `response` to a request carries when it succeeds. */
+export type ResponseResult<K extends ResponseRequestType> = NonNullable<AnswerMessage<K>['result']>;
+
+// A request whose `type` is not its key, that is missing from `FromWebview` or has no `requestId`, or
+// an answer missing from `ToWebview` or without the `requestId`, is a compile error here.
+type Holds<T extends true> = T;
+type WellFormed<K extends RequestType> = [RequestMessage<K>] extends [FromWebview & { type: K; requestId: string }]
+  ? [AnswerMessage<K>] extends [ToWebview & { requestId: string }]
+    ? true
+    : false
+  : false;
+type _RequestsAreWellFormed = Holds<{ [K in RequestType]: WellFormed<K> }[RequestType]>;
+
+const STREAMED: { readonly [K in StreamedRequestType]: true } = { send: true, regenerate: true, edit: true, retry: true };
+
+/** Whether a message is a request the host answers with a stream (so a failure ends that stream). */
+export function isStreamedRequest(message: FromWebview): message is RequestMessage<StreamedRequestType> {
+  return Object.prototype.hasOwnProperty.call(STREAMED, message.type);
+}
 
 /** Compile-time exhaustiveness check for `switch (msg.type)`. */
 export function assertNever(value: never): never {

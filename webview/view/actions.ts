@@ -11,7 +11,7 @@ export interface MessageActions {
   retry(): void;
   openFile(path: string, startLine?: number, endLine?: number): void;
   /** The provider's models, for the Regenerate picker. */
-  models(): string[];
+  models(): readonly string[];
   /** A request is streaming: branching actions wait. */
   isBusy(): boolean;
 }

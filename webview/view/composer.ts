@@ -14,14 +14,14 @@ import { PromptForm } from './promptForm';
 
 /** What the composer asks of the page. */
 export interface ComposerHost {
-  send(message: { text: string; attachments: Attachment[]; promptName?: string; params?: Record<string, string> }): void;
+  send(message: { text: string; attachments: readonly Attachment[]; promptName?: string; params?: Record<string, string> }): void;
   stop(): void;
   selectModel(model: string): void;
-  findFiles(query: string): Promise<string[]>;
+  findFiles(query: string): Promise<readonly string[]>;
   attachSelection(): void;
   /** Opens the editor on the last user message; false when there is none. */
   editLast(): boolean;
-  saveDraft(draft: string, attachments: Attachment[]): void;
+  saveDraft(draft: string, attachments: readonly Attachment[]): void;
 }
 
 const SLASH = /^\/(\S*)$/;
@@ -39,7 +39,7 @@ export class Composer {
   private readonly promptForm: PromptForm;
   private readonly filePicker: FilePicker;
   private attachments: Attachment[] = [];
-  private prompts: PromptSummary[] = [];
+  private prompts: readonly PromptSummary[] = [];
   private busy = false;
 
   constructor(private readonly host: ComposerHost) {
@@ -111,7 +111,7 @@ export class Composer {
   }
 
   /** Restores a draft saved before a reload. */
-  restore(draft: string, attachments: Attachment[]): void {
+  restore(draft: string, attachments: readonly Attachment[]): void {
     this.setText(draft);
     this.attachments = [...attachments];
     this.renderAttachments();
@@ -125,7 +125,7 @@ export class Composer {
   }
 
   /** Fills the model picker; `current` is selected without telling the host again. */
-  setModels(models: string[], current: string): void {
+  setModels(models: readonly string[], current: string): void {
     const all = models.includes(current) || !current ? models : [current, ...models];
     this.modelPicker.replaceChildren(
       ...all.map((model) => {
@@ -146,12 +146,12 @@ export class Composer {
     }
   }
 
-  setPrompts(prompts: PromptSummary[]): void {
+  setPrompts(prompts: readonly PromptSummary[]): void {
     this.prompts = prompts;
   }
 
   /** Adds attachments (from `attach`, `#file` or `#selection`) and optional text. */
-  addAttachments(attachments: Attachment[], text?: string): void {
+  addAttachments(attachments: readonly Attachment[], text?: string): void {
     for (const attachment of attachments) {
       const key = attachmentKey(attachment);
       if (!this.attachments.some((existing) => attachmentKey(existing) === key)) {

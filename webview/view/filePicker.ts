@@ -16,7 +16,7 @@ export class FilePicker {
   private latest = 0;
 
   constructor(
-    private readonly search: (query: string) => Promise<string[]>,
+    private readonly search: (query: string) => Promise<readonly string[]>,
     private readonly onPick: (path: string) => void,
     private readonly onClose: () => void,
   ) {
@@ -69,7 +69,7 @@ export class FilePicker {
 
   private async run(query: string): Promise<void> {
     const ticket = ++this.latest;
-    let paths: string[];
+    let paths: readonly string[];
     try {
       paths = await this.search(query);
     } catch {

@@ -36,7 +36,7 @@ const HYDRATE_MARGIN = '1500px 0px';
 export class MessageList {
   readonly element: HTMLElement;
   private readonly entries = new Map<string, Entry>();
-  private path: MessageView[] = [];
+  private path: readonly MessageView[] = [];
   private live: LiveBubble | undefined;
   private outgoing: { requestId: string; element: HTMLElement } | undefined;
   /** The reader is at the end of the log, so new content keeps it there. */
@@ -94,7 +94,7 @@ export class MessageList {
    * Shows `path`. The outgoing user bubble goes (the path has the stored message now); the live
    * bubble stays while streaming, or after a failure that left no answer in its place.
    */
-  setPath(path: MessageView[], busy: boolean): void {
+  setPath(path: readonly MessageView[], busy: boolean): void {
     const stick = this.pinned;
     this.path = path;
     const seen = new Set<string>();
@@ -149,7 +149,7 @@ export class MessageList {
    * Shows a message the user just sent until the host's `state` has it. `replacing` (an edit) hides
    * that message and everything after it, since the edit becomes a sibling branch.
    */
-  showOutgoing(requestId: string, text: string, attachments: Attachment[], replacing?: string): void {
+  showOutgoing(requestId: string, text: string, attachments: readonly Attachment[], replacing?: string): void {
     if (replacing !== undefined) {
       const at = this.path.findIndex((message) => message.nodeId === replacing);
       if (at >= 0) {

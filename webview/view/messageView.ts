@@ -157,7 +157,7 @@ function thinkingBlock(thinking: string): HTMLElement {
   );
 }
 
-function attachmentChips(attachments: Attachment[], actions: MessageActions): HTMLElement {
+function attachmentChips(attachments: readonly Attachment[], actions: MessageActions): HTMLElement {
   return h(
     'div',
     { className: 'chips attachments' },
@@ -169,7 +169,7 @@ function attachmentChips(attachments: Attachment[], actions: MessageActions): HT
   );
 }
 
-function contextChips(chips: ContextChip[], actions: MessageActions): HTMLElement {
+function contextChips(chips: readonly ContextChip[], actions: MessageActions): HTMLElement {
   return h(
     'div',
     { className: 'chips context-chips', attrs: { role: 'list', 'aria-label': 'Retrieved context' } },

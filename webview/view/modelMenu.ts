@@ -7,7 +7,7 @@ import { h } from '../dom';
 let openMenu: { menu: HTMLElement; anchor: HTMLElement; dispose: () => void } | undefined;
 
 /** Opens the menu under `anchor`, or closes it when it is already open there. */
-export function toggleModelMenu(anchor: HTMLElement, models: string[], current: string | undefined, onPick: (model: string) => void): void {
+export function toggleModelMenu(anchor: HTMLElement, models: readonly string[], current: string | undefined, onPick: (model: string) => void): void {
   const wasOpenHere = openMenu?.anchor === anchor;
   closeModelMenu();
   if (wasOpenHere) {

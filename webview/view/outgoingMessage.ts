@@ -9,7 +9,7 @@ import type { MarkdownRenderer } from '../render/markdown';
 import { fillContent, messageHeader } from './messageView';
 
 /** A user bubble for text just sent; the next `state` replaces it with the stored message. */
-export function renderOutgoing(requestId: string, text: string, attachments: Attachment[], renderer: MarkdownRenderer): HTMLElement {
+export function renderOutgoing(requestId: string, text: string, attachments: readonly Attachment[], renderer: MarkdownRenderer): HTMLElement {
   const content = h('div', { className: 'message-content markdown', testId: 'message-content' });
   fillContent(content, text, renderer);
   return h(

@@ -1,0 +1,173 @@
+/**
+ * The metadata keys Arbor reads and writes, typed in one place. Metadata is stored as free JSON
+ * (`Record<string, unknown>`: old databases, imported dataknobs files, other tools), so every read
+ * goes through a reader that checks the value's shape and leaves out what does not fit.
+ */
+import type { PromptModelSettings, PromptRef, RagMetadata } from './prompts/types';
+import type { FinishReason, Usage } from './types';
+
+/** Why a streamed answer ended early: the reader stopped, the caller's signal cancelled it, or it failed. */
+export type StopReason = 'consumer' | 'cancelled' | 'failed';
+
+/** A file or selection attached to a user message, as kept in its metadata (its text is in the content). */
+export interface StoredAttachment {
+  kind: 'file' | 'selection';
+  /** Workspace-relative path with `/` separators. */
+  path: string;
+  /** 1-based inclusive lines; absent for a whole file. */
+  startLine?: number;
+  endLine?: number;
+  language?: string;
+}
+
+/** The keys of a message node's `metadata` that Arbor writes or reads. */
+export interface NodeMetadata {
+  /** User message: the text as typed (or `/prompt text`), shown instead of the content it became. */
+  displayText?: string;
+  /** User message: what was attached; their text follows the typed text in the content. */
+  attachments?: StoredAttachment[];
+  /** Answer: the model that wrote it. */
+  model?: string;
+  /** Answer: the provider's name (`openai`, `ollama`). */
+  provider?: string;
+  /** Answer: why the model stopped. */
+  finishReason?: FinishReason;
+  /** Answer: tokens of the call. */
+  usage?: Usage;
+  /** Answer: what the call cost in USD; conversation and branch totals add these up. */
+  costUsd?: number;
+  /** Answer: the stream ended before the model finished (the text so far is kept). */
+  interrupted?: boolean;
+  /** Answer: why an interrupted stream ended. */
+  stopReason?: StopReason;
+  /** Answer: the failure that cut the stream, as a message a person can read. */
+  error?: string;
+  /** Answer: how many messages the context window left out of the request. */
+  contextDroppedMessages?: number;
+  /** Answer: the per-call model settings that overrode the provider's. */
+  configOverrides?: Record<string, unknown>;
+  /** Answer: what the provider reported beyond the text (response id, durations). */
+  response?: Record<string, unknown>;
+  /** Prompt message: what each retrieval found, by placeholder (reused on other branches). */
+  ragMetadata?: Record<string, RagMetadata>;
+  /** Prompt message: the older name of `ragMetadata`, still read (a record or a list); never written. */
+  rag?: Record<string, RagMetadata> | RagMetadata[];
+  /** Prompt message: which prompt file rendered it. */
+  prompt?: PromptRef;
+  /** Prompt message: parameters the template used but was not given. */
+  paramsMissing?: string[];
+  /** Prompt message: what validating the parameters warned about. */
+  validationWarnings?: string[];
+  /** Prompt message: the model settings from the prompt's front matter. */
+  promptSettings?: PromptModelSettings;
+}
+
+/** The keys of a conversation's `metadata` that Arbor writes or reads. */
+export interface ConversationMetadata {
+  /** Shown in the sidebar and on the chat tab; empty until the first message names it. */
+  title?: string;
+  /** The cost of every answer on every branch in USD, kept here so the list shows it without loading nodes. */
+  totalCostUsd?: number;
+  /** The first user message, read as a title fallback when a writer kept it; Arbor does not write it. */
+  firstMessage?: string;
+}
+
+type Parser<T> = (value: unknown) => T | undefined;
+type Parsers<M> = { readonly [K in keyof M]-?: Parser<NonNullable<M[K]>> };
+
+const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+const text: Parser<string> = (v) => (typeof v === 'string' ? v : undefined);
+const finite: Parser<number> = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+const flag: Parser<boolean> = (v) => (typeof v === 'boolean' ? v : undefined);
+const record: Parser<Record<string, unknown>> = (v) => (isObject(v) ? v : undefined);
+const texts: Parser<string[]> = (v) => (Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : undefined);
+const isRag = (v: unknown): v is RagMetadata => isObject(v) && Array.isArray(v.results);
+
+function ragRecord(v: unknown): Record<string, RagMetadata> | undefined {
+  return isObject(v) ? Object.fromEntries(Object.entries(v).filter((e): e is [string, RagMetadata] => isRag(e[1]))) : undefined;
+}
+
+function attachment(v: unknown): StoredAttachment | undefined {
+  if (!isObject(v) || typeof v.path !== 'string') return undefined;
+  const a: StoredAttachment = { kind: v.kind === 'selection' ? 'selection' : 'file', path: v.path };
+  const startLine = finite(v.startLine);
+  const endLine = finite(v.endLine);
+  const language = text(v.language);
+  if (startLine !== undefined) a.startLine = startLine;
+  if (endLine !== undefined) a.endLine = endLine;
+  if (language !== undefined) a.language = language;
+  return a;
+}
+
+const NODE_PARSERS: Parsers<NodeMetadata> = {
+  displayText: text,
+  attachments: (v) => (Array.isArray(v) ? v.map(attachment).filter((a): a is StoredAttachment => a !== undefined) : undefined),
+  model: text,
+  provider: text,
+  finishReason: text,
+  usage: (v) =>
+    isObject(v) && [v.promptTokens, v.completionTokens, v.totalTokens].every((n) => finite(n) !== undefined)
+      ? { promptTokens: v.promptTokens as number, completionTokens: v.completionTokens as number, totalTokens: v.totalTokens as number }
+      : undefined,
+  costUsd: finite,
+  interrupted: flag,
+  stopReason: (v) => (v === 'consumer' || v === 'cancelled' || v === 'failed' ? v : undefined),
+  // Older answers kept the error as `{ message }`.
+  error: (v) => text(v) ?? (isObject(v) ? text(v.message) : undefined),
+  contextDroppedMessages: finite,
+  configOverrides: record,
+  response: record,
+  ragMetadata: ragRecord,
+  rag: (v) => (Array.isArray(v) ? v.filter(isRag) : ragRecord(v)),
+  prompt: (v) => (isObject(v) && typeof v.name === 'string' ? (v as unknown as PromptRef) : undefined),
+  paramsMissing: texts,
+  validationWarnings: texts,
+  promptSettings: (v) => (isObject(v) ? (v as PromptModelSettings) : undefined),
+};
+
+const CONVERSATION_PARSERS: Parsers<ConversationMetadata> = {
+  title: text,
+  totalCostUsd: finite,
+  firstMessage: text,
+};
+
+function readAll<M>(parsers: Parsers<M>, metadata: Readonly<Record<string, unknown>> | undefined): M {
+  const out: Record<string, unknown> = {};
+  if (!metadata) return out as M;
+  for (const key of Object.keys(parsers) as (keyof M & string)[]) {
+    if (!(key in metadata)) continue;
+    const value = parsers[key](metadata[key]);
+    if (value !== undefined) out[key] = value;
+  }
+  return out as M;
+}
+
+/** One key of a node's metadata, or `undefined` when it is missing or has the wrong shape. */
+export function readNodeMetadata<K extends keyof NodeMetadata>(metadata: Readonly<Record<string, unknown>> | undefined, key: K): NodeMetadata[K] | undefined {
+  return NODE_PARSERS[key](metadata?.[key]) as NodeMetadata[K] | undefined;
+}
+
+/** Every known key of a node's metadata that has the right shape (unknown keys are left out). */
+export function nodeMetadata(metadata: Readonly<Record<string, unknown>> | undefined): NodeMetadata {
+  return readAll(NODE_PARSERS, metadata);
+}
+
+/** One key of a conversation's metadata, or `undefined` when it is missing or has the wrong shape. */
+export function readConversationMetadata<K extends keyof ConversationMetadata>(
+  metadata: Readonly<Record<string, unknown>> | undefined,
+  key: K,
+): ConversationMetadata[K] | undefined {
+  return CONVERSATION_PARSERS[key](metadata?.[key]) as ConversationMetadata[K] | undefined;
+}
+
+/** Every known key of a conversation's metadata that has the right shape (unknown keys are left out). */
+export function conversationMetadata(metadata: Readonly<Record<string, unknown>> | undefined): ConversationMetadata {
+  return readAll(CONVERSATION_PARSERS, metadata);
+}
+
+/** The retrievals stored on a node, from `ragMetadata` or else the older `rag`, as a list. */
+export function nodeRagMetadata(metadata: Readonly<Record<string, unknown>> | undefined): RagMetadata[] {
+  const rag = readNodeMetadata(metadata, 'ragMetadata') ?? readNodeMetadata(metadata, 'rag');
+  if (!rag) return [];
+  return Array.isArray(rag) ? rag : Object.values(rag);
+}

@@ -1,0 +1,102 @@
+/**
+ * The rules of a conversation as the chat and the sidebar apply them: its title, its cost, the text
+ * a message shows, and what a user message keeps in its metadata. Pure (no `vscode`), so they are
+ * unit tested; `chatController.ts` only dispatches and streams, and calls these.
+ */
+import { nodeMetadata, readConversationMetadata, readNodeMetadata } from '../core/index';
+import type { ConversationMetadata, ConversationNode, NodeMetadata, StoredAttachment } from '../core/index';
+import type { Attachment } from '../shared/protocol';
+import { firstLine } from './labels';
+
+/** What a conversation is called when nothing names it yet. */
+export const UNTITLED = 'New conversation';
+
+/**
+ * The title of a conversation: its `title`, else the first line of its first user message (given,
+ * or kept in the metadata as `firstMessage`), else "New conversation".
+ */
+export function conversationTitle(metadata: Readonly<Record<string, unknown>>, firstUserText?: string): string {
+  const title = readConversationMetadata(metadata, 'title');
+  if (title?.trim()) return firstLine(title, 80);
+  const first = firstUserText ?? readConversationMetadata(metadata, 'firstMessage');
+  if (first?.trim()) return firstLine(first, 60);
+  return UNTITLED;
+}
+
+/** The text a message shows: what the user typed (`displayText`) rather than the prompt or attachments it became. */
+export function messageDisplayText(node: ConversationNode): string {
+  return readNodeMetadata(node.metadata, 'displayText') || node.message.content;
+}
+
+/** The title of an open conversation: its `title`, else what its first user message shows. */
+export function chatTitle(metadata: Readonly<Record<string, unknown>>, nodes: readonly ConversationNode[]): string {
+  const firstUser = nodes.find((n) => n.message.role === 'user');
+  return conversationTitle(metadata, firstUser ? messageDisplayText(firstUser) : undefined);
+}
+
+/** What the first message of a conversation is made of, for naming it. */
+export interface FirstMessage {
+  text: string;
+  promptName?: string;
+  attachments: readonly Pick<Attachment, 'path'>[];
+}
+
+/**
+ * The title a message gives its conversation, or `undefined` when the conversation already has one:
+ * the typed text, else the prompt (`/name`), else the first attached path.
+ */
+export function titleFromMessage(metadata: Readonly<Record<string, unknown>>, message: FirstMessage): string | undefined {
+  if (readConversationMetadata(metadata, 'title')) return undefined;
+  return firstLine(message.text || (message.promptName ? `/${message.promptName}` : '') || message.attachments[0]?.path || UNTITLED, 80);
+}
+
+/** What a prompt message shows in the chat: `/name` and the text typed with it. */
+export function promptDisplayText(promptName: string, text: string): string {
+  return text.trim() ? `/${promptName} ${text.trim()}` : `/${promptName}`;
+}
+
+/** What a user message keeps about its attachments: where each came from, not its text (that is in the content). */
+export function storedAttachments(attachments: readonly Attachment[]): StoredAttachment[] {
+  return attachments.map(({ text: _text, ...a }) => ({ ...a }));
+}
+
+/** The metadata of a new user message: what was attached and what was typed. */
+export function userMessageMetadata(attachments: readonly Attachment[], displayText: string): Pick<NodeMetadata, 'attachments' | 'displayText'> {
+  return { attachments: storedAttachments(attachments), displayText };
+}
+
+/** A user message written anew by Edit, as `addMessage` takes it. */
+export interface EditedMessage {
+  content: string;
+  metadata: Pick<NodeMetadata, 'attachments' | 'displayText'>;
+}
+
+/**
+ * An edit of a user message: the new text replaces what was typed, and what was attached to the
+ * original stays (its text, which followed the typed text in the content, and the attachment list).
+ */
+export function editedUserMessage(original: ConversationNode, text: string): EditedMessage {
+  const { displayText, attachments } = nodeMetadata(original.metadata);
+  const content = original.message.content;
+  const tail = displayText !== undefined && content.startsWith(displayText) ? content.slice(displayText.length) : '';
+  return { content: text + tail, metadata: { attachments: attachments ?? [], displayText: text } };
+}
+
+/** The cost recorded on a node, in USD (0 when it has none). */
+export function nodeCost(node: ConversationNode): number {
+  return readNodeMetadata(node.metadata, 'costUsd') ?? 0;
+}
+
+/** The total cost a conversation's metadata records (`undefined` when none is recorded). */
+export function conversationCost(metadata: Readonly<Record<string, unknown>>): number | undefined {
+  return readConversationMetadata(metadata, 'totalCostUsd');
+}
+
+/**
+ * The cost total to write into a conversation's metadata after an answer, or `undefined` when the
+ * stored one is already right (writing it unchanged would only add a journal entry and redraw
+ * every view once more).
+ */
+export function totalCostUpdate(metadata: Readonly<Record<string, unknown>>, total: number): Pick<ConversationMetadata, 'totalCostUsd'> | undefined {
+  return conversationCost(metadata) === total ? undefined : { totalCostUsd: total };
+}
