@@ -17,7 +17,7 @@ import {
 let next = 0;
 function node(role: Role, content: string, metadata: Record<string, unknown> = {}): ConversationNode {
   next += 1;
-  return { nodeId: `n${next}`, parentId: 'root', message: { role, content }, timestamp: '2026-01-01T00:00:00Z', metadata };
+  return { nodeId: `n${next}`, parentId: 'root', position: next, message: { role, content }, timestamp: '2026-01-01T00:00:00Z', metadata };
 }
 
 describe('titles', () => {
