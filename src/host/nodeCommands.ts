@@ -5,7 +5,8 @@ import { runOf, type CommandDeps } from './commandDeps';
 import { COMPARE_SCHEME, Commands } from './constants';
 import { firstLine } from './labels';
 import type { Services } from './services';
-import { branchTip, conversationTitle, type RunEntry } from './treeModel';
+import { conversationTitle } from './conversationRules';
+import { branchTip, type RunEntry } from './treeModel';
 
 /** Serves `arbor-compare:` documents: one branch of a conversation as Markdown, for the diff editor. */
 class BranchDocuments implements vscode.TextDocumentContentProvider {

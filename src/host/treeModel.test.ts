@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ConversationNode, Role } from '../core/index';
-import { branchTip, buildRuns, conversationEntry, conversationTitle, findRun } from './treeModel';
+import { conversationTitle } from './conversationRules';
+import { branchTip, buildRuns, conversationEntry, findRun } from './treeModel';
 
 /** Fixtures spell the tree as dot paths for readability; the code under test reads only parentId and position. */
 function node(nodeId: string, role: Role, content: string, extra: Partial<ConversationNode> = {}): ConversationNode {

@@ -43,9 +43,6 @@ export interface ConversationEntry {
 /** Anything the Conversations tree shows. */
 export type TreeEntry = ConversationEntry | RunEntry;
 
-// The title rule lives in conversationRules.ts; the sidebar's callers still import it from here.
-export { conversationTitle };
-
 /** The top-level item of one conversation: title, then relative time, message count and cost. */
 export function conversationEntry(summary: ConversationSummary, now: number = Date.now()): ConversationEntry {
   const messages = Math.max(0, summary.nodeCount - 1);

@@ -1,4 +1,5 @@
 import type { CompleteOptions } from './managerTypes';
+import type { NodeMetadata } from '../metadataKeys';
 import type { NewNode } from '../storage/storage';
 import type { LLMMessage, LLMResponse } from '../types';
 
@@ -24,7 +25,7 @@ export function buildAnswerNode(input: AnswerNodeInput): NewNode {
   const message: LLMMessage = { role: 'assistant', content: response.content };
   if (response.toolCalls?.length) message.toolCalls = structuredClone(response.toolCalls);
   if (response.thinking) message.thinking = response.thinking;
-  const metadata: Record<string, unknown> = {
+  const metadata: Record<string, unknown> & NodeMetadata = {
     ...structuredClone(options.metadata ?? {}),
     model: response.model,
     provider: input.provider,

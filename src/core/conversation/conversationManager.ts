@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { readNodeMetadata } from '../metadataKeys';
 import { ConversationNotFoundError, InvalidArgumentError, InvalidOperationError, NodeNotFoundError } from '../errors';
 import type { RagMetadata } from '../prompts/types';
 import type { ChangeResult, ConversationChange, NewNode } from '../storage/storage';
@@ -34,8 +35,8 @@ function byTime(a: ConversationNode, b: ConversationNode): number {
 }
 
 function costOf(node: ConversationNode): number {
-  const cost = node.metadata.costUsd;
-  return typeof cost === 'number' && Number.isFinite(cost) ? cost : 0;
+  const cost = readNodeMetadata(node.metadata, 'costUsd');
+  return cost !== undefined && Number.isFinite(cost) ? cost : 0;
 }
 
 /**
@@ -274,8 +275,8 @@ export class ConversationManager {
 
   /** The retrievals stored on a node (default: the current one), by placeholder. */
   getRagMetadata(nodeId: string = this.current): Record<string, RagMetadata> | undefined {
-    const stored = this.requireNode(nodeId).metadata.ragMetadata;
-    return stored && typeof stored === 'object' ? clone(stored as Record<string, RagMetadata>) : undefined;
+    const stored = readNodeMetadata(this.requireNode(nodeId).metadata, 'ragMetadata');
+    return stored && clone(stored);
   }
 
   /** Sets one metadata key (`undefined` removes it) or merges a record into the conversation's metadata. */

@@ -1,3 +1,4 @@
+import { nodeMetadata, readConversationMetadata } from '../metadataKeys';
 import { ConversationTree, ROOT_NODE_ID } from './conversationTree';
 import type { ConversationNode, ConversationState } from '../types';
 
@@ -18,10 +19,11 @@ function fence(text: string, lang = ''): string {
 function renderNode(node: ConversationNode, tree: ConversationTree): string {
   const m = node.message;
   const facts = [`node \`${node.nodeId === ROOT_NODE_ID ? '(root)' : tree.dotPath(node.nodeId)}\``];
-  if (typeof node.metadata.model === 'string') facts.push(node.metadata.model);
-  if (typeof node.metadata.costUsd === 'number' && node.metadata.costUsd > 0) facts.push(`$${node.metadata.costUsd.toFixed(6)}`);
+  const metadata = nodeMetadata(node.metadata);
+  if (metadata.model !== undefined) facts.push(metadata.model);
+  if (metadata.costUsd !== undefined && metadata.costUsd > 0) facts.push(`$${metadata.costUsd.toFixed(6)}`);
   if (node.promptName) facts.push(`prompt \`${node.promptName}\``);
-  if (node.metadata.interrupted === true) facts.push('interrupted');
+  if (metadata.interrupted === true) facts.push('interrupted');
   const title = `${ROLE_TITLES[m.role] ?? m.role}${m.name ? ` (${m.name})` : ''}`;
   const parts = [`### ${title}\n\n_${facts.join(' · ')}_`];
   if (m.thinking) parts.push(`<details><summary>Thinking</summary>\n\n${m.thinking}\n\n</details>`);
@@ -29,7 +31,7 @@ function renderNode(node: ConversationNode, tree: ConversationTree): string {
   for (const call of m.toolCalls ?? []) {
     parts.push(`Tool call \`${call.function.name}\` (\`${call.id}\`):\n\n${fence(call.function.arguments, 'json')}`);
   }
-  if (typeof node.metadata.error === 'string') parts.push(`> Error: ${node.metadata.error}`);
+  if (metadata.error !== undefined) parts.push(`> Error: ${metadata.error}`);
   return parts.join('\n\n');
 }
 
@@ -47,7 +49,7 @@ function renderPath(nodes: ConversationNode[], tree: ConversationTree): string {
  */
 export function conversationToMarkdown(state: ConversationState, options: MarkdownExportOptions = {}): string {
   const tree = new ConversationTree(state.nodes);
-  const title = typeof state.metadata.title === 'string' ? state.metadata.title : `Conversation ${state.conversationId}`;
+  const title = readConversationMetadata(state.metadata, 'title') ?? `Conversation ${state.conversationId}`;
   const header = `# ${title}\n\n_Conversation \`${state.conversationId}\`, created ${state.createdAt}, updated ${state.updatedAt}._`;
   if (!options.allBranches) {
     return `${header}\n\n${renderPath(tree.path(state.currentNodeId), tree)}\n`;
