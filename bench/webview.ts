@@ -14,8 +14,9 @@ import path from 'node:path';
 import { build } from 'esbuild';
 import type { Page } from 'playwright-core';
 import { chatState, longPath } from '../test/webview/fixtures';
-import { postToWebview, startHarness, type WebviewHarness } from '../test/webview/harness';
+import { postToWebview, startHarness } from '../test/webview/harness';
 import { median, runBenchmark, writeBenchmarkSection } from './benchReport';
+import { openBenchPage, timeStateRender } from './webviewTiming';
 
 const repoRoot = path.resolve(__dirname, '..');
 const RUNS = 5;
@@ -42,31 +43,6 @@ async function naiveBundle(): Promise<string> {
     logLevel: 'silent',
   });
   return result.outputFiles[0].text;
-}
-
-/** A fresh harness page ready for the functions below to be evaluated in it. */
-async function openBenchPage(harness: WebviewHarness): Promise<Page> {
-  const page = await harness.openPage();
-  // tsx compiles with keepNames, which wraps named arrow functions in a `__name` helper that exists
-  // only in Node; the functions evaluated in the page need an identity version.
-  await page.evaluate('globalThis.__name = (fn) => fn');
-  return page;
-}
-
-/** Dispatches `state` synchronously, then waits for the next painted frame; returns both times. */
-async function timeStateRender(page: Page, state: unknown): Promise<{ sync: number; painted: number }> {
-  return page.evaluate(
-    (data) =>
-      new Promise<{ sync: number; painted: number }>((resolve) => {
-        const g = globalThis as any;
-        const start = g.performance.now();
-        g.dispatchEvent(new g.MessageEvent('message', { data }));
-        void g.document.querySelector('[data-testid=message-list]').scrollHeight;
-        const sync = g.performance.now() - start;
-        g.requestAnimationFrame(() => setTimeout(() => resolve({ sync, painted: g.performance.now() - start }), 0));
-      }),
-    state,
-  );
 }
 
 /** Dispatches `state` and waits until no placeholder is left (every message fully rendered). */

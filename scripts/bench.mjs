@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // Modules under bench/ that are helpers of a benchmark, not benchmarks themselves.
-const helpers = new Set(['benchReport', 'ragCorpus']);
+const helpers = new Set(['benchReport', 'ragCorpus', 'webviewTiming']);
 const all = readdirSync(path.join(root, 'bench'))
   .filter((name) => name.endsWith('.ts'))
   .map((name) => name.slice(0, -3))

@@ -23,7 +23,7 @@
  *   insert-code, composer-input, send, stop, model-picker, attachment, attachment-remove,
  *   attach-file, attach-selection, prompt-menu, prompt-option, prompt-form, prompt-param (data-name),
  *   file-picker, file-query, file-option, title, total-cost, chat-model, restricted, notice,
- *   notice-dismiss, message-list.
+ *   notice-dismiss, message-list, load-earlier (above the oldest message held, when the path has older ones).
  */
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-option/index.js';
@@ -32,6 +32,7 @@ import '@vscode-elements/elements/dist/vscode-textarea/index.js';
 import { assertNever } from '../src/shared/protocol';
 import type { ChatState, RequestMessage, ResponseMessage, ResponseRequestType, ResponseResult, StreamedRequestType, ToWebview } from '../src/shared/protocol';
 import { h } from './dom';
+import { PathWindow } from './pathWindow';
 import { MarkdownRenderer } from './render/markdown';
 import { StreamBuffer } from './streamBuffer';
 import { connectVsCode, newRequestId } from './vscodeApi';
@@ -49,12 +50,14 @@ let streamingId: string | undefined;
 let lastRequestId: string | undefined;
 const pendingRequests = new Map<string, { resolve: (value: ResponseMessage['result']) => void; reject: (error: Error) => void }>();
 
+const pathWindow = new PathWindow();
 const renderer = new MarkdownRenderer();
 const header = new Header(renderer);
 const list = new MessageList(
   renderer,
   {
     switchTo: (nodeId) => vscode.postMessage({ type: 'switch', nodeId }),
+    loadEarlier: () => vscode.postMessage({ type: 'loadEarlier' }),
     edit: (nodeId, text) => {
       const requestId = startRequest((id) => ({ type: 'edit', requestId: id, nodeId, text }));
       list.showOutgoing(requestId, text, [], nodeId);
@@ -113,7 +116,7 @@ function handle(message: ToWebview): void {
         streamingId = undefined;
       }
       setBusy(chat.busy || streamingId !== undefined);
-      list.setPath(chat.path, busy);
+      list.setPath(pathWindow.apply(chat), busy, chat.windowStart);
       composer.setCurrentModel(chat.model);
       break;
     }

@@ -1,8 +1,9 @@
 import * as vscode from 'vscode';
-import type { ConversationMetadata, FileSystemPromptLibrary } from '../core/index';
+import { ROOT_NODE_ID, type ConversationMetadata, type FileSystemPromptLibrary } from '../core/index';
 import { assertNever, isStreamedRequest } from '../shared/protocol';
 import type { AnswerMessage, Attachment, EditMessage, FromWebview, RegenerateMessage, RequestMessage, RetryMessage, SendMessage, StreamedRequestType, ToWebview } from '../shared/protocol';
 import { buildChatState, promptSummaries } from './chatView';
+import { ChatWindow } from './chatWindow';
 import { chatTitle, editedUserMessage, promptDisplayText, titleFromMessage, totalCostUpdate, userMessageMetadata } from './conversationRules';
 import { editorValues, findWorkspaceFiles, insertIntoEditor, openWorkspaceFile, selectionAttachment } from './editorActions';
 import { isNoServer, isUserAbort, toErrorView } from './errorView';
@@ -11,7 +12,6 @@ import { Disposable, toDisposable } from './lifecycle';
 import type { Services } from './services';
 import { noServerHint } from './settings';
 import { Settings } from './constants';
-import { branchTip } from './treeModel';
 import { composeUserMessage } from './workspacePaths';
 
 /** After Stop, how long to wait for the next chunk before cutting the connection. */
@@ -42,6 +42,8 @@ interface ActiveStream {
  */
 export class ChatController extends Disposable {
   private ready = false;
+  /** The part of the path the webview holds. */
+  private readonly window = new ChatWindow();
   /** The prompt library whose changes re-send the prompt list, and that subscription. */
   private library?: FileSystemPromptLibrary;
   private librarySub?: vscode.Disposable;
@@ -121,24 +123,31 @@ export class ChatController extends Disposable {
   async postState(): Promise<void> {
     try {
       const manager = await this.services.manager(this.conversationId);
-      // One copy of the nodes for the title and the state: each getAllNodes() deep-copies them all.
-      const nodes = manager.getAllNodes();
-      const title = chatTitle(manager.getMetadata() as Record<string, unknown>, nodes);
+      // The window mirrors what the webview holds: nothing is computed for a webview not listening yet.
+      if (!this.ready || this.isDisposed) return;
+      const title = chatTitle(manager.getMetadata() as Record<string, unknown>, manager.getChildren(ROOT_NODE_ID));
       this.panel.title = firstLine(title, 40);
       const s = this.services.settings;
       this.post({
         type: 'state',
-        state: buildChatState({
-          conversationId: this.conversationId,
-          title,
-          currentNodeId: manager.currentNodeId,
-          nodes,
-          totalCostUsd: manager.getTotalCost(),
-          model: s.model,
-          provider: s.provider,
-          busy: this.busy,
-          restricted: !this.services.trusted,
-        }),
+        state: buildChatState(
+          {
+            conversationId: this.conversationId,
+            title,
+            currentNodeId: manager.currentNodeId,
+            path: {
+              pathIds: manager.getPathIds(),
+              node: (id) => manager.getNode(id),
+              siblingIds: (id) => manager.getSiblingIds(id),
+            },
+            totalCostUsd: manager.getTotalCost(),
+            model: s.model,
+            provider: s.provider,
+            busy: this.busy,
+            restricted: !this.services.trusted,
+          },
+          this.window,
+        ),
       });
     } catch (err) {
       this.services.logger.error(`Could not show conversation ${this.conversationId}`, err);
@@ -161,7 +170,10 @@ export class ChatController extends Disposable {
         case 'edit':
           return await this.mutate(() => this.edit(msg));
         case 'switch':
-          await this.services.withManager(this.conversationId, (m) => m.switchToNode(branchTip(m.getAllNodes(), msg.nodeId)));
+          await this.services.withManager(this.conversationId, (m) => m.switchToNode(m.getNewestLeaf(msg.nodeId)));
+          return await this.postState();
+        case 'loadEarlier':
+          this.window.loadEarlier();
           return await this.postState();
         case 'retry':
           return await this.mutate(() => this.retry(msg));
@@ -204,6 +216,7 @@ export class ChatController extends Disposable {
 
   private async onReady(): Promise<void> {
     this.ready = true;
+    this.window.reset();
     await this.postState();
     for (const m of this.pending.splice(0)) void this.panel.webview.postMessage(m);
     const s = this.stream;

@@ -102,7 +102,7 @@ export class ChatPanels extends Disposable {
   private async dropIfEmpty(conversationId: string): Promise<void> {
     try {
       const manager = await this.services.manager(conversationId);
-      if (manager.getAllNodes().length > 1) return;
+      if (manager.nodeCount > 1) return;
       const storage = await this.services.storage();
       await storage.deleteConversation(conversationId);
       this.services.forget(conversationId);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ConversationNode, Role } from '../core/index';
-import { buildChatState, chipsOf, promptSummaries } from './chatView';
+import { buildChatState, chipsOf, pathSourceOf, promptSummaries } from './chatView';
+import { ChatWindow } from './chatWindow';
 
 /** Fixtures spell the tree as dot paths for readability; the code under test reads only parentId and position. */
 function node(nodeId: string, role: Role, content: string, metadata: Record<string, unknown> = {}): ConversationNode {
@@ -10,6 +11,13 @@ function node(nodeId: string, role: Role, content: string, metadata: Record<stri
 }
 
 const base = { conversationId: 'c', title: 'T', totalCostUsd: 0.01, model: 'm', provider: 'ollama', busy: false, restricted: false };
+
+/** The views a fresh webview gets for the path to `currentNodeId`. */
+function shown(nodes: ConversationNode[], currentNodeId: string) {
+  const state = buildChatState({ ...base, currentNodeId, path: pathSourceOf(nodes, currentNodeId) }, new ChatWindow());
+  expect(state.views.map((v) => v.nodeId)).toEqual(state.ids);
+  return state.views;
+}
 
 describe('buildChatState', () => {
   const nodes = [
@@ -21,23 +29,23 @@ describe('buildChatState', () => {
   ];
 
   it('shows the path to the current node without the empty root, with sibling positions', () => {
-    const state = buildChatState({ ...base, nodes, currentNodeId: '0.1' });
-    expect(state.path.map((m) => m.nodeId)).toEqual(['0', '0.1']);
-    expect(state.path[1].siblings).toEqual({ index: 2, count: 3, prevNodeId: '0.0', nextNodeId: '0.2' });
-    expect(state.path[0].siblings).toEqual({ index: 1, count: 1, prevNodeId: undefined, nextNodeId: undefined });
-    expect(state.path[1]).toMatchObject({ interrupted: true, error: 'Stream broke' });
+    const path = shown(nodes, '0.1');
+    expect(path.map((m) => m.nodeId)).toEqual(['0', '0.1']);
+    expect(path[1].siblings).toEqual({ index: 2, count: 3, prevNodeId: '0.0', nextNodeId: '0.2' });
+    expect(path[0].siblings).toEqual({ index: 1, count: 1, prevNodeId: undefined, nextNodeId: undefined });
+    expect(path[1]).toMatchObject({ interrupted: true, error: 'Stream broke' });
   });
 
   it('shows the typed text and attachments (without their text), and answer details', () => {
-    const state = buildChatState({ ...base, nodes, currentNodeId: '0.0' });
-    expect(state.path[0].content).toBe('Why?');
-    expect(state.path[0].attachments).toEqual([{ kind: 'selection', path: 'a.ts', startLine: 1, endLine: 2, language: undefined }]);
-    expect(state.path[1]).toMatchObject({ model: 'm1', costUsd: 0.002, usage: { totalTokens: 5 } });
-    expect(state.path[1].siblings.index).toBe(1);
+    const path = shown(nodes, '0.0');
+    expect(path[0].content).toBe('Why?');
+    expect(path[0].attachments).toEqual([{ kind: 'selection', path: 'a.ts', startLine: 1, endLine: 2, language: undefined }]);
+    expect(path[1]).toMatchObject({ model: 'm1', costUsd: 0.002, usage: { totalTokens: 5 } });
+    expect(path[1].siblings.index).toBe(1);
   });
 
   it('falls back to the root for an unknown current node', () => {
-    expect(buildChatState({ ...base, nodes, currentNodeId: '9.9' }).path).toEqual([]);
+    expect(shown(nodes, '9.9')).toEqual([]);
   });
 
   it('turns stored retrievals into one chip per file range', () => {

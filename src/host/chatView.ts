@@ -1,18 +1,46 @@
 /**
- * Turns a conversation's nodes into the `ChatState` the webview shows: the current path with each
- * message's siblings, model, usage, cost, retrieved-context chips and attachments. Pure.
+ * Turns a conversation into the `ChatState` the webview shows: the window of the current path it
+ * holds, each message with its siblings, model, usage, cost, retrieved-context chips and
+ * attachments. Pure: the path comes through a `PathSource`, so a 10,000-message path costs its ids
+ * and the few views in the window, not a copy of every node.
  */
-import type { ConversationNode, RagMetadata } from '../core/index';
+import { ConversationTree, nodeMetadata, nodeRagMetadata, type ConversationNode, type PromptInfo, type RagMetadata } from '../core/index';
 import type { Attachment, ChatState, ContextChip, MessageView, PromptSummary, SiblingInfo } from '../shared/protocol';
-import { nodeMetadata, nodeRagMetadata, type PromptInfo } from '../core/index';
+import type { ChatWindow } from './chatWindow';
 import { messageDisplayText } from './conversationRules';
 
-/** What `buildChatState` needs besides the nodes. */
+/** The current path of a conversation, read one message at a time (a `ConversationManager` is one). */
+export interface PathSource {
+  /** Ids root→current, without an empty root. */
+  readonly pathIds: readonly string[];
+  node(nodeId: string): ConversationNode;
+  /** The ids of a node's parent's children in sibling order (the node alone for the root). */
+  siblingIds(nodeId: string): readonly string[];
+}
+
+/** A `PathSource` over a list of nodes, for tests and callers that hold the whole tree. */
+export function pathSourceOf(nodes: readonly ConversationNode[], currentNodeId: string): PathSource {
+  const tree = new ConversationTree(nodes);
+  const current = tree.has(currentNodeId) ? currentNodeId : '';
+  return {
+    pathIds: tree
+      .path(current)
+      .filter((n) => !(n.parentId === null && !n.message.content.trim()))
+      .map((n) => n.nodeId),
+    node: (id) => tree.get(id),
+    siblingIds: (id) => {
+      const parentId = tree.get(id).parentId;
+      return parentId === null ? [id] : tree.children(parentId).map((n) => n.nodeId);
+    },
+  };
+}
+
+/** What `buildChatState` needs besides the path. */
 export interface ChatStateInput {
   conversationId: string;
   title: string;
   currentNodeId: string;
-  nodes: readonly ConversationNode[];
+  path: PathSource;
   totalCostUsd: number;
   model: string;
   provider: string;
@@ -20,8 +48,7 @@ export interface ChatStateInput {
   restricted: boolean;
 }
 
-function siblingInfo(node: ConversationNode, siblings: readonly ConversationNode[]): SiblingInfo {
-  const ids = [...siblings].sort((a, b) => a.position - b.position).map((n) => n.nodeId);
+function siblingInfo(node: ConversationNode, ids: readonly string[]): SiblingInfo {
   const i = Math.max(0, ids.indexOf(node.nodeId));
   return {
     index: i + 1,
@@ -49,7 +76,7 @@ export function chipsOf(node: ConversationNode): ContextChip[] {
 }
 
 /** One node as the webview shows it. The text the user typed is shown, not the rendered prompt. */
-export function messageView(node: ConversationNode, siblings: readonly ConversationNode[]): MessageView {
+export function messageView(node: ConversationNode, siblingIds: readonly string[]): MessageView {
   const md = nodeMetadata(node.metadata);
   const attachments: Attachment[] = md.attachments ?? [];
   return {
@@ -65,38 +92,25 @@ export function messageView(node: ConversationNode, siblings: readonly Conversat
     costUsd: md.costUsd,
     interrupted: md.interrupted === true ? true : undefined,
     error: md.error || undefined,
-    siblings: siblingInfo(node, siblings),
+    siblings: siblingInfo(node, siblingIds),
     chips: chipsOf(node),
     attachments,
     promptName: node.promptName,
   };
 }
 
-/** The whole chat state: the path from the root to the current node, without an empty root. */
-export function buildChatState(input: ChatStateInput): ChatState {
-  const byId = new Map(input.nodes.map((n) => [n.nodeId, n]));
-  const children = new Map<string, ConversationNode[]>();
-  for (const n of input.nodes) {
-    if (n.parentId === null) continue;
-    const list = children.get(n.parentId);
-    if (list) list.push(n);
-    else children.set(n.parentId, [n]);
-  }
-  const path: ConversationNode[] = [];
-  let id: string | null = byId.has(input.currentNodeId) ? input.currentNodeId : '';
-  while (id !== null) {
-    const node = byId.get(id);
-    if (!node) break;
-    path.push(node);
-    id = node.parentId;
-  }
-  path.reverse();
-  const shown = path.filter((n) => !(n.parentId === null && !n.message.content.trim()));
+/** The chat state: the window of the path root→current the webview holds (see `ChatWindow`), with only what changed. */
+export function buildChatState(input: ChatStateInput, window: ChatWindow): ChatState {
+  const { path } = input;
+  const update = window.update(path.pathIds, (index) => {
+    const id = path.pathIds[index];
+    return messageView(path.node(id), path.siblingIds(id));
+  });
   return {
     conversationId: input.conversationId,
     title: input.title,
     currentNodeId: input.currentNodeId,
-    path: shown.map((n) => messageView(n, n.parentId === null ? [n] : children.get(n.parentId) ?? [n])),
+    ...update,
     totalCostUsd: input.totalCostUsd,
     model: input.model,
     provider: input.provider,

@@ -69,13 +69,26 @@ export interface PromptSummary {
   readonly params: ReadonlyArray<{ readonly name: string; readonly required: boolean; readonly default?: string; readonly description?: string }>;
 }
 
-/** Everything the chat shows; sent whole whenever the path changes. */
+/**
+ * What the chat shows, sent after `ready` and after every change. The path root→current (without an
+ * empty root) can be thousands of messages long, so the webview holds a window of it, the newest
+ * messages plus any older ones it asked for (`loadEarlier`), and each state carries only what changed:
+ * the window's ids from the first one that differs, and the views the webview does not have yet.
+ */
 export interface ChatState {
   readonly conversationId: string;
   readonly title: string;
   readonly currentNodeId: string;
-  /** Root→current, without the empty root. */
-  readonly path: readonly MessageView[];
+  /** How many messages the whole path holds. */
+  readonly pathLength: number;
+  /** Index in the path of the window's first message; older ones come with `loadEarlier`. */
+  readonly windowStart: number;
+  /** How many leading ids of the window the webview held before stay as they were (0: all new). */
+  readonly keep: number;
+  /** The window's node ids from index `keep` on, oldest first. */
+  readonly ids: readonly string[];
+  /** Views of the window's messages that are new to the webview or changed; the rest it has. */
+  readonly views: readonly MessageView[];
   readonly totalCostUsd: number;
   readonly model: string;
   readonly provider: string;
@@ -94,7 +107,7 @@ export interface ErrorView {
 
 // ---- host → webview ----
 
-/** Host: the whole chat, after `ready` and after every change of the path. */
+/** Host: the chat, after `ready` and after every change (only what changed, see `ChatState`). */
 export interface StateMessage {
   readonly type: 'state';
   readonly state: ChatState;
@@ -242,6 +255,10 @@ export interface FindFilesMessage {
 export interface AttachSelectionMessage {
   readonly type: 'attachSelection';
 }
+/** Webview: the reader reached the top of the window; send older messages of the path (a new `state`). */
+export interface LoadEarlierMessage {
+  readonly type: 'loadEarlier';
+}
 
 export type FromWebview =
   | ReadyMessage
@@ -256,7 +273,8 @@ export type FromWebview =
   | OpenFileMessage
   | SelectModelMessage
   | FindFilesMessage
-  | AttachSelectionMessage;
+  | AttachSelectionMessage
+  | LoadEarlierMessage;
 
 // ---- requests and their answers ----
 

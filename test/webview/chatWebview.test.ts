@@ -416,4 +416,46 @@ describe('chat webview', () => {
     const saved = await p.evaluate(() => JSON.parse((globalThis as any).sessionStorage.getItem('arbor-webview-state')));
     expect(saved).toMatchObject({ conversationId: 'conv-42', draft: 'half-written thought' });
   });
+
+  it('holds a window of a long path: applies only what changed, and loads earlier messages from the top row', async () => {
+    const p = await open();
+    const path = longPath(300);
+    const tail = path.slice(250);
+    const base = { conversationId: 'conv-long', pathLength: 300 };
+    await postToWebview(p, { type: 'state', state: chatState(tail, { ...base, windowStart: 250 }) });
+    await p.locator(`[data-testid=message][data-node-id="${path[299].nodeId}"]`).waitFor();
+    expect(await p.locator('[data-testid=message]').count()).toBe(50);
+    const row = p.locator('[data-testid=load-earlier-button]');
+    expect(await row.textContent()).toBe('Show 250 earlier messages');
+
+    // A new message: the host keeps the 50 ids and sends one id and one view.
+    const added = message('new-1', 'user', 'One more question');
+    await postToWebview(p, { type: 'state', state: chatState([...tail, added], { ...base, pathLength: 301, windowStart: 250, keep: 50, ids: ['new-1'], views: [added] }) });
+    await p.locator('[data-testid=message][data-node-id="new-1"]').waitFor();
+    expect(await p.locator('[data-testid=message]').count()).toBe(51);
+    expect(await p.locator(`[data-testid=message][data-node-id="${path[250].nodeId}"]`).count()).toBe(1);
+
+    // A branch switch at the 260th message: ten ids kept, the rest replaced.
+    const other = [message('b-1', 'assistant', 'Another answer'), message('b-2', 'user', 'And then?')];
+    await postToWebview(p, { type: 'state', state: chatState([...path.slice(250, 260), ...other], { ...base, pathLength: 262, windowStart: 250, keep: 10, ids: ['b-1', 'b-2'], views: other }) });
+    await p.locator('[data-testid=message][data-node-id="b-2"]').waitFor();
+    expect(await p.locator('[data-testid=message]').count()).toBe(12);
+    expect(await p.locator('[data-testid=message][data-node-id="new-1"]').count()).toBe(0);
+
+    // The row asks for older messages; the host answers with the wider window and only the new views.
+    await row.click();
+    await waitForPosted(p, ofType('loadEarlier'));
+    const older = path.slice(200, 250);
+    const window = [...older, ...path.slice(250, 260), ...other];
+    await postToWebview(p, { type: 'state', state: chatState(window, { ...base, pathLength: 262, windowStart: 200, keep: 0, ids: window.map((m) => m.nodeId), views: older }) });
+    await p.locator(`[data-testid=message][data-node-id="${path[200].nodeId}"]`).waitFor();
+    expect(await p.locator('[data-testid=message]').count()).toBe(62);
+    expect(await row.textContent()).toBe('Show 200 earlier messages');
+    const order = await p.locator('[data-testid=message]').evaluateAll((els) => els.map((el) => el.getAttribute('data-node-id')));
+    expect(order).toEqual(window.map((m) => m.nodeId));
+
+    // The whole path held: the row hides.
+    await postToWebview(p, { type: 'state', state: chatState(window, { ...base, pathLength: 62, windowStart: 0, keep: 62, ids: [], views: [] }) });
+    await expect.poll(() => p.locator('[data-testid=load-earlier]').isVisible()).toBe(false);
+  });
 });

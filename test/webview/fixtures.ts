@@ -20,13 +20,17 @@ export function message(nodeId: string, role: MessageView['role'], content: stri
   };
 }
 
-/** A whole state around `path`. */
+/** A state that gives a fresh webview `path` whole (every id and view; nothing kept from before). */
 export function chatState(path: MessageView[], overrides: Partial<ChatState> = {}): ChatState {
   return {
     conversationId: 'conv-1',
     title: 'Design a cache',
     currentNodeId: path.at(-1)?.nodeId ?? '',
-    path,
+    pathLength: path.length,
+    windowStart: 0,
+    keep: 0,
+    ids: path.map((m) => m.nodeId),
+    views: path,
     totalCostUsd: 0.0123,
     model: 'llama3.2',
     provider: 'ollama',

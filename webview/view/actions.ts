@@ -6,6 +6,8 @@
 /** Callbacks from message views to the page. */
 export interface MessageActions {
   switchTo(nodeId: string): void;
+  /** Older messages of the path, above the oldest one shown. */
+  loadEarlier(): void;
   edit(nodeId: string, text: string): void;
   regenerate(nodeId: string, model?: string): void;
   retry(): void;

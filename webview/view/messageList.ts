@@ -1,7 +1,9 @@
 /**
  * The conversation as an `aria-live` log of messages. A new `state` re-renders only the messages
  * whose view changed (keyed by node id), so switching a branch in a long conversation costs the
- * changed tail, not the whole path. A streaming answer lives in its own bubble after the path.
+ * changed tail, not the whole path. The list holds the window of the path the host sent; a row
+ * above it says how many older messages there are and loads them when it scrolls into view. A
+ * streaming answer lives in its own bubble after the path.
  */
 import type { Attachment, ErrorView, MessageView } from '../../src/shared/protocol';
 import { h } from '../dom';
@@ -46,6 +48,10 @@ export class MessageList {
   private readonly pending = new Map<Element, string>();
   private readonly hydrator: IntersectionObserver;
   private idleScheduled = false;
+  /** First child: the older messages not held yet, and a button to load them. */
+  private readonly earlier: HTMLElement;
+  private earlierCount = 0;
+  private loadingEarlier = false;
 
   constructor(
     private readonly renderer: MarkdownRenderer,
@@ -57,6 +63,12 @@ export class MessageList {
       testId: 'message-list',
       attrs: { role: 'log', 'aria-live': 'polite', 'aria-label': 'Conversation', tabindex: '0' },
     });
+    this.earlier = h('div', { className: 'load-earlier', testId: 'load-earlier', attrs: { hidden: '' } });
+    this.earlier.addEventListener('click', () => this.requestEarlier());
+    this.element.append(this.earlier);
+    new IntersectionObserver((entries) => {
+      if (entries.some((entry) => entry.isIntersecting) && !this.pinned) this.requestEarlier();
+    }, { root: this.element, rootMargin: '400px 0px 0px 0px' }).observe(this.earlier);
     this.hydrator = new IntersectionObserver(
       (entries) => {
         for (const entry of entries) {
@@ -91,11 +103,16 @@ export class MessageList {
   }
 
   /**
-   * Shows `path`. The outgoing user bubble goes (the path has the stored message now); the live
-   * bubble stays while streaming, or after a failure that left no answer in its place.
+   * Shows `path` (the window the host sent; `earlier` older messages are not held). The outgoing
+   * user bubble goes (the path has the stored message now); the live bubble stays while streaming,
+   * or after a failure that left no answer in its place.
    */
-  setPath(path: readonly MessageView[], busy: boolean): void {
+  setPath(path: readonly MessageView[], busy: boolean, earlier = 0): void {
     const stick = this.pinned;
+    // Messages added above keep what the reader looks at in place: hold the distance from the end.
+    const fromEnd = this.element.scrollHeight - this.element.scrollTop;
+    const prepended = path.length > 0 && this.path.length > 0 && path[0].nodeId !== this.path[0].nodeId && path.some((m) => m.nodeId === this.path[0].nodeId);
+    this.setEarlier(earlier);
     this.path = path;
     const seen = new Set<string>();
     let index = 0;
@@ -117,7 +134,7 @@ export class MessageList {
         this.entries.set(message.nodeId, entry);
       }
       seen.add(message.nodeId);
-      const at = this.element.children[index];
+      const at = this.element.children[index + 1];
       if (at !== entry.element) {
         this.element.insertBefore(entry.element, at ?? null);
       }
@@ -142,7 +159,26 @@ export class MessageList {
     }
     if (stick) {
       this.scrollToBottom();
+    } else if (prepended) {
+      this.element.scrollTop = this.element.scrollHeight - fromEnd;
     }
+  }
+
+  /** Shows how many older messages the path has beyond the window (none: the row hides). */
+  private setEarlier(count: number): void {
+    this.loadingEarlier = false;
+    if (count === this.earlierCount) return;
+    this.earlierCount = count;
+    this.earlier.hidden = count === 0;
+    this.earlier.replaceChildren(
+      h('button', { className: 'load-earlier-button', testId: 'load-earlier-button', attrs: { type: 'button' }, text: `Show ${count === 1 ? '1 earlier message' : `${count.toLocaleString()} earlier messages`}` }),
+    );
+  }
+
+  private requestEarlier(): void {
+    if (this.earlierCount === 0 || this.loadingEarlier) return;
+    this.loadingEarlier = true;
+    this.actions.loadEarlier();
   }
 
   /**

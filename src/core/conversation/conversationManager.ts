@@ -240,6 +240,38 @@ export class ConversationManager {
     return this.tree.children(this.requireNode(nodeId).nodeId).map(copyNode);
   }
 
+  /** How many nodes the conversation holds, the root included. */
+  get nodeCount(): number {
+    return this.tree.size;
+  }
+
+  /**
+   * The ids of the path root→`nodeId` (default: the current node), leaving out an empty root: what a
+   * view of a long path needs without copying its nodes.
+   */
+  getPathIds(nodeId: string = this.current): string[] {
+    const path = this.tree.path(this.requireNode(nodeId).nodeId);
+    const from = path[0].message.content === '' ? 1 : 0;
+    const ids = new Array<string>(path.length - from);
+    for (let i = from; i < path.length; i++) ids[i - from] = path[i].nodeId;
+    return ids;
+  }
+
+  /** The ids of a node and its siblings, in sibling order (the root alone for the root). */
+  getSiblingIds(nodeId: string): string[] {
+    const node = this.requireNode(nodeId);
+    return node.parentId === null ? [node.nodeId] : this.tree.children(node.parentId).map((n) => n.nodeId);
+  }
+
+  /** The deepest node reached from `nodeId` by always following the newest child: the tip of its branch. */
+  getNewestLeaf(nodeId: string): string {
+    let node = this.requireNode(nodeId);
+    for (let children = this.tree.children(node.nodeId); children.length > 0; children = this.tree.children(node.nodeId)) {
+      node = children[children.length - 1];
+    }
+    return node.nodeId;
+  }
+
   /** How many nodes the subtree at `nodeId` holds, itself included. */
   getSubtreeSize(nodeId: string): number {
     return this.tree.subtree(this.requireNode(nodeId).nodeId).length;
