@@ -171,7 +171,9 @@ export class MessageList {
     this.earlierCount = count;
     this.earlier.hidden = count === 0;
     this.earlier.replaceChildren(
-      h('button', { className: 'load-earlier-button', testId: 'load-earlier-button', attrs: { type: 'button' }, text: `Show ${count === 1 ? '1 earlier message' : `${count.toLocaleString()} earlier messages`}` }),
+      ...(count === 0
+        ? []
+        : [h('button', { className: 'load-earlier-button', testId: 'load-earlier-button', attrs: { type: 'button' }, text: `Show ${count === 1 ? '1 earlier message' : `${count.toLocaleString()} earlier messages`}` })]),
     );
   }
 
