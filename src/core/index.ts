@@ -14,6 +14,7 @@ export {
   type ConversationState,
 } from './types';
 export { ConversationManager } from './conversation/conversationManager';
+export { ConversationReader } from './conversation/conversationReader';
 export { OpenConversations, type OpenConversationsOptions, type OpenManagerOptions, type NewConversationOptions } from './conversation/openConversations';
 export {
   type ConversationManagerOptions,

@@ -1,28 +1,25 @@
 import { randomUUID } from 'node:crypto';
-import { readNodeMetadata } from '../metadataKeys';
-import { ConversationNotFoundError, InvalidArgumentError, InvalidOperationError, NodeNotFoundError } from '../errors';
-import type { RagMetadata } from '../prompts/types';
+import { ConversationNotFoundError, InvalidArgumentError, InvalidOperationError } from '../errors';
 import type { ChangeResult, ConversationChange, NewNode } from '../storage/storage';
 import { buildAnswerNode } from './answerNode';
-import { applyContextWindow, validateContextWindowOptions, type ContextWindowResult } from './contextWindow';
+import { validateContextWindowOptions } from './contextWindow';
+import { ConversationReader } from './conversationReader';
 import { ConversationTree, ROOT_NODE_ID } from './conversationTree';
-import { copyMessage, copyNode } from './copies';
+import { copyNode } from './copies';
 import { Emitter, type ArborEvent } from '../emitter';
-import { fromDataknobsDict, toDataknobsDict, type DataknobsConversationDict } from './exchange';
+import { fromDataknobsDict } from './exchange';
 import { fromMetonSession, isMetonSession } from './metonImport';
-import { conversationToMarkdown, type MarkdownExportOptions } from './markdownExport';
 import { collectCachedRag, renderMessage } from './messageRendering';
 import { newConversationState } from './newConversation';
 import { runResponseMiddleware } from './middleware/middleware';
 import type {
   AddMessageOptions,
-  BranchInfo,
   CompleteOptions,
   ConversationChangeEvent,
   ConversationManagerOptions,
   CreateConversationOptions,
 } from './managerTypes';
-import { pathMessages, prepareCall, windowOptions, type PreparedCall } from './preparedCall';
+import { prepareCall, type PreparedCall } from './preparedCall';
 import { SerialQueue } from '../serialQueue';
 import { StreamingParents } from './streamingParents';
 import { streamWithPartial } from './streamWithPartial';
@@ -30,25 +27,16 @@ import type { ConversationNode, ConversationState, LLMMessage, LLMResponse, LLMS
 
 const clone = <T>(value: T): T => structuredClone(value);
 
-function byTime(a: ConversationNode, b: ConversationNode): number {
-  return a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0;
-}
-
-function costOf(node: ConversationNode): number {
-  const cost = readNodeMetadata(node.metadata, 'costUsd');
-  return cost !== undefined && Number.isFinite(cost) ? cost : 0;
-}
-
 /**
  * A conversation as a tree of messages: add messages, ask the model, branch from any node, and
  * every change is written to storage (one node at a time) before the method returns.
  */
-export class ConversationManager {
-  private tree: ConversationTree;
-  private current: string;
-  private metadata: Record<string, unknown>;
-  private readonly createdAt: string;
-  private updatedAt: string;
+export class ConversationManager extends ConversationReader {
+  protected tree: ConversationTree;
+  protected current: string;
+  protected metadata: Record<string, unknown>;
+  protected readonly createdAt: string;
+  protected updatedAt: string;
   private readonly queue = new SerialQueue();
   private readonly changeEmitter = new Emitter<ConversationChangeEvent>();
   private readonly streaming = new StreamingParents();
@@ -58,7 +46,8 @@ export class ConversationManager {
   readonly conversationId: string;
 
   /** `state` becomes the manager's own: pass a copy of anything the caller keeps using. */
-  private constructor(state: ConversationState, private readonly options: ConversationManagerOptions) {
+  private constructor(state: ConversationState, protected readonly options: ConversationManagerOptions) {
+    super();
     validateContextWindowOptions(options);
     this.conversationId = state.conversationId;
     this.tree = new ConversationTree(state.nodes, state.legacyIdLimit);
@@ -109,11 +98,6 @@ export class ConversationManager {
     }
     await options.storage.saveConversation(state);
     return new ConversationManager(clone(state), options);
-  }
-
-  /** The node the next message will be added under. */
-  get currentNodeId(): string {
-    return this.current;
   }
 
   /** Adds a message as a child of the current node and moves to it. */
@@ -194,123 +178,6 @@ export class ConversationManager {
     });
   }
 
-  /** The children of a node (default: the current one), for choosing a branch. */
-  getBranches(nodeId: string = this.current): BranchInfo[] {
-    return this.tree.children(this.requireNode(nodeId).nodeId).map((child) => ({
-      nodeId: child.nodeId,
-      ...(child.branchName !== undefined ? { branchName: child.branchName } : {}),
-      role: child.message.role,
-      preview: child.message.content.slice(0, 100),
-      timestamp: child.timestamp,
-    }));
-  }
-
-  /** The messages root→current that a request would carry before the context window (an empty root is left out). */
-  getHistory(): LLMMessage[] {
-    return pathMessages(this.tree, this.current).map(copyMessage);
-  }
-
-  /** The nodes root→current, the root included. */
-  getCurrentNodes(): ConversationNode[] {
-    return this.tree.path(this.current).map(copyNode);
-  }
-
-  /** The nodes root→`nodeId`, the root included. */
-  getPath(nodeId: string): ConversationNode[] {
-    return this.tree.path(this.requireNode(nodeId).nodeId).map(copyNode);
-  }
-
-  /** Every node of every branch, oldest first. */
-  getAllNodes(): ConversationNode[] {
-    return this.tree.all().sort(byTime).map(copyNode);
-  }
-
-  /** A node by its id (or, in a conversation migrated from a 1.x store, its old dot-path id). */
-  getNode(nodeId: string): ConversationNode {
-    return copyNode(this.requireNode(nodeId));
-  }
-
-  /** Whether a node with this id (or old dot-path id) exists. */
-  hasNode(nodeId: string): boolean {
-    return this.tree.resolve(nodeId) !== undefined;
-  }
-
-  /** The children of a node, in the order they were created. */
-  getChildren(nodeId: string): ConversationNode[] {
-    return this.tree.children(this.requireNode(nodeId).nodeId).map(copyNode);
-  }
-
-  /** How many nodes the conversation holds, the root included. */
-  get nodeCount(): number {
-    return this.tree.size;
-  }
-
-  /**
-   * The ids of the path root→`nodeId` (default: the current node), leaving out an empty root: what a
-   * view of a long path needs without copying its nodes.
-   */
-  getPathIds(nodeId: string = this.current): string[] {
-    const path = this.tree.path(this.requireNode(nodeId).nodeId);
-    const from = path[0].message.content === '' ? 1 : 0;
-    const ids = new Array<string>(path.length - from);
-    for (let i = from; i < path.length; i++) ids[i - from] = path[i].nodeId;
-    return ids;
-  }
-
-  /** The ids of a node and its siblings, in sibling order (the root alone for the root). */
-  getSiblingIds(nodeId: string): string[] {
-    const node = this.requireNode(nodeId);
-    return node.parentId === null ? [node.nodeId] : this.tree.children(node.parentId).map((n) => n.nodeId);
-  }
-
-  /** The deepest node reached from `nodeId` by always following the newest child: the tip of its branch. */
-  getNewestLeaf(nodeId: string): string {
-    let node = this.requireNode(nodeId);
-    for (let children = this.tree.children(node.nodeId); children.length > 0; children = this.tree.children(node.nodeId)) {
-      node = children[children.length - 1];
-    }
-    return node.nodeId;
-  }
-
-  /** How many nodes the subtree at `nodeId` holds, itself included. */
-  getSubtreeSize(nodeId: string): number {
-    return this.tree.subtree(this.requireNode(nodeId).nodeId).length;
-  }
-
-  /** Whether `ancestorId` is `nodeId` itself or one of its ancestors (costs at most the depth). */
-  isSelfOrAncestor(ancestorId: string, nodeId: string): boolean {
-    const ancestor = this.tree.resolve(ancestorId);
-    const node = this.tree.resolve(nodeId);
-    return !!ancestor && !!node && this.tree.isSelfOrAncestor(ancestor.nodeId, node.nodeId);
-  }
-
-  /** The dataknobs dot path of a node ("0.1.2": sibling indexes from the root), as `exportJson` writes it. */
-  getDotPath(nodeId: string): string {
-    return this.tree.dotPath(this.requireNode(nodeId).nodeId);
-  }
-
-  /** The node a dataknobs dot path leads to now, or undefined. */
-  getNodeByDotPath(dotPath: string): ConversationNode | undefined {
-    const node = this.tree.findByDotPath(dotPath);
-    return node && copyNode(node);
-  }
-
-  /** The cost in USD of every model call on every branch. */
-  getTotalCost(): number {
-    return this.tree.all().reduce((sum, n) => sum + costOf(n), 0);
-  }
-
-  /** The cost in USD of the calls on the path root→node (default: the current node). */
-  getCostByBranch(nodeId: string = this.current): number {
-    return this.tree.path(this.requireNode(nodeId).nodeId).reduce((sum, n) => sum + costOf(n), 0);
-  }
-
-  /** The retrievals stored on a node (default: the current one), by placeholder. */
-  getRagMetadata(nodeId: string = this.current): Record<string, RagMetadata> | undefined {
-    const stored = readNodeMetadata(this.requireNode(nodeId).metadata, 'ragMetadata');
-    return stored && clone(stored);
-  }
-
   /** Sets one metadata key (`undefined` removes it) or merges a record into the conversation's metadata. */
   setMetadata(keyOrValues: string | Record<string, unknown>, value?: unknown): Promise<void> {
     return this.queue.run(async () => {
@@ -324,11 +191,6 @@ export class ConversationManager {
       this.metadata = next;
       this.notify('metadataChanged', []);
     });
-  }
-
-  /** One metadata value, or a copy of all of it. */
-  getMetadata(key?: string): unknown {
-    return clone(key === undefined ? this.metadata : this.metadata[key]);
   }
 
   /** Names (or with an empty name, unnames) the branch that starts at `nodeId`. */
@@ -399,51 +261,6 @@ export class ConversationManager {
   /** Drops every `onDidChange` listener. */
   dispose(): void {
     this.changeEmitter.dispose();
-  }
-
-  /** The whole conversation as stored. */
-  toState(): ConversationState {
-    const state: ConversationState = {
-      conversationId: this.conversationId,
-      nodes: this.tree.all().map(copyNode),
-      currentNodeId: this.current,
-      metadata: clone(this.metadata),
-      createdAt: this.createdAt,
-      updatedAt: this.updatedAt,
-    };
-    if (this.tree.legacyIdLimit !== undefined) state.legacyIdLimit = this.tree.legacyIdLimit;
-    return state;
-  }
-
-  /** The conversation in the dataknobs `ConversationState.to_dict()` shape. */
-  exportJson(): DataknobsConversationDict {
-    return toDataknobsDict(this.toState());
-  }
-
-  /** The current path, or every branch, as Markdown. */
-  exportMarkdown(options: MarkdownExportOptions = {}): string {
-    return conversationToMarkdown(this.toState(), options);
-  }
-
-  /** Estimated tokens of messages (default: the current history), in total and per message. */
-  estimateTokens(messages: LLMMessage[] = this.getHistory()): { total: number; perMessage: number[] } {
-    const estimate = windowOptions(this.options).estimate;
-    const perMessage = messages.map((m) => estimate(m));
-    return { total: perMessage.reduce((a, b) => a + b, 0), perMessage };
-  }
-
-  /** What the context window would send from the current history, with per-message estimates. */
-  getContextWindow(): ContextWindowResult {
-    return applyContextWindow(pathMessages(this.tree, this.current), windowOptions(this.options));
-  }
-
-  /** The node an id names: its own id or, in a conversation migrated from 1.x, its old dot-path id. */
-  private requireNode(nodeId: string): ConversationNode {
-    const node = this.tree.resolve(nodeId);
-    if (!node) {
-      throw new NodeNotFoundError(nodeId, this.conversationId);
-    }
-    return node;
   }
 
   private prepareCall(options: CompleteOptions): Promise<PreparedCall> {
