@@ -128,10 +128,12 @@ async function main(): Promise<void> {
   const baselineSizes = arg('--baseline-sizes', [1000, 4000]);
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'arbor-long-'));
   const rows: string[] = [];
+  let largest: Sizes | undefined;
   try {
     const baseline = await loadBaseline();
     for (const size of sizes) {
       const now = await measure(core, path.join(dir, `new-${size}.sqlite`), size, ADDS);
+      largest = now;
       process.stdout.write(`new ${size}: ${JSON.stringify(now)}\n`);
       let old: Sizes | undefined;
       if (baselineSizes.includes(size)) {
@@ -149,6 +151,12 @@ async function main(): Promise<void> {
   const table = [
     `One conversation whose path holds N messages of a few bytes, with a fork every ${FORK_EVERY} (a sibling of every 500th message), built with \`addMessage\` on a file-backed store, then closed; new (schema 2.0, opaque ids) and old (the release before, commit ${BASELINE_COMMIT}, dot-path ids) both run in one process by \`npx tsx bench/longConversation.ts\` on ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${os.cpus().length} shared CPUs. Reopen is \`SqlJsConversationStorage.open\` + \`ConversationManager.resume\` + \`getHistory()\`, median of ${REOPENS}; adds are medians of ${ADDS} (old: 20) \`addMessage\` calls at depth 10 and at depth N, interleaved in the same store. Overhead per node is (file size − message bytes) / nodes.`,
     '',
+    ...(largest
+      ? [
+          `Targets at ${sizes[sizes.length - 1].toLocaleString('en-US')}: reopen + resume + getHistory at most 50 ms (${ms(largest.reopen)}, ${largest.reopen <= 50 ? 'met' : 'missed'}); addMessage at depth N within 1.5x of depth 10 (${(largest.addDeep / largest.add10).toFixed(2)}x, ${largest.addDeep <= 1.5 * largest.add10 ? 'met' : 'missed'}); stored bytes per node at most the message's own + 1 KB (${((largest.fileBytes - largest.messageBytes) / largest.nodes).toFixed(0)} B over, ${(largest.fileBytes - largest.messageBytes) / largest.nodes <= 1024 ? 'met' : 'missed'}).`,
+          '',
+        ]
+      : []),
     '| path length | release | database file | overhead per node | reopen + resume + getHistory | addMessage at depth 10 | addMessage at depth N | depth N / depth 10 | fill |',
     '| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...rows,

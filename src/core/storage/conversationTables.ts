@@ -98,6 +98,19 @@ function metadataColumn(metadata: Record<string, unknown> | undefined): string |
   return null;
 }
 
+/** What a node row holds besides its place in the tree, in the column order of INSERT_NODE and UPDATE_NODE. */
+function contentColumns(node: ConversationNode): SqlValue[] {
+  return [
+    node.message.role,
+    node.message.content,
+    extraOf(node.message),
+    node.timestamp,
+    node.promptName ?? null,
+    node.branchName ?? null,
+    metadataColumn(node.metadata),
+  ];
+}
+
 const INSERT_NODE = `INSERT INTO nodes (conversation, seq, parent, position, role, content, extra, timestamp, prompt_name, branch_name, metadata)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
@@ -117,19 +130,7 @@ function insertNodes(db: Database, conversationKey: number, nodes: ConversationN
   if (nodes.length === 0) return;
   withStatement(db, INSERT_NODE, (statement) => {
     for (const node of nodes) {
-      statement.run([
-        conversationKey,
-        seqOf(node.nodeId),
-        node.parentId === null ? null : seqOf(node.parentId),
-        node.position,
-        node.message.role,
-        node.message.content,
-        extraOf(node.message),
-        node.timestamp,
-        node.promptName ?? null,
-        node.branchName ?? null,
-        metadataColumn(node.metadata),
-      ]);
+      statement.run([conversationKey, seqOf(node.nodeId), node.parentId === null ? null : seqOf(node.parentId), node.position, ...contentColumns(node)]);
     }
   });
 }
@@ -138,17 +139,7 @@ function updateNodes(db: Database, conversationKey: number, nodes: ConversationN
   if (nodes.length === 0) return;
   withStatement(db, UPDATE_NODE, (statement) => {
     for (const node of nodes) {
-      statement.run([
-        node.message.role,
-        node.message.content,
-        extraOf(node.message),
-        node.timestamp,
-        node.promptName ?? null,
-        node.branchName ?? null,
-        metadataColumn(node.metadata),
-        conversationKey,
-        seqOf(node.nodeId),
-      ]);
+      statement.run([...contentColumns(node), conversationKey, seqOf(node.nodeId)]);
     }
   });
 }
