@@ -215,6 +215,7 @@ export class Services extends Disposable {
       const storage = await SqlJsConversationStorage.open(file, {
         wasmPath: vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'sql-wasm.wasm').fsPath,
         logger: this.logger,
+        notify: (message) => void vscode.window.showWarningMessage(`Arbor: ${message}`),
       });
       this.logger.info(`Opened the conversation store ${file} in ${Date.now() - started} ms`);
       const conversations = this._register(new OpenConversations({ storage, managerOptions: () => this.managerOptions(), logger: this.logger }));

@@ -46,7 +46,12 @@ export interface JournalRead {
   /** Byte offset just after the header line. */
   headerEnd: number;
   entries: { entry: JournalEntry; end: number }[];
-  /** Offset after the last complete, valid line. */
+  /**
+   * Complete lines that failed their length or checksum test (a changed byte, inserted garbage):
+   * their byte ranges. The entries after them are still read; the caller copies these aside.
+   */
+  damaged: { start: number; end: number }[];
+  /** Offset after the last complete line (valid or damaged); a torn last line starts here. */
   validEnd: number;
   /** File size when it was read; larger than `validEnd` when the tail is torn or still being written. */
   size: number;
@@ -92,6 +97,21 @@ function decodeLine(buf: Buffer, start: number): { value: unknown; end: number }
   }
 }
 
+/**
+ * Finds an intact entry at the end of a damaged line: when a changed byte swallowed a newline, two
+ * lines run together and the second is still whole after the damage. Returns where it starts.
+ */
+function resync(buf: Buffer, start: number, newline: number): { value: unknown; start: number } | null {
+  const line = buf.toString('latin1', start, newline);
+  const marker = /J \d+ [0-9a-f]{16} /g;
+  marker.lastIndex = 1;
+  for (let match = marker.exec(line); match; match = marker.exec(line)) {
+    const decoded = decodeLine(buf, start + match.index);
+    if (decoded && decoded.end === newline + 1) return { value: decoded.value, start: start + match.index };
+  }
+  return null;
+}
+
 async function readRange(handle: fs.FileHandle, start: number, end: number): Promise<Buffer> {
   const buf = Buffer.alloc(Math.max(0, end - start));
   let filled = 0;
@@ -126,21 +146,32 @@ export async function readJournal(filePath: string, fromOffset?: number): Promis
     const header = decodeLine(head, 0);
     const headerValue = header?.value as Partial<JournalHeader> | undefined;
     if (!header || headerValue?.op !== 'header' || typeof headerValue.generation !== 'string') {
-      return { generation: null, format: 0, headerEnd: 0, entries: [], validEnd: 0, size, stat };
+      return { generation: null, format: 0, headerEnd: 0, entries: [], damaged: [], validEnd: 0, size, stat };
     }
     const start = Math.max(fromOffset ?? header.end, header.end);
     const data = await readRange(handle, start, size);
     const entries: JournalRead['entries'] = [];
+    const damaged: JournalRead['damaged'] = [];
     let position = 0;
-    for (;;) {
+    // Each line stands alone: a damaged one is skipped and recorded, and reading goes on after it.
+    // Only a last line without its newline (a write a kill cut short) ends the read.
+    for (let newline = data.indexOf(NEWLINE, position); newline >= 0; newline = data.indexOf(NEWLINE, position)) {
       const line = decodeLine(data, position);
-      if (!line) {
-        break;
+      if (line) {
+        entries.push({ entry: line.value as JournalEntry, end: start + line.end });
+      } else {
+        const recovered = resync(data, position, newline);
+        if (recovered) {
+          damaged.push({ start: start + position, end: start + recovered.start });
+          entries.push({ entry: recovered.value as JournalEntry, end: start + newline + 1 });
+        } else {
+          damaged.push({ start: start + position, end: start + newline + 1 });
+        }
       }
-      entries.push({ entry: line.value as JournalEntry, end: start + line.end });
-      position = line.end;
+      position = newline + 1;
     }
-    return { generation: headerValue.generation, format: typeof headerValue.format === 'number' ? headerValue.format : 1, headerEnd: header.end, entries, validEnd: start + position, size, stat };
+    const format = typeof headerValue.format === 'number' ? headerValue.format : 1;
+    return { generation: headerValue.generation, format, headerEnd: header.end, entries, damaged, validEnd: start + position, size, stat };
   } finally {
     await handle.close();
   }
@@ -183,6 +214,23 @@ export async function resetJournal(filePath: string, generation: string): Promis
   const header = encodeJournalLine({ op: 'header', format: JOURNAL_FORMAT, generation });
   await writeFileAtomic(filePath, header);
   return header.length;
+}
+
+/**
+ * Copies damaged journal lines to `<journal>.damaged-<time>` (they may still be repaired by hand)
+ * and returns that file's path.
+ */
+export async function preserveDamagedLines(filePath: string, ranges: readonly { start: number; end: number }[]): Promise<string> {
+  const handle = await fs.open(filePath, 'r');
+  let data: Buffer;
+  try {
+    data = Buffer.concat(await Promise.all(ranges.map((r) => readRange(handle, r.start, r.end))));
+  } finally {
+    await handle.close();
+  }
+  const target = `${filePath}.damaged-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+  await writeFileAtomic(target, data);
+  return target;
 }
 
 /**

@@ -6,7 +6,7 @@ import { StorageError } from '../errors';
 import { registerQueryFunctions } from './conversationQueries';
 import { applyEntry, inTransaction, queryRows, readStoreMeta, writeStoreMeta } from './conversationTables';
 import { fileIdentity, moveAside, readDatabaseFile, sameIdentity, type FileIdentity } from './databaseFile';
-import { appendJournal, newGeneration, readJournal, resetJournal, writeFileAtomic, type JournalEntry } from './journal';
+import { appendJournal, newGeneration, preserveDamagedLines, readJournal, resetJournal, writeFileAtomic, type JournalEntry } from './journal';
 import { applyLegacyEntry, migrateV1ToV2, type LegacyJournalEntry } from './legacyV1';
 import { CURRENT_SCHEMA, checkSchemaReadable, createSchema, formatSchemaVersion } from './schema';
 
@@ -52,7 +52,8 @@ export class JournaledDatabase {
     public db: Database,
     readonly files: StoreFiles | undefined,
     private readonly options: JournalOptions,
-    private readonly warn: (message: string) => void,
+    /** Reports a problem; `notify` marks one the user should hear about (damage, quarantine). */
+    private readonly warn: (message: string, notify?: boolean) => void,
   ) {}
 
   /** Opens the files under the lock: loads, repairs or creates them (see `reload`). */
@@ -193,8 +194,9 @@ export class JournaledDatabase {
       this.journalId = null;
       return;
     }
-    if (journal.generation !== this.generation || this.journalOffset === null) {
-      // Replaced or damaged without (yet) a new database file seen here: only a full reload is safe.
+    if (journal.generation !== this.generation || this.journalOffset === null || journal.damaged.length > 0) {
+      // Replaced or damaged without (yet) a new database file seen here: only a full reload is safe
+      // (it also copies damaged lines aside and checkpoints past them).
       if (holdingLock) {
         await this.reload(changed);
       } else {
@@ -273,7 +275,7 @@ export class JournaledDatabase {
     } else {
       if (read.kind === 'corrupt') {
         const movedTo = await moveAside(files.db);
-        this.warn(`The conversation store ${files.db} could not be opened because ${read.reason}. It was moved to ${movedTo} and a new, empty store was created.`);
+        this.warn(`The conversation store ${files.db} could not be opened because ${read.reason}. It was moved to ${movedTo} and a new, empty store was created.`, true);
       }
       db = new this.SQL.Database();
       createSchema(db);
@@ -286,7 +288,7 @@ export class JournaledDatabase {
     let journalEntries = 0;
     if (journal && journal.generation === null && journal.size > 0) {
       const movedTo = await moveAside(files.journal);
-      this.warn(`The journal ${files.journal} has a damaged header; it was moved to ${movedTo}. Changes in it were not applied.`);
+      this.warn(`The journal ${files.journal} has a damaged header; it was moved to ${movedTo}. Changes in it were not applied.`, true);
     } else if (journal && journal.generation !== null && journal.generation === generation) {
       for (const { entry } of journal.entries) {
         if (legacy) this.replayOn(db, () => applyLegacyEntry(db, entry as unknown as LegacyJournalEntry));
@@ -294,6 +296,18 @@ export class JournaledDatabase {
       }
       journalOffset = journal.validEnd;
       journalEntries = journal.entries.length;
+      if (journal.damaged.length > 0) {
+        // The intact entries around the damage are applied; the checkpoint below folds them into the
+        // database file and starts a clean journal, so the damage is reported once.
+        const copiedTo = await preserveDamagedLines(files.journal, journal.damaged);
+        const lines = journal.damaged.length === 1 ? '1 damaged line' : `${journal.damaged.length} damaged lines`;
+        this.warn(
+          `The conversation journal ${files.journal} had ${lines}, copied to ${copiedTo}; the ${journal.entries.length} intact changes in it were kept. ` +
+            'A change in a damaged line may be missing: the copy can be inspected by hand.',
+          true,
+        );
+        mustCheckpoint = true;
+      }
     } else if (journal && journal.entries.length > 0 && read.kind !== 'ok') {
       const movedTo = await moveAside(files.journal);
       this.warn(`The journal ${files.journal} belongs to a database that is gone; it was moved to ${movedTo}.`);

@@ -334,27 +334,4 @@ describe('SqlJsConversationStorage persistence', () => {
     await reopened.close();
     await storage.close().catch(() => undefined);
   });
-
-  it('copies journal lines after a damaged middle line aside before writing over them', async () => {
-    const file = path.join(dir, 'arbor.db');
-    const storage = await SqlJsConversationStorage.open(file);
-    await storage.saveConversation(sampleConversation('m', 2));
-    const journalPath = file + '.arbor-journal';
-    await storage.applyChange('m', { addNodes: [newNode('', 300, 1)], updatedAt: '2025-06-01T00:00:00.000Z' });
-    await storage.applyChange('m', { addNodes: [newNode('', 300, 2)], updatedAt: '2025-06-02T00:00:00.000Z' });
-    const text = await fs.readFile(journalPath, 'utf8');
-    const lines = text.split('\n');
-    const lastLine = lines[lines.length - 2];
-    // Damage a middle entry (the one that adds node "n2"), not the tail a kill could tear.
-    expect(lines[lines.length - 3]).toContain('"n2"');
-    lines[lines.length - 3] = lines[lines.length - 3].replace('"n2"', '"nX"');
-    await fs.writeFile(journalPath, lines.join('\n'));
-    const reopened = await SqlJsConversationStorage.open(file);
-    await reopened.applyChange('m', { addNodes: [newNode('', 300, 3)], updatedAt: '2025-06-03T00:00:00.000Z' });
-    const aside = (await fs.readdir(dir)).filter((name) => name.startsWith('arbor.db.arbor-journal.corrupt-'));
-    expect(aside).toHaveLength(1);
-    expect(await fs.readFile(path.join(dir, aside[0]), 'utf8')).toContain(lastLine);
-    await reopened.close();
-    await storage.close().catch(() => undefined);
-  });
 });

@@ -28,6 +28,11 @@ import type {
 export interface SqlJsStorageOptions extends SqlJsWasmOptions, JournalOptions {
   /** Receives warnings such as a damaged file that was moved aside. */
   logger?: Pick<Logger, 'warn'>;
+  /**
+   * Hears once of each problem the user should know about: a damaged database or journal moved or
+   * copied aside, and what was recovered (the extension shows it as a notification naming the file).
+   */
+  notify?: (message: string) => void;
 }
 
 /** Suffix of the journal file beside the database (not `-journal`, which SQLite itself would claim). */
@@ -53,8 +58,8 @@ export class SqlJsConversationStorage implements ConversationStorage {
 
   private readonly store: JournaledDatabase;
 
-  private constructor(store: (warn: (message: string) => void) => JournaledDatabase, private readonly options: SqlJsStorageOptions) {
-    this.store = store((message) => this.warn(message));
+  private constructor(store: (warn: (message: string, notify?: boolean) => void) => JournaledDatabase, private readonly options: SqlJsStorageOptions) {
+    this.store = store((message, notify) => this.warn(message, notify));
   }
 
   /** Opens (or creates) the store at `filePath`, or a purely in-memory store when no path is given. */
@@ -329,9 +334,10 @@ export class SqlJsConversationStorage implements ConversationStorage {
     }
   }
 
-  private warn(message: string): void {
+  private warn(message: string, notify = false): void {
     this.warnings.push(message);
     this.options.logger?.warn(message);
+    if (notify) this.options.notify?.(message);
   }
 
 }
