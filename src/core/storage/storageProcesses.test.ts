@@ -8,6 +8,7 @@ import { sampleConversation } from './storageTestData';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const WRITER = path.join(ROOT, 'test/fixtures/storageWriter.ts');
+const CONVERSATION_WRITER = path.join(ROOT, 'test/fixtures/conversationWriter.ts');
 
 interface Writer {
   child: ChildProcess;
@@ -135,4 +136,39 @@ describe('SqlJsConversationStorage across processes', () => {
     expect((await watcher.loadConversation('remote'))?.nodes).toHaveLength(4);
     await watcher.close();
   }, 60_000);
+
+  for (const mode of ['stale', 'reload'] as const) {
+    it(`three processes adding to one conversation (${mode === 'stale' ? 'each with the tree it resumed' : 'each reloading before an add'}) lose nothing, get distinct ids and see each other`, async () => {
+      const file = path.join(dir, `three-${mode}.db`);
+      const setup = await SqlJsConversationStorage.open(file);
+      await setup.saveConversation(sampleConversation('shared', 1));
+      await setup.close();
+      const count = 41;
+      const spawnWriter = (tag: string) =>
+        spawn(process.execPath, ['--import', 'tsx', CONVERSATION_WRITER, file, 'shared', tag, String(count), mode, String(3 * count)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+      const outputs = await Promise.all(
+        ['a', 'b', 'c'].map(
+          (tag) =>
+            new Promise<{ out: string; err: string; code: number | null }>((resolve) => {
+              const child = spawnWriter(tag);
+              let out = '';
+              let err = '';
+              child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+              child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+              child.on('exit', (code) => resolve({ out, err, code }));
+            }),
+        ),
+      );
+      expect(outputs.map((o) => [o.code, o.err])).toEqual([[0, ''], [0, ''], [0, '']]);
+      const acks = outputs.flatMap((o) => [...o.out.matchAll(/^ACK (\S+) (\S+)$/gm)].map((m) => ({ id: m[1], text: m[2] })));
+      expect(acks).toHaveLength(3 * count);
+      expect(new Set(acks.map((a) => a.id)).size).toBe(3 * count);
+      // Each process saw everyone's messages.
+      for (const o of outputs) expect(o.out).toContain(`SAW ${3 * count}`);
+      const storage = await SqlJsConversationStorage.open(file);
+      const stored = new Map((await storage.loadConversation('shared'))?.nodes.map((n) => [n.nodeId, n.message.content]));
+      for (const ack of acks) expect(stored.get(ack.id)).toBe(ack.text);
+      await storage.close();
+    }, 180_000);
+  }
 });
