@@ -55,7 +55,20 @@ export function loadSqlJs(options: SqlJsWasmOptions = {}): Promise<SqlJsStatic> 
 export type DatabaseFileRead =
   | { kind: 'missing' }
   | { kind: 'ok'; db: Database; stat: Stats }
+  /** SQLite opens it but its integrity check fails: `db` is open so that what is readable can be saved. */
+  | { kind: 'damaged'; db: Database; reason: string }
   | { kind: 'corrupt'; reason: string };
+
+/** Why SQLite's quick integrity check fails for `db`, or null when it passes. */
+export function integrityProblem(db: Database): string | null {
+  try {
+    const rows = db.exec('PRAGMA quick_check')[0]?.values ?? [];
+    const messages = rows.map((row) => String(row[0]));
+    return messages.length === 1 && messages[0] === 'ok' ? null : `its integrity check fails (${messages.slice(0, 3).join('; ')})`;
+  } catch (error) {
+    return `its integrity check fails (${String(error)})`;
+  }
+}
 
 const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
 
@@ -101,7 +114,8 @@ export async function readDatabaseFile(SQL: SqlJsStatic, filePath: string): Prom
     db = new SQL.Database(bytes);
     db.exec('SELECT count(*) FROM sqlite_master');
     db.exec('PRAGMA user_version');
-    return { kind: 'ok', db, stat };
+    const damage = integrityProblem(db);
+    return damage ? { kind: 'damaged', db, reason: damage } : { kind: 'ok', db, stat };
   } catch (error) {
     db?.close();
     return { kind: 'corrupt', reason: `SQLite cannot read it (${String(error)})` };

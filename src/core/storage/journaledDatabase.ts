@@ -8,6 +8,7 @@ import { applyEntry, inTransaction, queryRows, readStoreMeta, writeStoreMeta } f
 import { fileIdentity, moveAside, readDatabaseFile, sameIdentity, type FileIdentity } from './databaseFile';
 import { appendJournal, newGeneration, preserveDamagedLines, readJournal, resetJournal, writeFileAtomic, type JournalEntry } from './journal';
 import { applyLegacyEntry, migrateV1ToV2, type LegacyJournalEntry } from './legacyV1';
+import { salvageGeneration, salvageInto, type SalvageReport } from './salvage';
 import { CURRENT_SCHEMA, checkSchemaReadable, createSchema, formatSchemaVersion } from './schema';
 
 /** Suffix of the copy of a 1.x store kept beside it when it is migrated to schema 2.0. */
@@ -131,6 +132,33 @@ export class JournaledDatabase {
     if (this.files && ((this.journalOffset ?? 0) > maxBytes || this.journalEntries > maxEntries)) {
       await this.writeCheckpoint();
     }
+  }
+
+  /**
+   * Rebuilds the store from what can still be read of it, after a read failed on damaged data (a
+   * row whose JSON no longer parses, a page SQLite calls malformed): the file as it was is moved
+   * aside, the readable conversations go into a fresh database, which is checkpointed.
+   */
+  async recoverFromDamage(reason: string, changed: string[]): Promise<void> {
+    await this.withLock(async () => {
+      await this.catchUp(true, changed);
+      const fresh = new this.SQL.Database();
+      createSchema(fresh);
+      const report = salvageInto(this.db, fresh);
+      registerQueryFunctions(fresh);
+      const movedTo = this.files ? await moveAside(this.files.db) : undefined;
+      const before = this.summaryVersions();
+      this.db.close();
+      this.db = fresh;
+      changed.push(...diffVersions(before, this.summaryVersions()), ...before.keys());
+      this.warn(
+        `A read of the conversation store ${this.files?.db ?? '(in memory)'} failed on damaged data (${reason}). ` +
+          `${movedTo ? `The file was moved to ${movedTo} and t` : 'T'}he store was rebuilt from what could be read: ${report.conversations} conversation(s) with ${report.nodes} message(s). ` +
+          describeLosses(report),
+        true,
+      );
+      if (this.files) await this.writeCheckpoint();
+    });
   }
 
   /** Runs `task` holding the store's cross-process lock (no lock in memory). */
@@ -259,6 +287,7 @@ export class JournaledDatabase {
     let db: Database;
     let mustCheckpoint = false;
     let legacy = false;
+    let salvaged: { movedTo: string; reason: string; report: SalvageReport } | undefined;
     if (read.kind === 'ok') {
       db = read.db;
       try {
@@ -272,6 +301,28 @@ export class JournaledDatabase {
         db.close();
         throw error;
       }
+    } else if (read.kind === 'damaged') {
+      let version;
+      try {
+        version = checkSchemaReadable(read.db, files.db);
+      } catch (error) {
+        read.db.close();
+        throw error;
+      }
+      const movedTo = await moveAside(files.db);
+      db = new this.SQL.Database();
+      createSchema(db);
+      if (version.major === CURRENT_SCHEMA.major) {
+        const report = salvageInto(read.db, db);
+        const generation = salvageGeneration(read.db);
+        // The journal written against the damaged file still applies on top of what was saved from it.
+        if (generation) writeStoreMeta(db, 'generation', generation);
+        salvaged = { movedTo, reason: read.reason, report };
+      } else {
+        this.warn(`The conversation store ${files.db} is damaged (${read.reason}). It was moved to ${movedTo} and a new, empty store was created.`, true);
+      }
+      read.db.close();
+      mustCheckpoint = true;
     } else {
       if (read.kind === 'corrupt') {
         const movedTo = await moveAside(files.db);
@@ -311,6 +362,15 @@ export class JournaledDatabase {
     } else if (journal && journal.entries.length > 0 && read.kind !== 'ok') {
       const movedTo = await moveAside(files.journal);
       this.warn(`The journal ${files.journal} belongs to a database that is gone; it was moved to ${movedTo}.`);
+    }
+    if (salvaged) {
+      const { report } = salvaged;
+      const lost = describeLosses(report);
+      this.warn(
+        `The conversation store ${files.db} was damaged (${salvaged.reason}). It was moved to ${salvaged.movedTo}, and a new store was rebuilt from it: ` +
+          `${report.conversations} conversation(s) with ${report.nodes} message(s), plus ${journalEntries} later change(s) from the journal. ${lost}`,
+        true,
+      );
     }
     if (legacy) {
       await this.migrateLegacy(db);
@@ -377,6 +437,16 @@ export class JournaledDatabase {
     this.journalEntries = 0;
     this.journalId = await fileIdentity(files.journal);
   }
+}
+
+/** What a salvage could not keep, in a sentence. */
+function describeLosses(report: SalvageReport): string {
+  const parts: string[] = [];
+  if (report.lostConversations) parts.push(`${report.lostConversations} conversation(s) could not be read`);
+  if (report.partialConversations) parts.push(`${report.partialConversations} conversation(s) lost the messages in the damaged part`);
+  if (report.lostNodes) parts.push(`${report.lostNodes} message(s) were left out because they or their parent could not be used`);
+  if (report.repairedNodes) parts.push(`${report.repairedNodes} message(s) kept their text but lost their details`);
+  return parts.length ? `${parts.join('; ')}.` : 'Nothing that was readable was lost.';
 }
 
 function diffVersions(before: Map<string, string>, after: Map<string, string>): string[] {

@@ -35,6 +35,11 @@ export interface SqlJsStorageOptions extends SqlJsWasmOptions, JournalOptions {
   notify?: (message: string) => void;
 }
 
+/** Whether a failed read points at damaged data rather than a bug: bad JSON in a row, or SQLite's corruption errors. */
+function isDamage(error: unknown): boolean {
+  return error instanceof SyntaxError || /malformed|SQLITE_CORRUPT|SQLITE_NOTADB|not a database/i.test(String(error));
+}
+
 /** Suffix of the journal file beside the database (not `-journal`, which SQLite itself would claim). */
 export const JOURNAL_SUFFIX = '.arbor-journal';
 
@@ -303,8 +308,16 @@ export class SqlJsConversationStorage implements ConversationStorage {
     return this.enqueue(async () => {
       const changed: string[] = [];
       await this.store.catchUp(false, changed);
-      this.fire(changed);
-      return query();
+      try {
+        return query();
+      } catch (error) {
+        if (!isDamage(error)) throw error;
+        // Damaged data (JSON that no longer parses, a malformed page): rebuild from what is readable, then answer.
+        await this.store.recoverFromDamage(String(error), changed);
+        return query();
+      } finally {
+        this.fire(changed);
+      }
     });
   }
 

@@ -1,0 +1,119 @@
+/**
+ * Rebuilding a store from a damaged one: every conversation and node that can still be read is
+ * copied into a fresh database, with JSON that no longer parses dropped (the text of a message is
+ * kept), nodes whose parent is lost left out, and a missing root replaced by an empty one, so every
+ * conversation that comes out opens. What could not be read is counted for the report.
+ */
+import type { Database, SqlValue } from 'sql.js';
+
+/** What a salvage kept and lost. */
+export interface SalvageReport {
+  conversations: number;
+  nodes: number;
+  /** Conversations whose row or nodes could not be read at all. */
+  lostConversations: number;
+  /** Conversations kept without some of their messages: a read of their nodes broke off part way. */
+  partialConversations: number;
+  /** Nodes read but left out: unusable fields, or a parent that was lost. */
+  lostNodes: number;
+  /** Nodes kept with their metadata or message fields dropped because the JSON was damaged. */
+  repairedNodes: number;
+}
+
+function parses(json: SqlValue): boolean {
+  if (json === null) return true;
+  try {
+    const value: unknown = JSON.parse(String(json));
+    return typeof value === 'object' && value !== null;
+  } catch {
+    return false;
+  }
+}
+
+/** Reads rows one step at a time, keeping those read before an error. */
+function readRows(db: Database, sql: string, params: SqlValue[]): { rows: SqlValue[][]; failed: boolean } {
+  const rows: SqlValue[][] = [];
+  let statement;
+  try {
+    statement = db.prepare(sql);
+    statement.bind(params);
+    while (statement.step()) rows.push(statement.get());
+    return { rows, failed: false };
+  } catch {
+    return { rows, failed: true };
+  } finally {
+    statement?.free();
+  }
+}
+
+/** Copies what can be read of `source` (schema 2.0) into `target` (a fresh schema 2.0 database). */
+export function salvageInto(source: Database, target: Database): SalvageReport {
+  const report: SalvageReport = { conversations: 0, nodes: 0, lostConversations: 0, partialConversations: 0, lostNodes: 0, repairedNodes: 0 };
+  const conversations = readRows(source, 'SELECT key, id, metadata, current_seq, next_seq, legacy_id_limit, created_at, updated_at FROM conversations', []);
+  if (conversations.failed) report.lostConversations++;
+  const now = new Date().toISOString();
+  for (const [key, id, metadata, currentSeq, nextSeq, legacyIdLimit, createdAt, updatedAt] of conversations.rows) {
+    if (typeof id !== 'string' || id === '') {
+      report.lostConversations++;
+      continue;
+    }
+    const nodes = readRows(
+      source,
+      'SELECT seq, parent, position, role, content, extra, timestamp, prompt_name, branch_name, metadata FROM nodes WHERE conversation = ? ORDER BY seq',
+      [key],
+    );
+    if (nodes.failed) report.partialConversations++;
+    // Parents come before children (a node's seq is above its parent's): keep a node only under a kept parent.
+    const kept = new Set<number>();
+    const rows: SqlValue[][] = [];
+    for (const row of nodes.rows) {
+      const [seq, parent, , role, content, extra, timestamp, , , nodeMetadata] = row;
+      const isRoot = seq === 0 && parent === null;
+      if (typeof seq !== 'number' || (!isRoot && (typeof parent !== 'number' || !kept.has(parent))) || typeof role !== 'string' || typeof timestamp !== 'string') {
+        report.lostNodes++;
+        continue;
+      }
+      const fixed = [...row];
+      if (typeof content !== 'string') fixed[4] = content === null ? '' : String(content);
+      if (!parses(extra) || !parses(nodeMetadata)) {
+        if (!parses(extra)) fixed[5] = null;
+        if (!parses(nodeMetadata)) fixed[9] = null;
+        report.repairedNodes++;
+      }
+      kept.add(seq);
+      rows.push(fixed);
+    }
+    if (!kept.has(0)) rows.unshift([0, null, 0, 'system', '', null, typeof createdAt === 'string' ? createdAt : now, null, null, null]);
+    const maxSeq = Math.max(0, ...rows.map((r) => Number(r[0])));
+    target.run(
+      'INSERT INTO conversations (id, metadata, current_seq, next_seq, legacy_id_limit, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      [
+        id,
+        parses(metadata) && metadata !== null ? metadata : '{}',
+        typeof currentSeq === 'number' && kept.has(currentSeq) ? currentSeq : 0,
+        Math.max(typeof nextSeq === 'number' ? nextSeq : 0, maxSeq + 1),
+        typeof legacyIdLimit === 'number' ? legacyIdLimit : null,
+        typeof createdAt === 'string' ? createdAt : now,
+        typeof updatedAt === 'string' ? updatedAt : now,
+      ],
+    );
+    const newKey = Number(target.exec('SELECT last_insert_rowid()')[0].values[0][0]);
+    const insert = target.prepare(
+      'INSERT INTO nodes (conversation, seq, parent, position, role, content, extra, timestamp, prompt_name, branch_name, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    );
+    try {
+      for (const row of rows) insert.run([newKey, ...row]);
+    } finally {
+      insert.free();
+    }
+    report.conversations++;
+    report.nodes += rows.length;
+  }
+  return report;
+}
+
+/** The store's generation as the damaged file names it, when that can still be read. */
+export function salvageGeneration(source: Database): string | null {
+  const { rows } = readRows(source, `SELECT value FROM store_meta WHERE key = 'generation'`, []);
+  return rows.length && typeof rows[0][0] === 'string' ? rows[0][0] : null;
+}
