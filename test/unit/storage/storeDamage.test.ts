@@ -10,10 +10,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import initSqlJs from 'sql.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConversationManager } from '../conversation/conversationManager';
-import type { LLMProvider } from '../llm/provider';
-import { SqlJsConversationStorage } from './sqlJsConversationStorage';
-import { sampleConversation } from './storageTestData';
+import { ConversationManager, SqlJsConversationStorage, type LLMProvider } from '../../../src/core/index';
+import { sampleConversation } from '../../../src/core/storage/storageTestData';
 
 const llm = { name: 'none' } as unknown as LLMProvider;
 let dir: string;
