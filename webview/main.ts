@@ -7,7 +7,7 @@
  *   codicon classes in the page's own DOM, so no `id="vscode-codicon-stylesheet"` is needed (only
  *   vscode-elements' `<vscode-icon>`, not used, would want it).
  * - CSP: `default-src 'none'; img-src <cspSource> data:; style-src <cspSource> 'nonce-N';
- *   font-src <cspSource>; script-src 'nonce-N';`. Therefore this code never uses inline event
+ *   font-src <cspSource>; script-src 'nonce-N'; base-uri 'none'; form-action 'none';`. Therefore this code never uses inline event
  *   handlers, `style=` attributes in HTML strings, eval or remote content: DOM is built with
  *   createElement, styles are classes in styles.css (or `element.style` from script), and model
  *   output goes through markdown-it (`html: false`) and DOMPurify, remote images become links.

@@ -5,7 +5,7 @@ describe('chat HTML', () => {
   it('allows only nonce scripts and local resources', () => {
     const csp = chatCsp('https://webview.example', 'abc');
     expect(csp).toBe(
-      "default-src 'none'; img-src https://webview.example data:; style-src https://webview.example 'nonce-abc'; font-src https://webview.example; script-src 'nonce-abc';",
+      "default-src 'none'; img-src https://webview.example data:; style-src https://webview.example 'nonce-abc'; font-src https://webview.example; script-src 'nonce-abc'; base-uri 'none'; form-action 'none';",
     );
     expect(csp).not.toContain('unsafe');
   });

@@ -20,7 +20,11 @@ export function createNonce(): string {
   return randomBytes(18).toString('base64').replace(/=+$/, '');
 }
 
-/** The Content-Security-Policy for the chat webview. */
+/**
+ * The Content-Security-Policy for the chat webview. `base-uri` and `form-action` do not fall back
+ * to `default-src`, so they are closed by name: no `<base>` can redirect relative URLs and no form
+ * can post anywhere, even if the sanitizer ever let one through.
+ */
 export function chatCsp(cspSource: string, nonce: string): string {
   return [
     "default-src 'none'",
@@ -28,6 +32,8 @@ export function chatCsp(cspSource: string, nonce: string): string {
     `style-src ${cspSource} 'nonce-${nonce}'`,
     `font-src ${cspSource}`,
     `script-src 'nonce-${nonce}'`,
+    "base-uri 'none'",
+    "form-action 'none'",
   ].join('; ') + ';';
 }
 
