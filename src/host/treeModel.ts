@@ -58,7 +58,8 @@ export function conversationEntry(summary: ConversationSummary, now: number = Da
   };
 }
 
-function buildRun(conversationId: string, start: ConversationNode, tree: ConversationTree, currentNodeId: string): RunEntry {
+/** One run (its children are added by `buildRuns`): `start` and the chain of only children after it. */
+function buildRun(conversationId: string, start: ConversationNode, tree: ConversationTree, currentNodeId: string, onCurrentPath: ReadonlySet<string>): RunEntry {
   const run = [start];
   let last = start;
   for (;;) {
@@ -95,29 +96,42 @@ function buildRun(conversationId: string, start: ConversationNode, tree: Convers
     tooltip,
     branchName,
     isCurrent,
-    onCurrentPath: tree.has(currentNodeId) && tree.isSelfOrAncestor(start.nodeId, currentNodeId),
-    children: tree.children(last.nodeId).map((c) => buildRun(conversationId, c, tree, currentNodeId)),
+    onCurrentPath: onCurrentPath.has(start.nodeId),
+    children: [],
   };
 }
 
 /**
  * The runs at the top of a conversation's message tree. The root is shown only when it holds a
  * system prompt; an empty root is skipped, so its children (the first user messages) are the top.
+ * Built with a work list, not recursion, so a path with thousands of forks cannot overflow the stack.
  */
 export function buildRuns(conversationId: string, nodes: readonly ConversationNode[], currentNodeId: string): RunEntry[] {
   if (!nodes.some((n) => n.parentId === null)) return [];
   const tree = new ConversationTree(nodes);
+  const onCurrentPath = new Set(tree.has(currentNodeId) ? tree.path(currentNodeId).map((n) => n.nodeId) : []);
+  const make = (start: ConversationNode) => buildRun(conversationId, start, tree, currentNodeId, onCurrentPath);
   const root = tree.root;
-  if (root.message.content.trim()) return [buildRun(conversationId, root, tree, currentNodeId)];
-  return tree.children(root.nodeId).map((c) => buildRun(conversationId, c, tree, currentNodeId));
+  const top = root.message.content.trim() ? [make(root)] : tree.children(root.nodeId).map(make);
+  const pending = [...top];
+  while (pending.length > 0) {
+    const run = pending.pop() as RunEntry;
+    for (const child of tree.children(run.lastNodeId)) {
+      const entry = make(child);
+      run.children.push(entry);
+      pending.push(entry);
+    }
+  }
+  return top;
 }
 
-/** Finds the run that contains `nodeId`, searching depth first. */
+/** Finds the run that contains `nodeId`, depth first, with a work list (no recursion). */
 export function findRun(runs: readonly RunEntry[], nodeId: string): RunEntry | undefined {
-  for (const run of runs) {
+  const pending = [...runs].reverse();
+  while (pending.length > 0) {
+    const run = pending.pop() as RunEntry;
     if (run.nodeIds.includes(nodeId)) return run;
-    const inside = findRun(run.children, nodeId);
-    if (inside) return inside;
+    for (let i = run.children.length - 1; i >= 0; i--) pending.push(run.children[i]);
   }
   return undefined;
 }

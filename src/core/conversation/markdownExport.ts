@@ -11,7 +11,9 @@ export interface MarkdownExportOptions {
 const ROLE_TITLES: Record<string, string> = { system: 'System', user: 'User', assistant: 'Assistant', tool: 'Tool', function: 'Function' };
 
 function fence(text: string, lang = ''): string {
-  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  // A loop, not Math.max(...runs): text with hundreds of thousands of backtick runs would overflow the stack.
+  let longest = 2;
+  for (const match of text.matchAll(/`+/g)) if (match[0].length > longest) longest = match[0].length;
   const ticks = '`'.repeat(longest + 1);
   return `${ticks}${lang}\n${text}\n${ticks}`;
 }

@@ -86,8 +86,10 @@ function buildWhere(filter: Filter): { sql: string; params: SqlValue[] } {
     params.push(filter.contentContains.toLowerCase());
   }
   if (filter.conversationIds !== undefined) {
-    clauses.push(`c.id IN (${filter.conversationIds.map(() => '?').join(', ')})`);
-    params.push(...filter.conversationIds);
+    // One JSON parameter, not one per id: SQLite allows some 32,000 variables, and a spread of
+    // hundreds of thousands of arguments overflows the stack.
+    clauses.push('c.id IN (SELECT value FROM json_each(?))');
+    params.push(JSON.stringify(filter.conversationIds));
   }
   return { sql: clauses.length ? `WHERE ${clauses.join(' AND ')}` : '', params };
 }

@@ -66,10 +66,10 @@ export function subtreeIds(db: Database, conversationKey: number, nodeIds: reado
   const rows = queryRows(
     db,
     `WITH RECURSIVE sub(seq) AS (
-       SELECT seq FROM nodes WHERE conversation = ? AND seq IN (${seqs.map(() => '?').join(', ')})
-       UNION SELECT n.seq FROM nodes n JOIN sub ON n.conversation = ? AND n.parent = sub.seq
+       SELECT seq FROM nodes WHERE conversation = ? AND seq IN (SELECT value FROM json_each(?))
+       UNION SELECT n.seq FROM sub CROSS JOIN nodes n ON n.conversation = ? AND n.parent = sub.seq
      ) SELECT seq FROM sub`,
-    [conversationKey, ...seqs, conversationKey],
+    [conversationKey, JSON.stringify(seqs), conversationKey],
   );
   return rows.map((row) => formatNodeId(Number(row[0])));
 }
