@@ -21,11 +21,33 @@ import type {
 } from './managerTypes';
 import { prepareCall, type PreparedCall } from './preparedCall';
 import { SerialQueue } from '../serialQueue';
+import { requireRecord, requireRole, requireString } from '../validation';
 import { StreamingParents } from './streamingParents';
 import { streamWithPartial } from './streamWithPartial';
 import type { ConversationNode, ConversationState, LLMMessage, LLMResponse, LLMStreamChunk } from '../types';
 
 const clone = <T>(value: T): T => structuredClone(value);
+
+/** Checks `addMessage`'s input before anything is rendered or stored. */
+function checkAddMessage(input: AddMessageOptions): void {
+  if (typeof input !== 'object' || input === null) throw new InvalidArgumentError('addMessage needs an options object ({ role, content }).');
+  requireRole(input.role, 'role');
+  if (input.content === undefined && input.promptName === undefined) throw new InvalidArgumentError('addMessage needs content or a promptName.');
+  if (input.content !== undefined) requireString(input.content, 'content', { allowEmpty: true });
+  if (input.promptName !== undefined) requireString(input.promptName, 'promptName', { name: true });
+  if (input.params !== undefined) requireRecord(input.params, 'params');
+  if (input.metadata !== undefined) requireRecord(input.metadata, 'metadata');
+  if (input.name !== undefined) requireString(input.name, 'name');
+  if (input.toolCallId !== undefined) requireString(input.toolCallId, 'toolCallId');
+  if (input.toolCalls !== undefined) {
+    if (!Array.isArray(input.toolCalls)) throw new InvalidArgumentError('toolCalls must be an array.');
+    input.toolCalls.forEach((call, i) => {
+      requireString(call?.id, `toolCalls[${i}].id`);
+      requireString(call?.function?.name, `toolCalls[${i}].function.name`);
+      requireString(call?.function?.arguments, `toolCalls[${i}].function.arguments`, { allowEmpty: true });
+    });
+  }
+}
 
 /**
  * A conversation as a tree of messages: add messages, ask the model, branch from any node, and
@@ -63,6 +85,9 @@ export class ConversationManager extends ConversationReader {
   /** Starts a new conversation and saves it; the root holds the system prompt, or is empty. */
   static async create(options: CreateConversationOptions): Promise<ConversationManager> {
     validateContextWindowOptions(options);
+    if (options.conversationId !== undefined) requireString(options.conversationId, 'conversationId', { name: true });
+    if (options.systemPrompt !== undefined) requireString(options.systemPrompt, 'systemPrompt', { allowEmpty: true });
+    if (options.metadata !== undefined) requireRecord(options.metadata, 'metadata');
     const conversationId = options.conversationId ?? randomUUID();
     if (options.conversationId !== undefined && (await options.storage.loadConversation(conversationId))) {
       throw new InvalidOperationError(`Conversation "${conversationId}" already exists; open it with ConversationManager.resume or pick another id.`);
@@ -74,6 +99,7 @@ export class ConversationManager extends ConversationReader {
 
   /** Opens a stored conversation where it was left; `ConversationNotFoundError` when there is none. */
   static async resume(conversationId: string, options: ConversationManagerOptions): Promise<ConversationManager> {
+    requireString(conversationId, 'conversationId');
     const state = await options.storage.loadConversation(conversationId);
     if (!state) {
       throw new ConversationNotFoundError(conversationId);
@@ -102,8 +128,10 @@ export class ConversationManager extends ConversationReader {
 
   /** Adds a message as a child of the current node and moves to it. */
   addMessage(input: AddMessageOptions): Promise<ConversationNode> {
-    if (input.content === undefined && input.promptName === undefined) {
-      return Promise.reject(new InvalidArgumentError('addMessage needs content or a promptName.'));
+    try {
+      checkAddMessage(input);
+    } catch (error) {
+      return Promise.reject(error);
     }
     return this.queue.run(async () => {
       const cachedRag = this.options.reuseRagOnBranch ? collectCachedRag(this.tree.all(), input.promptName, input.role) : undefined;
@@ -182,6 +210,7 @@ export class ConversationManager extends ConversationReader {
   setMetadata(keyOrValues: string | Record<string, unknown>, value?: unknown): Promise<void> {
     return this.queue.run(async () => {
       const updates = typeof keyOrValues === 'string' ? { [keyOrValues]: value } : keyOrValues;
+      requireRecord(updates, typeof keyOrValues === 'string' ? `metadata.${keyOrValues}` : 'metadata');
       const next = { ...this.metadata };
       for (const [key, v] of Object.entries(updates)) {
         if (v === undefined) delete next[key];
@@ -196,6 +225,7 @@ export class ConversationManager extends ConversationReader {
   /** Names (or with an empty name, unnames) the branch that starts at `nodeId`. */
   renameBranch(nodeId: string, name: string): Promise<void> {
     return this.queue.run(async () => {
+      requireString(name, 'name', { allowEmpty: true, name: true });
       const updated = { ...this.requireNode(nodeId) };
       if (name.trim() === '') delete updated.branchName;
       else updated.branchName = name;
@@ -231,6 +261,7 @@ export class ConversationManager extends ConversationReader {
   /** Copies this conversation (or its path root→`upToNodeId`) under a new id and opens the copy. */
   fork(newConversationId: string = randomUUID(), forkOptions: { upToNodeId?: string } = {}): Promise<ConversationManager> {
     return this.queue.run(async () => {
+      requireString(newConversationId, 'newConversationId', { name: true });
       const upToNodeId = forkOptions.upToNodeId === undefined ? undefined : this.requireNode(forkOptions.upToNodeId).nodeId;
       const state = await this.options.storage.forkConversation(this.conversationId, newConversationId, upToNodeId === undefined ? {} : { upToNodeId });
       return new ConversationManager(state, this.options);

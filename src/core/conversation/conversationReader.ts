@@ -1,4 +1,5 @@
 import { NodeNotFoundError } from '../errors';
+import { requireString } from '../validation';
 import { readNodeMetadata } from '../metadataKeys';
 import type { RagMetadata } from '../prompts/types';
 import type { ConversationNode, ConversationState, LLMMessage } from '../types';
@@ -200,7 +201,7 @@ export abstract class ConversationReader {
 
   /** The node an id names: its own id or, in a conversation migrated from 1.x, its old dot-path id. */
   protected requireNode(nodeId: string): ConversationNode {
-    const node = this.tree.resolve(nodeId);
+    const node = this.tree.resolve(requireString(nodeId, 'nodeId', { allowEmpty: true }));
     if (!node) {
       throw new NodeNotFoundError(nodeId, this.conversationId);
     }

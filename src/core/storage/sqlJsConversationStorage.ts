@@ -11,7 +11,8 @@ import { loadSqlJs, type SqlJsWasmOptions } from './databaseFile';
 import type { JournalEntry, StoredChange } from './journal';
 import { JournaledDatabase, type JournalOptions } from './journaledDatabase';
 import { createSchema } from './schema';
-import { formatNodeId } from '../nodeIds';
+import { ROOT_NODE_ID, formatNodeId } from '../nodeIds';
+import { requireCount, requireJson, requireRecord, requireRole, requireString } from '../validation';
 import type { ConversationNode } from '../types';
 import type {
   ChangeResult,
@@ -33,6 +34,52 @@ export interface SqlJsStorageOptions extends SqlJsWasmOptions, JournalOptions {
    * copied aside, and what was recovered (the extension shows it as a notification naming the file).
    */
   notify?: (message: string) => void;
+}
+
+/** Checks what a node carries before it is stored: role, text, names, time, metadata. */
+function checkNodeFields(node: Partial<ConversationNode> | undefined, name: string): void {
+  if (typeof node !== 'object' || node === null) throw new InvalidArgumentError(`${name} must be a node object.`);
+  if (typeof node.message !== 'object' || node.message === null) throw new InvalidArgumentError(`${name}.message must be a message object.`);
+  requireRole(node.message.role, `${name}.message.role`);
+  requireString(node.message.content, `${name}.message.content`, { allowEmpty: true });
+  requireJson(node.message, `${name}.message`);
+  requireString(node.timestamp, `${name}.timestamp`);
+  requireRecord(node.metadata, `${name}.metadata`);
+  if (node.branchName !== undefined) requireString(node.branchName, `${name}.branchName`, { allowEmpty: true, name: true });
+  if (node.promptName !== undefined) requireString(node.promptName, `${name}.promptName`, { name: true });
+}
+
+/**
+ * Checks a whole conversation before it is saved: one root (`""`, no parent), ids this store gives,
+ * every parent present, a current node that exists, so what is saved can always be resumed.
+ */
+function checkState(state: ConversationState): void {
+  if (typeof state !== 'object' || state === null) throw new InvalidArgumentError('saveConversation needs a conversation state object.');
+  requireString(state.conversationId, 'state.conversationId', { name: true });
+  if (!Array.isArray(state.nodes)) throw new InvalidArgumentError('state.nodes must be an array of nodes.');
+  const ids = new Set<string>();
+  for (const [i, node] of state.nodes.entries()) {
+    checkNodeFields(node, `state.nodes[${i}]`);
+    requireString(node.nodeId, `state.nodes[${i}].nodeId`, { allowEmpty: true });
+    seqOf(node.nodeId);
+    if (ids.has(node.nodeId)) throw new InvalidArgumentError(`state.nodes holds node "${node.nodeId}" twice.`);
+    ids.add(node.nodeId);
+    requireCount(node.position, `state.nodes[${i}].position`);
+    if ((node.nodeId === ROOT_NODE_ID) !== (node.parentId === null)) {
+      throw new InvalidArgumentError(`state.nodes[${i}]: only the root ("") has no parent, and the root has none.`);
+    }
+  }
+  if (!ids.has(ROOT_NODE_ID)) throw new InvalidArgumentError('state.nodes has no root node (id ""); a conversation without one could never be opened.');
+  for (const [i, node] of state.nodes.entries()) {
+    if (node.parentId !== null && !ids.has(node.parentId)) throw new InvalidArgumentError(`state.nodes[${i}] ("${node.nodeId}") has no parent "${node.parentId}" in the state.`);
+  }
+  requireString(state.currentNodeId, 'state.currentNodeId', { allowEmpty: true });
+  if (!ids.has(state.currentNodeId)) throw new InvalidArgumentError(`state.currentNodeId "${state.currentNodeId}" is not a node of the state.`);
+  requireRecord(state.metadata, 'state.metadata');
+  requireString(state.createdAt, 'state.createdAt');
+  requireString(state.updatedAt, 'state.updatedAt');
+  if (state.nextNodeSeq !== undefined) requireCount(state.nextNodeSeq, 'state.nextNodeSeq');
+  if (state.legacyIdLimit !== undefined) requireCount(state.legacyIdLimit, 'state.legacyIdLimit');
 }
 
 /** Whether a failed read points at damaged data rather than a bug: bad JSON in a row, or SQLite's corruption errors. */
@@ -96,17 +143,12 @@ export class SqlJsConversationStorage implements ConversationStorage {
 
   /** Writes a whole conversation; its node ids must be ones this store gives (`formatNodeId`). */
   saveConversation(state: ConversationState): Promise<void> {
-    if (!state || typeof state.conversationId !== 'string' || state.conversationId === '') {
-      return Promise.reject(new InvalidArgumentError('saveConversation needs a state with a non-empty conversationId.'));
+    try {
+      checkState(state);
+    } catch (error) {
+      return Promise.reject(error);
     }
-    return this.mutate(() => {
-      for (const node of state.nodes) {
-        seqOf(node.nodeId);
-        if (node.parentId !== null) seqOf(node.parentId);
-      }
-      seqOf(state.currentNodeId);
-      return { entry: { op: 'save', state }, result: undefined };
-    });
+    return this.mutate(() => ({ entry: { op: 'save', state }, result: undefined }));
   }
 
   /**
@@ -115,6 +157,18 @@ export class SqlJsConversationStorage implements ConversationStorage {
    * conversation at once get distinct ids, and the journal records the ids given.
    */
   applyChange(conversationId: string, change: ConversationChange): Promise<ChangeResult> {
+    try {
+      requireString(conversationId, 'conversationId');
+      if (typeof change !== 'object' || change === null) throw new InvalidArgumentError('change must be an object.');
+      requireString(change.updatedAt, 'change.updatedAt');
+      (change.addNodes ?? []).forEach((node, i) => checkNodeFields(node, `change.addNodes[${i}]`));
+      (change.updateNodes ?? []).forEach((node, i) => checkNodeFields(node, `change.updateNodes[${i}]`));
+      (change.deleteNodeIds ?? []).forEach((id, i) => requireString(id, `change.deleteNodeIds[${i}]`));
+      if (change.metadata !== undefined) requireRecord(change.metadata, 'change.metadata');
+      if (change.currentNodeId !== undefined) requireString(change.currentNodeId, 'change.currentNodeId', { allowEmpty: true });
+    } catch (error) {
+      return Promise.reject(error);
+    }
     return this.mutate(() => {
       const row = this.requireConversation(conversationId);
       const db = this.store.db;
@@ -134,7 +188,10 @@ export class SqlJsConversationStorage implements ConversationStorage {
       const deleteNodeIds = change.deleteNodeIds?.length ? subtreeIds(db, row.key, change.deleteNodeIds) : [];
       let currentNodeId = change.currentNodeId;
       if (change.currentIsLastAdded && added.length > 0) currentNodeId = added[added.length - 1].nodeId;
-      else if (currentNodeId !== undefined) seqOf(currentNodeId);
+      else if (currentNodeId !== undefined) {
+        seqOf(currentNodeId);
+        if (!nodeExists(db, row.key, currentNodeId)) throw new NodeNotFoundError(currentNodeId, conversationId);
+      }
       const stored: StoredChange = { updatedAt: change.updatedAt };
       if (added.length) {
         stored.insertNodes = added;
@@ -149,7 +206,7 @@ export class SqlJsConversationStorage implements ConversationStorage {
   }
 
   loadConversation(conversationId: string): Promise<ConversationState | null> {
-    return this.read(() => loadState(this.store.db, conversationId));
+    return this.read(() => loadState(this.store.db, requireString(conversationId, 'conversationId')));
   }
 
   deleteConversation(conversationId: string): Promise<boolean> {
@@ -173,7 +230,7 @@ export class SqlJsConversationStorage implements ConversationStorage {
   }
 
   searchMessages(query: string, options: { limit?: number } = {}): Promise<MessageMatch[]> {
-    return this.read(() => queryMessages(this.store.db, query, options.limit));
+    return this.read(() => queryMessages(this.store.db, requireString(query, 'query', { allowEmpty: true }), options?.limit));
   }
 
   deleteConversations(filters: DeleteFilters): Promise<number> {
@@ -185,6 +242,8 @@ export class SqlJsConversationStorage implements ConversationStorage {
 
   updateMetadata(conversationId: string, metadata: Record<string, unknown>): Promise<void> {
     return this.mutate(() => {
+      requireString(conversationId, 'conversationId');
+      requireRecord(metadata, 'metadata');
       this.requireConversation(conversationId);
       const stored = queryRows(this.store.db, 'SELECT metadata FROM conversations WHERE id = ?', [conversationId]);
       const merged = { ...(JSON.parse(String(stored[0][0])) as Record<string, unknown>) };
@@ -206,7 +265,8 @@ export class SqlJsConversationStorage implements ConversationStorage {
       if (!source) {
         throw new ConversationNotFoundError(sourceId);
       }
-      if (typeof newId !== 'string' || newId === '' || conversationExists(this.store.db, newId)) {
+      requireString(newId, 'newId', { name: true });
+      if (conversationExists(this.store.db, newId)) {
         throw new InvalidArgumentError(`Cannot fork "${sourceId}" to "${newId}": choose a new, unused, non-empty conversation id.`);
       }
       let nodes = source.nodes;
