@@ -6,6 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { promises as fs, type Stats } from 'node:fs';
 import * as path from 'node:path';
+import { StorageError } from '../errors';
 import type { ConversationNode, ConversationState } from '../types';
 
 /**
@@ -141,6 +142,9 @@ export async function readJournal(filePath: string, fromOffset?: number): Promis
   }
   try {
     const stat = await handle.stat();
+    if (stat.isDirectory()) {
+      throw new StorageError(`The journal path ${filePath} is a folder, not a file. Arbor keeps its journal there: move the folder away and open the store again.`);
+    }
     const size = stat.size;
     const head = await readRange(handle, 0, Math.min(size, 4096));
     const header = decodeLine(head, 0);
@@ -197,9 +201,13 @@ export async function writeFileAtomic(target: string, data: Uint8Array): Promise
   try {
     await handle.writeFile(data);
     await handle.sync();
-  } finally {
-    await handle.close();
+  } catch (error) {
+    // A full disk (ENOSPC) must not be left fuller by half a copy: the next try starts over.
+    await handle.close().catch(() => undefined);
+    await fs.rm(temp, { force: true });
+    throw error;
   }
+  await handle.close();
   try {
     await fs.rename(temp, target);
   } catch (error) {

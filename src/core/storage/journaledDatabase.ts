@@ -1,4 +1,7 @@
+import { randomBytes } from 'node:crypto';
+import * as nodeFs from 'node:fs';
 import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as lockfile from 'proper-lockfile';
 import type { Database, SqlJsStatic } from 'sql.js';
@@ -14,6 +17,82 @@ import { CURRENT_SCHEMA, checkSchemaReadable, createSchema, formatSchemaVersion 
 /** Suffix of the copy of a 1.x store kept beside it when it is migrated to schema 2.0. */
 export const LEGACY_BACKUP_SUFFIX = '.v1.bak';
 
+/** The file inside the lock folder that names the process holding it. */
+const LOCK_OWNER = 'owner.json';
+
+/** Where a released lock folder goes on its way out (a rename frees the lock in one step, owner file and all). */
+const LOCK_GONE = '.gone-';
+
+/**
+ * Node's fs for proper-lockfile, except that removing the lock folder renames it away first and then
+ * deletes it with the owner file in it, so no instant leaves a lock without its owner.
+ */
+const LOCK_FS = {
+  ...nodeFs,
+  rmdir: (dir: string, callback: (error: NodeJS.ErrnoException | null) => void) => {
+    const gone = `${dir}${LOCK_GONE}${randomBytes(4).toString('hex')}`;
+    nodeFs.rename(dir, gone, (error) => {
+      if (error) return callback(error);
+      nodeFs.rm(gone, { recursive: true, force: true }, () => callback(null));
+    });
+  },
+  rmdirSync: (dir: string) => {
+    const gone = `${dir}${LOCK_GONE}${randomBytes(4).toString('hex')}`;
+    nodeFs.renameSync(dir, gone);
+    nodeFs.rmSync(gone, { recursive: true, force: true });
+  },
+};
+
+/** A lock folder without an owner file older than this was left by a process killed as it took the lock. */
+const OWNERLESS_GRACE_MS = 2000;
+
+/** Records this process as the lock's holder, so that others can tell when it died holding it. */
+async function writeLockOwner(lockDir: string): Promise<void> {
+  await fs.writeFile(path.join(lockDir, LOCK_OWNER), JSON.stringify({ pid: process.pid, host: os.hostname() })).catch(() => undefined);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes the lock when the process that holds it ran on this machine and is gone (killed while
+ * writing). A lock with no owner recorded yet, or from another machine, is left to go stale.
+ */
+async function removeLockOfDeadOwner(lockDir: string): Promise<boolean> {
+  const read = async () => {
+    try {
+      return JSON.parse(await fs.readFile(path.join(lockDir, LOCK_OWNER), 'utf8')) as { pid?: unknown; host?: unknown };
+    } catch {
+      return undefined;
+    }
+  };
+  const owner = await read();
+  if (!owner) {
+    // Between taking the lock and naming itself a holder spends microseconds; an old ownerless lock is a leftover.
+    const stat = await fs.stat(lockDir).catch(() => undefined);
+    if (!stat || Date.now() - stat.mtimeMs < OWNERLESS_GRACE_MS || (await read())) return false;
+    await fs.rm(lockDir, { recursive: true, force: true });
+    return true;
+  }
+  if (owner.host !== os.hostname() || typeof owner.pid !== 'number' || owner.pid === process.pid || isAlive(owner.pid)) return false;
+  // Look again just before removing: another window may have taken the dead lock over meanwhile.
+  const again = await read();
+  if (again?.pid !== owner.pid) return false;
+  await fs.rm(lockDir, { recursive: true, force: true });
+  return true;
+}
+
+/** What a write to a read-only store is told. */
+function readOnlyMessage(file: string): string {
+  return `The conversation store ${file} is read-only (its file or folder may not be written): Arbor shows its conversations but cannot change them. Make it writable and reopen it to write.`;
+}
+
 /** Tuning of the journal, checkpoints and the cross-process lock. */
 export interface JournalOptions {
   /** Fold the journal into the database file once it passes this many bytes (default 8 MiB). */
@@ -24,6 +103,11 @@ export interface JournalOptions {
   lockStaleMs?: number;
   /** How long a write waits for another window's lock before failing (default 30 s). */
   lockWaitMs?: number;
+  /**
+   * The store's file or folder may not be written (no write permission): read it as it is, never
+   * lock, checkpoint, repair or migrate on disk, and refuse every write with a `StorageError`.
+   */
+  readOnly?: boolean;
 }
 
 /** The files of one store. */
@@ -59,6 +143,10 @@ export class JournaledDatabase {
 
   /** Opens the files under the lock: loads, repairs or creates them (see `reload`). */
   async load(): Promise<void> {
+    if (this.options.readOnly) {
+      await this.reload([]);
+      return;
+    }
     await this.withLock(async () => {
       await this.removeOrphanTempFiles();
       await this.reload([]);
@@ -71,11 +159,11 @@ export class JournaledDatabase {
    */
   private async removeOrphanTempFiles(): Promise<void> {
     const files = this.files as StoreFiles;
-    const prefixes = [`${path.basename(files.db)}.tmp-`, `${path.basename(files.journal)}.tmp-`];
+    const prefixes = [`${path.basename(files.db)}.tmp-`, `${path.basename(files.journal)}.tmp-`, `${path.basename(files.lock)}${LOCK_GONE}`];
     const dir = path.dirname(files.db);
     for (const name of await fs.readdir(dir)) {
       if (prefixes.some((prefix) => name.startsWith(prefix))) {
-        await fs.rm(path.join(dir, name), { force: true });
+        await fs.rm(path.join(dir, name), { recursive: true, force: true });
       }
     }
   }
@@ -85,6 +173,7 @@ export class JournaledDatabase {
    * when the journal is large. The caller holds the lock and has caught up. Returns touched ids.
    */
   async commit(entry: JournalEntry): Promise<string[]> {
+    if (this.options.readOnly) throw new StorageError(readOnlyMessage(this.files?.db ?? 'the store'));
     this.db.run('BEGIN');
     let touched: string[];
     try {
@@ -110,6 +199,7 @@ export class JournaledDatabase {
 
   /** Folds the journal into the database file (caller holds the lock and has caught up). */
   async checkpoint(onlyIfJournalHasEntries = false): Promise<void> {
+    if (this.options.readOnly) return;
     if (this.files && (!onlyIfJournalHasEntries || this.journalEntries > 0)) {
       await this.writeCheckpoint();
     }
@@ -146,7 +236,7 @@ export class JournaledDatabase {
       createSchema(fresh);
       const report = salvageInto(this.db, fresh);
       registerQueryFunctions(fresh);
-      const movedTo = this.files ? await moveAside(this.files.db) : undefined;
+      const movedTo = this.files && !this.options.readOnly ? await moveAside(this.files.db) : undefined;
       const before = this.summaryVersions();
       this.db.close();
       this.db = fresh;
@@ -157,31 +247,41 @@ export class JournaledDatabase {
           describeLosses(report),
         true,
       );
-      if (this.files) await this.writeCheckpoint();
+      if (this.files && !this.options.readOnly) await this.writeCheckpoint();
     });
   }
 
   /** Runs `task` holding the store's cross-process lock (no lock in memory). */
   async withLock<T>(task: () => Promise<T>): Promise<T> {
-    if (!this.files) {
+    if (!this.files || this.options.readOnly) {
       return task();
     }
+    const files = this.files;
     const stale = Math.max(2000, this.options.lockStaleMs ?? 10_000);
     const waitMs = this.options.lockWaitMs ?? 30_000;
+    const lockOptions = {
+      realpath: false,
+      lockfilePath: files.lock,
+      stale,
+      update: Math.floor(stale / 2),
+      fs: LOCK_FS,
+      onCompromised: (error: Error) => this.warn(`The lock on ${files.db} was lost: ${String(error)}`),
+    };
     let release: () => Promise<void>;
     try {
-      release = await lockfile.lock(this.files.db, {
-        realpath: false,
-        lockfilePath: this.files.lock,
-        stale,
-        update: Math.floor(stale / 2),
-        retries: { retries: Math.ceil(waitMs / 50), factor: 1.3, minTimeout: 2, maxTimeout: 50 },
-        onCompromised: (error) => this.warn(`The lock on ${this.files?.db} was lost: ${String(error)}`),
-      });
+      try {
+        release = await lockfile.lock(files.db, { ...lockOptions, retries: 0 });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
+        // Held: by a live window (wait for it), or by one that died holding it (take it over at once).
+        if (await removeLockOfDeadOwner(files.lock)) this.warn(`Took over the lock on ${files.db} left by an Arbor process that is no longer running.`);
+        release = await lockfile.lock(files.db, { ...lockOptions, retries: { retries: Math.ceil(waitMs / 50), factor: 1.3, minTimeout: 2, maxTimeout: 50 } });
+      }
+      await writeLockOwner(files.lock);
     } catch (error) {
       throw new StorageError(
-        `Could not lock the conversation store ${this.files.db} within ${waitMs} ms: ${String(error)}. ` +
-          `Another Arbor window may be busy with it; if none is, delete ${this.files.lock} and try again.`,
+        `Could not lock the conversation store ${files.db} within ${waitMs} ms: ${String(error)}. ` +
+          `Another Arbor window may be busy with it; if none is, delete ${files.lock} and try again.`,
         { cause: error },
       );
     }
@@ -191,6 +291,7 @@ export class JournaledDatabase {
       await release().catch(() => undefined);
     }
   }
+
 
   /**
    * Brings the in-memory database up to date with the files: a full reload when the database file
@@ -282,6 +383,7 @@ export class JournaledDatabase {
    * that an interrupted checkpoint already folded in. A newer schema major is refused untouched.
    */
   private async reload(changed: string[]): Promise<void> {
+    // Read-only: nothing below may write (see the `readOnly` checks), and there is no lock to hold.
     const files = this.files as StoreFiles;
     const read = await readDatabaseFile(this.SQL, files.db);
     let db: Database;
@@ -309,7 +411,7 @@ export class JournaledDatabase {
         read.db.close();
         throw error;
       }
-      const movedTo = await moveAside(files.db);
+      const movedTo = this.options.readOnly ? `nowhere (the store is read-only; it was read as it is)` : await moveAside(files.db);
       db = new this.SQL.Database();
       createSchema(db);
       if (version.major === CURRENT_SCHEMA.major) {
@@ -324,6 +426,9 @@ export class JournaledDatabase {
       read.db.close();
       mustCheckpoint = true;
     } else {
+      if (read.kind === 'corrupt' && this.options.readOnly) {
+        throw new StorageError(`The conversation store ${files.db} could not be opened because ${read.reason}, and it is read-only, so it cannot be set aside. Make its folder writable and open it again.`);
+      }
       if (read.kind === 'corrupt') {
         const movedTo = await moveAside(files.db);
         this.warn(`The conversation store ${files.db} could not be opened because ${read.reason}. It was moved to ${movedTo} and a new, empty store was created.`, true);
@@ -337,7 +442,9 @@ export class JournaledDatabase {
     const journal = await readJournal(files.journal);
     let journalOffset: number | null = null;
     let journalEntries = 0;
-    if (journal && journal.generation === null && journal.size > 0) {
+    if (journal && journal.generation === null && journal.size > 0 && this.options.readOnly) {
+      this.warn(`The journal ${files.journal} has a damaged header; its changes were not applied (the store is read-only, so it was left in place).`, true);
+    } else if (journal && journal.generation === null && journal.size > 0) {
       const movedTo = await moveAside(files.journal);
       this.warn(`The journal ${files.journal} has a damaged header; it was moved to ${movedTo}. Changes in it were not applied.`, true);
     } else if (journal && journal.generation !== null && journal.generation === generation) {
@@ -350,7 +457,7 @@ export class JournaledDatabase {
       if (journal.damaged.length > 0) {
         // The intact entries around the damage are applied; the checkpoint below folds them into the
         // database file and starts a clean journal, so the damage is reported once.
-        const copiedTo = await preserveDamagedLines(files.journal, journal.damaged);
+        const copiedTo = this.options.readOnly ? 'nowhere (the store is read-only)' : await preserveDamagedLines(files.journal, journal.damaged);
         const lines = journal.damaged.length === 1 ? '1 damaged line' : `${journal.damaged.length} damaged lines`;
         this.warn(
           `The conversation journal ${files.journal} had ${lines}, copied to ${copiedTo}; the ${journal.entries.length} intact changes in it were kept. ` +
@@ -359,7 +466,7 @@ export class JournaledDatabase {
         );
         mustCheckpoint = true;
       }
-    } else if (journal && journal.entries.length > 0 && read.kind !== 'ok') {
+    } else if (journal && journal.entries.length > 0 && read.kind !== 'ok' && !this.options.readOnly) {
       const movedTo = await moveAside(files.journal);
       this.warn(`The journal ${files.journal} belongs to a database that is gone; it was moved to ${movedTo}.`);
     }
@@ -372,7 +479,10 @@ export class JournaledDatabase {
         true,
       );
     }
-    if (legacy) {
+    if (legacy && this.options.readOnly) {
+      inTransaction(db, () => migrateV1ToV2(db));
+      this.warn(`The conversation store ${files.db} is of storage schema 1.x and read-only: it was converted in memory to be read; the file stays as it is.`);
+    } else if (legacy) {
       await this.migrateLegacy(db);
       journalOffset = null;
       journalEntries = 0;
@@ -390,10 +500,10 @@ export class JournaledDatabase {
     this.journalOffset = journalOffset;
     this.journalEntries = journalEntries;
     changed.push(...diffVersions(before, this.summaryVersions()));
-    if (mustCheckpoint) {
+    if (mustCheckpoint && !this.options.readOnly) {
       await this.writeCheckpoint();
     } else {
-      if (journalOffset === null) {
+      if (journalOffset === null && !this.options.readOnly) {
         this.journalOffset = await resetJournal(files.journal, generation);
       }
       this.dbId = read.kind === 'ok' ? { ino: read.stat.ino, size: read.stat.size, mtimeMs: read.stat.mtimeMs } : null;

@@ -1,4 +1,4 @@
-import { promises as fs } from 'node:fs';
+import { constants as fsConstants, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { ConversationState } from '../types';
 import { ConversationNotFoundError, InvalidArgumentError, NodeNotFoundError, StorageError } from '../errors';
@@ -82,6 +82,25 @@ function checkState(state: ConversationState): void {
   if (state.legacyIdLimit !== undefined) requireCount(state.legacyIdLimit, 'state.legacyIdLimit');
 }
 
+/**
+ * Whether the store may not be written: its folder or its database file has no write permission
+ * (by its mode bits, which a user sets on purpose and which are honoured even for root, or by access).
+ */
+async function isReadOnly(dbPath: string): Promise<boolean> {
+  for (const target of [path.dirname(dbPath), dbPath]) {
+    try {
+      const stat = await fs.stat(target);
+      if ((stat.mode & 0o222) === 0) return true;
+      await fs.access(target, fsConstants.W_OK);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') return true;
+      if (code !== 'ENOENT') throw error;
+    }
+  }
+  return false;
+}
+
 /** Whether a failed read points at damaged data rather than a bug: bad JSON in a row, or SQLite's corruption errors. */
 function isDamage(error: unknown): boolean {
   return error instanceof SyntaxError || /malformed|SQLITE_CORRUPT|SQLITE_NOTADB|not a database/i.test(String(error));
@@ -126,7 +145,8 @@ export class SqlJsConversationStorage implements ConversationStorage {
     const dbPath = path.resolve(filePath);
     await fs.mkdir(path.dirname(dbPath), { recursive: true });
     const files = { db: dbPath, journal: dbPath + JOURNAL_SUFFIX, lock: dbPath + '.lock' };
-    const storage = new SqlJsConversationStorage((warn) => new JournaledDatabase(SQL, new SQL.Database(), files, options, warn), options);
+    const readOnly = options.readOnly ?? (await isReadOnly(dbPath));
+    const storage = new SqlJsConversationStorage((warn) => new JournaledDatabase(SQL, new SQL.Database(), files, { ...options, readOnly }, warn), { ...options, readOnly });
     try {
       await storage.store.load();
     } catch (error) {
@@ -134,6 +154,11 @@ export class SqlJsConversationStorage implements ConversationStorage {
       throw error;
     }
     return storage;
+  }
+
+  /** True when the store may not be written (see `SqlJsStorageOptions.readOnly`): reads work, writes fail at once. */
+  get readOnly(): boolean {
+    return this.options.readOnly === true;
   }
 
   /** The database file, or undefined for an in-memory store. */

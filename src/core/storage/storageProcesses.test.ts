@@ -91,7 +91,8 @@ describe('SqlJsConversationStorage across processes', () => {
       for (let earlier = 0; earlier < round; earlier++) {
         expect(await storage.loadConversation(`round-${earlier}`)).not.toBeNull();
       }
-      expect(storage.warnings).toEqual([]);
+      // Taking over the killed writer's lock is reported; nothing else may be.
+      expect(storage.warnings.filter((w) => !w.startsWith('Took over the lock'))).toEqual([]);
       expect((await fs.readdir(dir)).filter((name) => name.includes('.tmp-'))).toEqual([]);
       await storage.close();
     }
