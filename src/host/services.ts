@@ -217,7 +217,10 @@ export class Services extends Disposable {
         logger: this.logger,
         notify: (message) => void vscode.window.showWarningMessage(`Arbor: ${message}`),
       });
-      this.logger.info(`Opened the conversation store ${file} in ${Date.now() - started} ms`);
+      this.logger.info(`Opened the conversation store ${file} in ${Date.now() - started} ms${storage.readOnly ? ' (read-only)' : ''}`);
+      if (storage.readOnly) {
+        void vscode.window.showWarningMessage(`Arbor: the conversation store ${file} is read-only. Conversations show, but new messages cannot be saved until its folder is writable.`);
+      }
       const conversations = this._register(new OpenConversations({ storage, managerOptions: () => this.managerOptions(), logger: this.logger }));
       this._register(conversations.onDidChange((id) => this._onDidChangeConversation.fire(id)));
       this.watchStore(dir);
