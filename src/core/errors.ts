@@ -77,7 +77,22 @@ export class PromptError extends ArborError {
 
 /** A path given to retrieval leaves the workspace folders (`..`, an absolute path elsewhere, a symbolic link) or names a secret file. */
 export class WorkspaceAccessError extends ArborError {
-  constructor(message: string, readonly path: string) {
-    super(message);
+  constructor(message: string, readonly path: string, options?: { cause?: unknown }) {
+    super(message, options);
   }
+}
+
+/**
+ * A path in the workspace is a symbolic link that leads back to itself (directly or through other
+ * links), so it names no file: retrieval skips it (with a warning) or refuses it by name.
+ */
+export class SymlinkLoopError extends WorkspaceAccessError {
+  constructor(path: string, options?: { cause?: unknown }) {
+    super(`"${path}" is a symbolic link loop (it leads back to itself), so it names no file; fix or remove the link.`, path, options);
+  }
+}
+
+/** Whether `err` is Node's "too many levels of symbolic links". */
+export function isSymlinkLoop(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 'ELOOP';
 }

@@ -65,6 +65,7 @@ export {
   PromptValidationError,
   PromptError,
   WorkspaceAccessError,
+  SymlinkLoopError,
 } from './errors';
 export {
   type FileType,

@@ -58,6 +58,20 @@ describe('buildChatState', () => {
     );
     expect(chips).toEqual([{ path: 'src/a.ts', startLine: 1, endLine: 9, score: 2, source: 'workspace' }]);
   });
+
+  it('flags a chip whose file the rules leave out but the user picked by hand', () => {
+    const chips = chipsOf(
+      node('1', 'user', 'q', {
+        ragMetadata: {
+          FILES: { adapter: 'files', results: [{ content: 'x', score: 1, path: 'dist/a.js', metadata: { ignored: true } }, { content: 'y', score: 1, path: 'src/b.ts', metadata: { ignored: false } }] },
+        },
+      }),
+    );
+    expect(chips).toEqual([
+      { path: 'dist/a.js', startLine: undefined, endLine: undefined, score: 1, source: 'files', ignored: true },
+      { path: 'src/b.ts', startLine: undefined, endLine: undefined, score: 1, source: 'files' },
+    ]);
+  });
 });
 
 describe('promptSummaries', () => {

@@ -69,7 +69,8 @@ export function chipsOf(node: ConversationNode): ContextChip[] {
       const key = `${item.path}:${item.startLine ?? ''}-${item.endLine ?? ''}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      chips.push({ path: item.path, startLine: item.startLine, endLine: item.endLine, score: item.score, source: rag.adapter });
+      const chip: ContextChip = { path: item.path, startLine: item.startLine, endLine: item.endLine, score: item.score, source: rag.adapter };
+      chips.push(item.metadata?.ignored === true ? { ...chip, ignored: true } : chip);
     }
   }
   return chips;

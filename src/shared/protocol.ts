@@ -28,6 +28,11 @@ export interface ContextChip {
   readonly score?: number;
   /** Which retrieval filled it, e.g. "workspace" or "files". */
   readonly source?: string;
+  /**
+   * The file is one the workspace's rules leave out (`.gitignore`, excludes, `node_modules`) and was
+   * read only because the user picked it by hand; the chip says so.
+   */
+  readonly ignored?: boolean;
 }
 
 /** Where a message sits among its siblings, for the `‹ 2/3 ›` switcher. */

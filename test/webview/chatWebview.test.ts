@@ -230,6 +230,20 @@ describe('chat webview', () => {
     expect(await waitForPosted(p, ofType('openFile'))).toEqual({ type: 'openFile', path: 'src/cache.ts', startLine: 10, endLine: 20 });
   });
 
+  it('a context chip of an ignored file the user picked says "ignored"', async () => {
+    const p = await open();
+    const turns = [
+      twoTurns[0],
+      { ...twoTurns[1], chips: [{ path: 'dist/out.js', source: 'files', ignored: true }, { path: 'src/cache.ts', source: 'workspace' }] },
+    ];
+    await postToWebview(p, { type: 'state', state: chatState(turns) });
+    const chips = p.locator('[data-testid=message][data-node-id="0.1"] [data-testid=chip]');
+    await chips.first().waitFor();
+    expect(await chips.first().locator('[data-testid=chip-ignored]').textContent()).toBe('ignored');
+    expect(await chips.first().getAttribute('title')).toMatch(/ignored by the workspace's rules/);
+    expect(await chips.nth(1).locator('[data-testid=chip-ignored]').count()).toBe(0);
+  });
+
   it('the / menu moves its highlight with the arrow keys, wrapping, and Enter picks the highlighted prompt', async () => {
     const p = await open();
     await postToWebview(p, { type: 'prompts', prompts: [{ name: 'explain', params: [] }, { name: 'review', params: [{ name: 'focus', required: true }] }] });

@@ -180,6 +180,11 @@ function contextChips(chips: readonly ContextChip[], actions: MessageActions): H
       if (item.source || item.score !== undefined) {
         button.title = [item.source, item.score !== undefined ? `score ${item.score.toFixed(2)}` : undefined].filter(Boolean).join(', ');
       }
+      if (item.ignored) {
+        button.append(h('span', { className: 'chip-note', testId: 'chip-ignored', text: 'ignored' }));
+        button.title = `${button.title ? `${button.title}; ` : ''}ignored by the workspace's rules, read because you picked it`;
+        button.setAttribute('aria-label', `${button.getAttribute('aria-label') ?? ''} (ignored by the workspace's rules)`);
+      }
       return button;
     }),
   );

@@ -10,7 +10,14 @@ export const DEFAULT_SECRET_PATTERNS: readonly string[] = [
   '*.kdbx', '*.ppk', '*.gpg', 'id_rsa*', 'id_dsa*', 'id_ecdsa*', 'id_ed25519*', '.npmrc', '.yarnrc', '.yarnrc.yml',
   '.pypirc', '.netrc', '_netrc', '.htpasswd', '.pgpass', '.git-credentials', '.dockercfg', 'credentials*',
   'secrets.*', 'secret.*', '*.secret', '*.secrets', 'service-account*.json', '.ssh/**', '.aws/**', '.gnupg/**',
+  '.envrc', '*.tfvars', '*.tfvars.json', '.docker/config.json', '.kube/**',
 ];
+
+/**
+ * Why retrieval leaves a path out: inside `node_modules`/`.git` (`tool-folder`), a credential file,
+ * the host's excludes, outside the include globs, or a `.gitignore` rule.
+ */
+export type SkipReason = 'tool-folder' | 'secret' | 'excluded' | 'not-included' | 'gitignored';
 
 /** Folder names that are never entered. */
 export const ALWAYS_SKIPPED_DIRS: ReadonlySet<string> = new Set(['node_modules', '.git', '.hg', '.svn']);
@@ -55,10 +62,17 @@ export class FileRules {
     return this.isSecretName(name) || this.isSecretPath(relPath);
   }
 
+  /** Why a folder (relative path) is not entered, or `undefined` when it is. */
+  directorySkipReason(relDir: string): SkipReason | undefined {
+    const name = relDir.slice(relDir.lastIndexOf('/') + 1);
+    if (ALWAYS_SKIPPED_DIRS.has(name)) return 'tool-folder';
+    if (this.isSecretPath(`${relDir}/x`)) return 'secret';
+    return this.isExcluded(relDir) ? 'excluded' : undefined;
+  }
+
   /** Whether a folder (relative path) should not be entered. */
   skipsDirectory(relDir: string): boolean {
-    const name = relDir.slice(relDir.lastIndexOf('/') + 1);
-    return ALWAYS_SKIPPED_DIRS.has(name) || this.isExcluded(relDir) || this.isSecretPath(`${relDir}/x`);
+    return this.directorySkipReason(relDir) !== undefined;
   }
 
   /** Whether a file may never be read at all: a secret, or inside `.git`/`node_modules`. */
@@ -68,12 +82,18 @@ export class FileRules {
     return this.isSecret(relPath);
   }
 
+  /** Why a file (relative path) is left out by the tool folders, secret rules, excludes or includes; `undefined` when it is not. */
+  fileSkipReason(relPath: string): SkipReason | undefined {
+    const parts = relPath.split('/');
+    for (let i = 0; i < parts.length - 1; i++) if (ALWAYS_SKIPPED_DIRS.has(parts[i])) return 'tool-folder';
+    if (this.isSecret(relPath)) return 'secret';
+    if (this.isExcluded(relPath)) return 'excluded';
+    return this.isIncluded !== undefined && !this.isIncluded(relPath) ? 'not-included' : undefined;
+  }
+
   /** Whether a file (relative path) is left out by the tool folders, excludes, includes or secret rules. */
   skipsFile(relPath: string): boolean {
-    const parts = relPath.split('/');
-    for (let i = 0; i < parts.length - 1; i++) if (ALWAYS_SKIPPED_DIRS.has(parts[i])) return true;
-    if (this.isExcluded(relPath) || this.isSecret(relPath)) return true;
-    return this.isIncluded !== undefined && !this.isIncluded(relPath);
+    return this.fileSkipReason(relPath) !== undefined;
   }
 }
 

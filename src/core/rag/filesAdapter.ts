@@ -1,6 +1,7 @@
 /**
- * The `files` retrieval adapter: the files a person names (`#file` mentions, a prompt's fixed
- * context), whole or by line range, with the same workspace-only and secret-file refusals as the index.
+ * The `files` retrieval adapter: the files a prompt or a person names, whole or by line range. A read
+ * that a prompt drives honours every rule of the index (workspace only, secrets, `.gitignore`,
+ * excludes, `node_modules`, size); only a path the user picked by hand may be ignored, and is marked so.
  */
 import * as path from 'node:path';
 import picomatch from 'picomatch';
@@ -9,19 +10,29 @@ import type { WorkspaceFiles } from '../files';
 import { nodeFiles } from '../nodeFiles';
 import type { RagAdapter, RagResultItem } from './ragAdapter';
 import { splitLines } from './chunker';
-import { FileRules, languageOf, looksBinary, type ExcludeSetting } from './fileRules';
+import { FileRules, languageOf, looksBinary, type ExcludeSetting, type SkipReason } from './fileRules';
 import { WorkspaceScanner, type ScannedFile } from './workspaceScanner';
 
 export interface FilesAdapterOptions {
   /** Absolute paths of the workspace folders. */
   folders: readonly string[];
   files?: WorkspaceFiles;
-  /** Excludes applied to glob matches (explicit paths are returned unless they are secrets). */
+  /** Host excludes, applied as the index applies them (a path the user picked by hand may still be read). */
   exclude?: ExcludeSetting;
   /** Secret file globs that are refused; default `DEFAULT_SECRET_PATTERNS`. */
   secretPatterns?: readonly string[];
   /** Larger files are refused (default 1,000,000 bytes). */
   maxFileBytes?: number;
+}
+
+/** How a search was asked for; not part of `filters`, so a prompt's configuration cannot set it. */
+export interface FilesSearchOptions {
+  /**
+   * The paths were picked by hand in the UI: an explicit path that `.gitignore`, the excludes or
+   * `node_modules` leave out is still read, and its result carries `metadata.ignored: true` (and
+   * `metadata.ignoredReason`). Secrets, paths outside the workspace and the size limit still apply.
+   */
+  userPicked?: boolean;
 }
 
 /** One requested path or glob, with an optional 1-based inclusive line range. */
@@ -63,9 +74,10 @@ export class FilesAdapter implements RagAdapter {
   /**
    * `query`: paths or globs separated by commas or white space, each optionally `path:10-20`;
    * `filters.paths` adds more. Globs return at most `k` files (all when `k` is 0); explicit paths
-   * are always returned. Throws `WorkspaceAccessError` for a path outside the workspace or a secret.
+   * are always returned. Throws `WorkspaceAccessError` for a path outside the workspace, a secret,
+   * or (unless `options.userPicked`) a path the index leaves out; `SymlinkLoopError` for a link loop.
    */
-  async search(query: string, k: number, filters?: Record<string, unknown>): Promise<RagResultItem[]> {
+  async search(query: string, k: number, filters?: Record<string, unknown>, options: FilesSearchOptions = {}): Promise<RagResultItem[]> {
     const specs = parseFileSpecs(query);
     const extra = filters?.paths;
     for (const p of Array.isArray(extra) ? extra : typeof extra === 'string' ? [extra] : []) {
@@ -80,7 +92,7 @@ export class FilesAdapter implements RagAdapter {
           if (globBudget <= 0) break;
           const key = `${f.absPath}:${spec.startLine ?? ''}`;
           if (seen.has(key) || f.size > this.maxBytes) continue;
-          const item = await this.read(f, spec, false);
+          const item = await this.read(f, spec, false, undefined);
           if (item) {
             seen.add(key);
             out.push(item);
@@ -88,11 +100,11 @@ export class FilesAdapter implements RagAdapter {
           }
         }
       } else {
-        const f = await this.resolve(spec.pattern);
+        const { file: f, ignored } = await this.resolve(spec.pattern, options.userPicked === true);
         const key = `${f.absPath}:${spec.startLine ?? ''}`;
         if (seen.has(key)) continue;
         seen.add(key);
-        out.push((await this.read(f, spec, true))!);
+        out.push((await this.read(f, spec, true, ignored))!);
       }
     }
     return out;
@@ -117,8 +129,11 @@ export class FilesAdapter implements RagAdapter {
     return found.sort((a, b) => a.folder - b.folder || (a.relPath < b.relPath ? -1 : a.relPath > b.relPath ? 1 : 0));
   }
 
-  /** Finds an explicit path in the workspace, refusing anything outside it or secret. */
-  private async resolve(p: string): Promise<ScannedFile> {
+  /**
+   * Finds an explicit path in the workspace, refusing anything outside it or secret, and anything
+   * the index leaves out unless the user picked it (then `ignored` says why it would be left out).
+   */
+  private async resolve(p: string, userPicked: boolean): Promise<{ file: ScannedFile; ignored?: SkipReason }> {
     const parts = p.split(/[\\/]+/);
     if (parts.includes('..')) {
       throw new WorkspaceAccessError(`"${p}" climbs out of the workspace with "..". Name files by their path inside a workspace folder.`, p);
@@ -145,6 +160,8 @@ export class FilesAdapter implements RagAdapter {
       }
       const st = await this.files.stat(abs);
       if (!st) continue;
+      const ignored = await this.scanner.skipReason(loc.folder, loc.relPath);
+      if (ignored && (!userPicked || ignored === 'secret')) throw new WorkspaceAccessError(refusal(p, ignored), p);
       const readPath = await this.scanner.resolveReadPath(loc.folder, abs);
       const real = readPath === abs ? st : await this.files.stat(readPath);
       if (!real || real.type !== 'file') throw new InvalidArgumentError(`"${p}" is not a file.`);
@@ -152,12 +169,12 @@ export class FilesAdapter implements RagAdapter {
       if (realLoc && this.rules.isSecret(realLoc.relPath)) {
         throw new WorkspaceAccessError(`"${p}" links to a secret file, so Arbor does not send it to a model.`, p);
       }
-      return { absPath: abs, readPath, folder: loc.folder, relPath: loc.relPath, size: real.size, mtimeMs: real.mtimeMs };
+      return { file: { absPath: abs, readPath, folder: loc.folder, relPath: loc.relPath, size: real.size, mtimeMs: real.mtimeMs }, ignored };
     }
     throw new InvalidArgumentError(`No file "${p}" in the workspace folders (${folders.join(', ')}). Check the path; it is relative to a workspace folder.`);
   }
 
-  private async read(f: ScannedFile, spec: FileSpec, explicit: boolean): Promise<RagResultItem | undefined> {
+  private async read(f: ScannedFile, spec: FileSpec, explicit: boolean, ignored: SkipReason | undefined): Promise<RagResultItem | undefined> {
     if (f.size > this.maxBytes) {
       throw new InvalidArgumentError(`"${f.relPath}" is ${f.size} bytes, over the ${this.maxBytes}-byte limit for context files; name a line range instead (path:10-80).`);
     }
@@ -182,7 +199,19 @@ export class FilesAdapter implements RagAdapter {
       path: this.scanner.shownPath(f.folder, f.relPath),
       startLine: start,
       endLine: Math.max(start, end),
-      metadata: { language: languageOf(f.relPath), absolutePath: f.absPath },
+      metadata: { language: languageOf(f.relPath), absolutePath: f.absPath, ...(ignored ? { ignored: true, ignoredReason: ignored } : {}) },
     };
   }
+}
+
+/** Why a prompt may not read `p`, and how the person can still use it. */
+function refusal(p: string, reason: SkipReason): string {
+  const why: Record<SkipReason, string> = {
+    'tool-folder': 'is inside node_modules (or another tool folder)',
+    secret: 'looks like a secret',
+    excluded: 'is excluded by the retrieval or files.exclude settings',
+    'not-included': 'is outside the retrieval include globs',
+    gitignored: 'is ignored by .gitignore',
+  };
+  return `"${p}" ${why[reason]}, so a prompt cannot read it; attach it by hand in the chat to use it anyway.`;
 }

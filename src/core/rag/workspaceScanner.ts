@@ -5,9 +5,9 @@
  */
 import * as path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
-import { WorkspaceAccessError } from '../errors';
+import { isSymlinkLoop, SymlinkLoopError, WorkspaceAccessError } from '../errors';
 import type { FileStat, Logger, WorkspaceFiles } from '../files';
-import { FileRules } from './fileRules';
+import { FileRules, type SkipReason } from './fileRules';
 
 /** A file the scanner found and the rules allow. */
 export interface ScannedFile {
@@ -84,14 +84,20 @@ export class WorkspaceScanner {
 
   /**
    * Where a file inside the folder may be read from: itself, or the target of a symbolic link when
-   * that target stays inside the folder. Throws `WorkspaceAccessError` otherwise.
+   * that target stays inside the folder. Throws `WorkspaceAccessError` otherwise, `SymlinkLoopError`
+   * for a link that leads back to itself.
    */
   async resolveReadPath(folder: number, absPath: string): Promise<string> {
     const rp = this.files.realPath?.bind(this.files);
     const root = this.folders[folder];
     if (rp) {
       const realRoot = (await this.real())[folder];
-      const real = await rp(absPath);
+      let real: string;
+      try {
+        real = await rp(absPath);
+      } catch (err) {
+        throw isSymlinkLoop(err) ? new SymlinkLoopError(absPath, { cause: err }) : err;
+      }
       if (!isInside(realRoot, real)) {
         throw new WorkspaceAccessError(`"${absPath}" is a symbolic link (or lies below one) that leads outside the workspace folder "${root}"; retrieval only reads files inside the workspace.`, absPath);
       }
@@ -188,7 +194,9 @@ export class WorkspaceScanner {
     try {
       readPath = await this.resolveReadPath(folder, abs);
     } catch (err) {
-      this.options.logger?.debug(err instanceof Error ? err.message : String(err));
+      // A loop is a broken workspace the person can fix, so it is worth a warning; a link out is by design.
+      if (err instanceof SymlinkLoopError) this.options.logger?.warn(`Skipped ${rel}: ${err.message}`);
+      else this.options.logger?.debug(err instanceof Error ? err.message : String(err));
       return undefined;
     }
     return this.entryAt(folder, abs, rel, readPath);
@@ -209,14 +217,13 @@ export class WorkspaceScanner {
   }
 
   /**
-   * Checks one path against every rule, as a scan would: the file when it is allowed and exists,
-   * `undefined` when it is excluded, ignored, missing or not a file.
+   * Why the rules (tool folders, secrets, excludes, includes, `.gitignore` at every level, for the
+   * path and each folder above it) leave a path of a folder out, as a scan would; `undefined` when
+   * they do not. The path need not exist.
    */
-  async check(absPath: string): Promise<ScannedFile | undefined> {
-    const loc = this.locate(absPath);
-    if (!loc || loc.relPath === '') return undefined;
-    const { folder, relPath } = loc;
-    if (this.rules.skipsFile(relPath)) return undefined;
+  async skipReason(folder: number, relPath: string): Promise<SkipReason | undefined> {
+    const fileReason = this.rules.fileSkipReason(relPath);
+    if (fileReason) return fileReason;
     const parts = relPath.split('/');
     let layers: IgnoreLayer[] = [];
     let dirAbs = this.folders[folder];
@@ -229,10 +236,23 @@ export class WorkspaceScanner {
       dirRel = dirRel === '' ? parts[i] : `${dirRel}/${parts[i]}`;
       dirAbs = path.join(dirAbs, parts[i]);
       const last = i === parts.length - 1;
-      if (!last && this.rules.skipsDirectory(dirRel)) return undefined;
-      if (WorkspaceScanner.ignored(layers, dirRel, !last)) return undefined;
+      const dirReason = last ? undefined : this.rules.directorySkipReason(dirRel);
+      if (dirReason) return dirReason;
+      if (WorkspaceScanner.ignored(layers, dirRel, !last)) return 'gitignored';
     }
-    const abs = path.join(this.folders[folder], ...parts);
+    return undefined;
+  }
+
+  /**
+   * Checks one path against every rule, as a scan would: the file when it is allowed and exists,
+   * `undefined` when it is excluded, ignored, missing, not a file or a link loop.
+   */
+  async check(absPath: string): Promise<ScannedFile | undefined> {
+    const loc = this.locate(absPath);
+    if (!loc || loc.relPath === '') return undefined;
+    const { folder, relPath } = loc;
+    if ((await this.skipReason(folder, relPath)) !== undefined) return undefined;
+    const abs = path.join(this.folders[folder], ...relPath.split('/'));
     try {
       const st = await this.files.stat(abs);
       if (!st || (st.type !== 'file' && st.type !== 'symlink')) return undefined;
