@@ -64,6 +64,8 @@ export {
   StorageError,
   PromptValidationError,
   PromptError,
+  PromptLimitError,
+  type PromptLimitName,
   WorkspaceAccessError,
 } from './errors';
 export {
@@ -135,6 +137,7 @@ export {
 } from './prompts/ragRunner';
 export { convertConditionalSections } from './prompts/conditionalSections';
 export { gitBlobId, sha256Hex } from './prompts/hashes';
+export { DEFAULT_PROMPT_LIMITS, type PromptLimits, type RenderLimits } from './prompts/promptLimits';
 export { checkPromptFolder, type PromptCheckReport } from './prompts/checkPrompts';
 export { runPromptsCli, type CliIo } from './prompts/cli';
 export {

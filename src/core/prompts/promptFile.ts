@@ -1,3 +1,4 @@
+import type { PromptError } from '../errors';
 import { gitBlobId, sha256Hex } from './hashes';
 import type {
   MessageTemplate,
@@ -29,6 +30,8 @@ export interface PromptFileInput {
 export interface ParsedPromptFile {
   prompt?: PromptTemplate;
   diagnostics: PromptDiagnostic[];
+  /** The typed error to throw when the prompt is asked for, when the file was refused (e.g. a limit). */
+  error?: PromptError;
 }
 
 type Obj = Record<string, unknown>;
