@@ -250,6 +250,8 @@ export class PromptBuilder implements ConversationPromptBuilder {
             cachedRag: options.cachedRag,
             raiseOnRagError: this.raiseOnRagError,
             now: this.now,
+            limits: resolvePromptLimits(this.limits, this.library.limits),
+            source: job.prompt?.path ?? job.name,
           });
     warnings.push(...rag.warnings);
 

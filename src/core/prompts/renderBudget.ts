@@ -6,13 +6,11 @@ import { limitError, type RenderLimits } from './promptLimits';
 import { compileTemplate, engineHelpers } from './templateEngine';
 
 /** Where a frame of the render runs: the template's file and offset, and the line and column in that file. */
-interface Frame {
+interface Where {
   file: string;
   offset: SourceOffset;
   line: number;
   column: number;
-  /** Characters its inner frames returned, already counted. */
-  inner: number;
 }
 
 type Loc = { start: { line: number; column: number } } | undefined;
@@ -26,15 +24,19 @@ type Program = ((context: unknown, options?: unknown) => string) & Record<string
  */
 export class RenderBudget {
   private produced = 0;
+  private ticks = 0;
   private readonly started = Date.now();
-  private readonly stack: Frame[];
+  private readonly stack: Where[];
+  /** Per frame of `stack`: characters its inner frames returned, already counted. */
+  private readonly inner: number[];
 
   constructor(
     private readonly limits: RenderLimits,
     file: string,
     offset: SourceOffset,
   ) {
-    this.stack = [{ file, offset, line: offset.line, column: offset.column + 1, inner: 0 }];
+    this.stack = [{ file, offset, line: offset.line, column: offset.column + 1 }];
+    this.inner = [0];
   }
 
   /** Renders a template and its partials under this budget; throws a `PromptLimitError` at the limit. */
@@ -42,43 +44,45 @@ export class RenderBudget {
     const helpers = this.helpers();
     const wrapped = Object.fromEntries(Object.entries(partials).map(([name, p]) => [name, this.partial(p)]));
     const top = this.stack[0];
-    return this.frame(top, () => compileTemplate(source)(context, { partials: wrapped, helpers }));
+    return this.frame(top, compileTemplate(source) as Program, context, { partials: wrapped, helpers });
   }
 
-  /** Runs `run` as a frame at `where` and counts its output; `measure` gives the length its caller will see. */
-  private frame(where: Omit<Frame, 'inner'>, run: () => string, measure = (out: string) => out.length): string {
-    const frame: Frame = { ...where, inner: 0 };
-    this.checkTime(frame);
-    this.stack.push(frame);
+  /** Runs `run(context, options)` as a frame at `where` and counts its output; `measure` gives the length its caller will see. */
+  private frame(where: Where, run: Program, context: unknown, options: unknown, measure?: (out: string) => number): string {
+    this.checkTime(where);
+    this.stack.push(where);
+    this.inner.push(0);
     let out: string;
+    let inner: number;
     try {
-      out = run();
+      out = run(context, options);
     } finally {
       this.stack.pop();
+      inner = this.inner.pop()!;
     }
-    const length = typeof out === 'string' ? measure(out) : 0;
-    this.produced += Math.max(0, length - frame.inner);
-    const parent = this.stack[this.stack.length - 1];
-    if (parent) parent.inner += length;
+    const length = typeof out === 'string' ? (measure ? measure(out) : out.length) : 0;
+    this.produced += Math.max(0, length - inner);
+    this.inner[this.inner.length - 1] += length;
     if (this.produced > this.limits.maxOutputChars) {
-      this.fail('maxOutputChars', this.limits.maxOutputChars, `the rendered text grows past ${this.limits.maxOutputChars} characters here`, frame);
+      this.fail('maxOutputChars', this.limits.maxOutputChars, `the rendered text grows past ${this.limits.maxOutputChars} characters here`, where);
     }
-    this.checkTime(frame);
     return out;
   }
 
-  private checkTime(at: Omit<Frame, 'inner'>): void {
+  /** Checks the clock every 16th call: cheap enough for every loop step, and well under a millisecond apart. */
+  private checkTime(at: Where): void {
+    if ((++this.ticks & 15) !== 0 && this.ticks > 16) return;
     if (Date.now() - this.started > this.limits.maxRenderMs) {
       this.fail('maxRenderMs', this.limits.maxRenderMs, `rendering takes longer than ${this.limits.maxRenderMs} ms here`, at);
     }
   }
 
-  private fail(limit: PromptLimitName, value: number, what: string, at: Omit<Frame, 'inner'>): never {
+  private fail(limit: PromptLimitName, value: number, what: string, at: Where): never {
     throw limitError(limit, value, what, at.file, at.line, at.column);
   }
 
   /** Where a helper call at `loc` of the template now running sits in its file. */
-  private at(loc: Loc): Omit<Frame, 'inner'> {
+  private at(loc: Loc): Where {
     const top = this.stack[this.stack.length - 1];
     if (!loc) return top;
     return { file: top.file, offset: top.offset, line: top.offset.line + loc.start.line - 1, column: loc.start.column + 1 + top.offset.column };
@@ -104,9 +108,9 @@ export class RenderBudget {
     return out;
   }
 
-  private program(fn: Program | undefined, where: Omit<Frame, 'inner'>): Program | undefined {
+  private program(fn: Program | undefined, where: Where): Program | undefined {
     if (typeof fn !== 'function') return fn;
-    const wrapped = ((context: unknown, options?: unknown) => this.frame(where, () => fn(context, options))) as Program;
+    const wrapped = ((context: unknown, options?: unknown) => this.frame(where, fn, context, options)) as Program;
     return Object.assign(wrapped, fn);
   }
 
@@ -115,14 +119,10 @@ export class RenderBudget {
    * it returns; that is counted here first, so a wide indent times many lines is refused before it is joined.
    */
   private partial(p: PartialSource): Program {
-    const compiled = compileTemplate(p.source);
+    const compiled = compileTemplate(p.source) as Program;
     const where = { file: p.file, offset: p.offset, line: p.offset.line, column: p.offset.column + 1 };
     return ((context: unknown, options?: { indent?: string }) =>
-      this.frame(
-        where,
-        () => compiled(context, options as Handlebars.RuntimeOptions),
-        (out) => out.length + (options?.indent ? options.indent.length * lineCount(out) : 0),
-      )) as Program;
+      this.frame(where, compiled, context, options, (out) => out.length + (options?.indent ? options.indent.length * lineCount(out) : 0))) as Program;
   }
 }
 

@@ -5,7 +5,7 @@ import { runPromptsCli } from '../../../src/core/prompts/cli';
 import { FileSystemPromptLibrary } from '../../../src/core/prompts/fileSystemPromptLibrary';
 import { PromptBuilder } from '../../../src/core/prompts/promptBuilder';
 import { usePromptFolders } from './promptFolders';
-import { tempPrompts } from './tempPrompts';
+import { CountingAdapter, tempPrompts } from './tempPrompts';
 
 const open = usePromptFolders();
 
@@ -134,6 +134,16 @@ describe('prompt limits: rendering', () => {
       'user/indent.md': '---\nparams:\n  l: {default: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]}\n---\n' + ' '.repeat(1000) + '{{> lines}}\n',
     });
     await limitError(builder.renderUserPrompt('indent'), 'maxOutputChars');
+  });
+
+  it('holds retrieval headers and item templates to the same limits', async () => {
+    const header = '{{#each l}}' + '{{#each @root.l}}'.repeat(7) + '0123456789'.repeat(10) + '{{/each}}'.repeat(8);
+    const { library } = await open({
+      'rag/bomb.yaml': `adapter: docs\nquery: "q"\nheader: "${header}"\n`,
+      'user/ask.md': '---\nparams:\n  l: {default: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]}\nrag: [bomb]\n---\n{{RAG_CONTENT}}',
+    });
+    const builder = new PromptBuilder(library, { adapters: { docs: new CountingAdapter([{ content: 'c', score: 1 }]) } });
+    await limitError(builder.renderUserPrompt('ask'), 'maxOutputChars');
   });
 
   it('arbor-prompts check reports each bomb at its line and exits 1', async () => {
