@@ -6,6 +6,7 @@ import { nodeFiles } from '../nodeFiles';
 import type { PromptDiagnostic, PromptInfo, PromptKind, PromptTemplate } from './libraryTypes';
 import { PartialResolver, type ResolvedTemplate } from './partialResolver';
 import { parsePromptFile, PROMPT_EXTENSIONS, type ParsedPromptFile } from './promptFile';
+import { promptReadPath, promptRealRoot } from './promptPaths';
 import { limitError, resolvePromptLimits, type PromptLimits } from './promptLimits';
 import type { RagConfig } from './types';
 
@@ -176,6 +177,7 @@ export class FileSystemPromptLibrary implements Disposable {
     const problems: PromptDiagnostic[] = [];
     const refused = new Map<string, PromptError>();
     const seen = new Set<string>();
+    const realRoot = await promptRealRoot(this.files, this.promptDir);
     for (const [folder, kind] of FOLDERS) {
       const files = await this.listFiles(nodePath.join(this.promptDir, folder), folder);
       files.sort((a, b) => extRank(a) - extRank(b) || a.localeCompare(b));
@@ -187,7 +189,13 @@ export class FileSystemPromptLibrary implements Disposable {
         }
         const abs = nodePath.join(this.promptDir, ...rel.split('/'));
         seen.add(abs);
-        const parsed = await this.readParsed(abs, rel, kind, promptName(rel, folder));
+        const where = await promptReadPath(this.files, this.promptDir, realRoot, abs);
+        if ('skip' in where) continue;
+        if ('refused' in where) {
+          problems.push({ file: rel, line: 1, column: 1, severity: 'error', message: where.refused });
+          continue;
+        }
+        const parsed = await this.readParsed(abs, where.path, rel, kind, promptName(rel, folder));
         problems.push(...parsed.diagnostics);
         if (parsed.error && !refused.has(`${kind}/${promptName(rel, folder)}`)) refused.set(`${kind}/${promptName(rel, folder)}`, parsed.error);
         if (!parsed.prompt) continue;
@@ -214,8 +222,9 @@ export class FileSystemPromptLibrary implements Disposable {
     return { paths: [...paths].sort() };
   }
 
-  private async readParsed(abs: string, rel: string, kind: PromptKind, name: string): Promise<ParsedPromptFile> {
-    const stat = await this.files.stat(abs);
+  /** Parses the file listed as `abs`, read from `readPath` (its checked real path), unless unchanged since last time. */
+  private async readParsed(abs: string, readPath: string, rel: string, kind: PromptKind, name: string): Promise<ParsedPromptFile> {
+    const stat = await this.files.stat(readPath);
     const cached = this.cache.get(abs);
     if (stat && cached && cached.mtimeMs === stat.mtimeMs && cached.size === stat.size) return cached.parsed;
     let parsed: ParsedPromptFile;
@@ -225,7 +234,7 @@ export class FileSystemPromptLibrary implements Disposable {
       return { diagnostics: [{ file: rel, line: 1, column: 1, severity: 'error', message: stripPosition(error.message) }], error };
     }
     try {
-      const bytes = await this.files.readFile(abs);
+      const bytes = await this.files.readFile(readPath);
       parsed = parsePromptFile({ name, kind, path: rel, absolutePath: abs, bytes });
     } catch (err) {
       parsed = { diagnostics: [{ file: rel, line: 1, column: 1, severity: 'error', message: `could not read the file: ${(err as Error).message}` }] };
@@ -234,7 +243,7 @@ export class FileSystemPromptLibrary implements Disposable {
     return parsed;
   }
 
-  /** Files below a folder, relative to the prompts folder; dot files and symbolic links are skipped. */
+  /** Files below a folder, relative to the prompts folder; dot files are skipped, links listed for `promptReadPath` to check. */
   private async listFiles(dir: string, rel: string): Promise<string[]> {
     let entries: Array<[string, string]>;
     try {
@@ -245,7 +254,7 @@ export class FileSystemPromptLibrary implements Disposable {
     const out: string[] = [];
     for (const [name, type] of entries) {
       if (name.startsWith('.')) continue;
-      if (type === 'file') out.push(`${rel}/${name}`);
+      if (type === 'file' || type === 'symlink') out.push(`${rel}/${name}`);
       else if (type === 'directory') out.push(...(await this.listFiles(nodePath.join(dir, name), `${rel}/${name}`)));
     }
     return out;
