@@ -75,6 +75,33 @@ export class PromptError extends ArborError {
   }
 }
 
+/** Which limit of `PromptLimits` a template passed. */
+export type PromptLimitName =
+  | 'maxTemplateBytes'
+  | 'maxExpressions'
+  | 'maxNestingDepth'
+  | 'maxPartialDepth'
+  | 'maxPartialExpansions'
+  | 'maxOutputChars'
+  | 'maxRenderMs';
+
+/**
+ * A prompt template passed one of the library's safety limits (size, expressions, nesting, includes, output,
+ * render time), so it was refused instead of hanging or exhausting memory. `limit` and `value` name the limit.
+ */
+export class PromptLimitError extends PromptError {
+  constructor(
+    message: string,
+    readonly limit: PromptLimitName,
+    readonly value: number,
+    file?: string,
+    line?: number,
+    column?: number,
+  ) {
+    super(message, file, line, column);
+  }
+}
+
 /** A path given to retrieval leaves the workspace folders (`..`, an absolute path elsewhere, a symbolic link) or names a secret file. */
 export class WorkspaceAccessError extends ArborError {
   constructor(message: string, readonly path: string, options?: { cause?: unknown }) {

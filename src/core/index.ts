@@ -64,6 +64,8 @@ export {
   StorageError,
   PromptValidationError,
   PromptError,
+  PromptLimitError,
+  type PromptLimitName,
   WorkspaceAccessError,
   SymlinkLoopError,
 } from './errors';
@@ -136,6 +138,7 @@ export {
 } from './prompts/ragRunner';
 export { convertConditionalSections } from './prompts/conditionalSections';
 export { gitBlobId, sha256Hex } from './prompts/hashes';
+export { DEFAULT_PROMPT_LIMITS, type PromptLimits, type RenderLimits } from './prompts/promptLimits';
 export { checkPromptFolder, type PromptCheckReport } from './prompts/checkPrompts';
 export { runPromptsCli, type CliIo } from './prompts/cli';
 export {

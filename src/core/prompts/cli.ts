@@ -31,14 +31,28 @@ export async function runPromptsCli(argv: string[], io: CliIo = { out: (l) => co
   const report = await checkPromptFolder(nodePath.resolve(dir));
   for (const d of report.problems) {
     const file = d.file === '.' ? dir : nodePath.join(dir, d.file);
-    io.out(`${file}:${d.line}:${d.column}: ${d.severity}: ${d.message}`);
+    io.out(`${printable(file)}:${d.line}:${d.column}: ${d.severity}: ${printable(d.message)}`);
   }
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-  const summary = `arbor-prompts: ${plural(report.prompts, 'prompt')} checked in ${dir}, ${plural(report.errors, 'error')}, ${plural(report.warnings, 'warning')}`;
+  const summary = `arbor-prompts: ${plural(report.prompts, 'prompt')} checked in ${printable(dir)}, ${plural(report.errors, 'error')}, ${plural(report.warnings, 'warning')}`;
   if (report.errors > 0) {
     io.err(summary);
     return 1;
   }
   io.out(summary);
   return 0;
+}
+
+/**
+ * Escapes control characters (and Unicode line separators) as `\n`, `\x1b`, `\u2028`..., so a file name
+ * or message cannot start a new output line that looks like another problem, or drive the terminal.
+ */
+export function printable(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => {
+    if (c === '\n') return '\\n';
+    if (c === '\r') return '\\r';
+    if (c === '\t') return '\\t';
+    const code = c.charCodeAt(0);
+    return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16)}`;
+  });
 }

@@ -6,6 +6,8 @@ import { nodeFiles } from '../nodeFiles';
 import type { PromptDiagnostic, PromptInfo, PromptKind, PromptTemplate } from './libraryTypes';
 import { PartialResolver, type ResolvedTemplate } from './partialResolver';
 import { parsePromptFile, PROMPT_EXTENSIONS, type ParsedPromptFile } from './promptFile';
+import { promptReadPath, promptRealRoot } from './promptPaths';
+import { limitError, resolvePromptLimits, type PromptLimits } from './promptLimits';
 import type { RagConfig } from './types';
 
 /** Options of `FileSystemPromptLibrary.open`. */
@@ -16,6 +18,8 @@ export interface PromptLibraryOptions {
   watch?: boolean;
   /** Quiet time after the last change before reloading, in ms (default 50). */
   debounceMs?: number;
+  /** Safety limits on templates (see `PromptLimits`); unset ones keep `DEFAULT_PROMPT_LIMITS`. */
+  limits?: Partial<PromptLimits>;
 }
 
 /** What changed on a reload: prompt paths (relative to the prompts folder) added, edited or removed. */
@@ -50,7 +54,9 @@ export class FileSystemPromptLibrary implements Disposable {
   private readonly changes = new Emitter<PromptLibraryChange>();
   /** Fires after a reload that changed, added or removed prompt files (with `watch: true`, or `reload()`). */
   readonly onDidChange: ArborEvent<PromptLibraryChange> = this.changes.event;
-  private readonly resolver = new PartialResolver((kind, name) => this.prompts.get(`${kind}/${name}`));
+  /** Files refused at load with a typed error (a limit), by `kind/name`, for the builder to throw. */
+  private refused = new Map<string, PromptError>();
+  private readonly resolver: PartialResolver;
   private watcher?: Disposable;
   private timer?: ReturnType<typeof setTimeout>;
   private reloading: Promise<void> = Promise.resolve();
@@ -60,11 +66,15 @@ export class FileSystemPromptLibrary implements Disposable {
     readonly promptDir: string,
     private readonly files: WorkspaceFiles,
     private readonly debounceMs: number,
-  ) {}
+    /** The limits in force: the options' over the defaults. */
+    readonly limits: PromptLimits,
+  ) {
+    this.resolver = new PartialResolver((kind, name) => this.prompts.get(`${kind}/${name}`), limits);
+  }
 
   /** Loads every prompt below `promptDir`; a missing folder gives an empty library. */
   static async open(promptDir: string, options: PromptLibraryOptions = {}): Promise<FileSystemPromptLibrary> {
-    const lib = new FileSystemPromptLibrary(promptDir, options.files ?? nodeFiles, options.debounceMs ?? 50);
+    const lib = new FileSystemPromptLibrary(promptDir, options.files ?? nodeFiles, options.debounceMs ?? 50, resolvePromptLimits(options.limits));
     await lib.reload();
     if (options.watch && lib.files.watch && (await lib.files.stat(promptDir))?.type === 'directory') {
       lib.watcher = lib.files.watch(promptDir, () => lib.scheduleReload());
@@ -86,6 +96,11 @@ export class FileSystemPromptLibrary implements Disposable {
 
   getPartial(name: string): PromptTemplate | undefined {
     return this.prompts.get(`partial/${name}`);
+  }
+
+  /** Why a file of that kind and name was refused at load (a limit it passed), when it was. */
+  loadError(kind: PromptKind, name: string): PromptError | undefined {
+    return this.refused.get(`${kind}/${name}`);
   }
 
   /** The retrieval config of `prompts/rag/<name>.*` (the first, when the file lists several). */
@@ -160,7 +175,9 @@ export class FileSystemPromptLibrary implements Disposable {
     const before = new Map([...this.prompts.values()].map((p) => [p.path, p.sha256]));
     const prompts = new Map<string, PromptTemplate>();
     const problems: PromptDiagnostic[] = [];
+    const refused = new Map<string, PromptError>();
     const seen = new Set<string>();
+    const realRoot = await promptRealRoot(this.files, this.promptDir);
     for (const [folder, kind] of FOLDERS) {
       const files = await this.listFiles(nodePath.join(this.promptDir, folder), folder);
       files.sort((a, b) => extRank(a) - extRank(b) || a.localeCompare(b));
@@ -172,8 +189,15 @@ export class FileSystemPromptLibrary implements Disposable {
         }
         const abs = nodePath.join(this.promptDir, ...rel.split('/'));
         seen.add(abs);
-        const parsed = await this.readParsed(abs, rel, kind, promptName(rel, folder));
+        const where = await promptReadPath(this.files, this.promptDir, realRoot, abs);
+        if ('skip' in where) continue;
+        if ('refused' in where) {
+          problems.push({ file: rel, line: 1, column: 1, severity: 'error', message: where.refused });
+          continue;
+        }
+        const parsed = await this.readParsed(abs, where.path, rel, kind, promptName(rel, folder));
         problems.push(...parsed.diagnostics);
+        if (parsed.error && !refused.has(`${kind}/${promptName(rel, folder)}`)) refused.set(`${kind}/${promptName(rel, folder)}`, parsed.error);
         if (!parsed.prompt) continue;
         const key = `${kind}/${parsed.prompt.name}`;
         const existing = prompts.get(key);
@@ -186,6 +210,7 @@ export class FileSystemPromptLibrary implements Disposable {
     }
     for (const key of this.cache.keys()) if (!seen.has(key)) this.cache.delete(key);
     this.prompts = prompts;
+    this.refused = refused;
     this.fileProblems = problems;
     this.resolver.prune(new Set([...prompts.values()].map((p) => `${p.path}\0${p.sha256}`)));
     this.templateProblems = this.checkTemplates();
@@ -197,13 +222,19 @@ export class FileSystemPromptLibrary implements Disposable {
     return { paths: [...paths].sort() };
   }
 
-  private async readParsed(abs: string, rel: string, kind: PromptKind, name: string): Promise<ParsedPromptFile> {
-    const stat = await this.files.stat(abs);
+  /** Parses the file listed as `abs`, read from `readPath` (its checked real path), unless unchanged since last time. */
+  private async readParsed(abs: string, readPath: string, rel: string, kind: PromptKind, name: string): Promise<ParsedPromptFile> {
+    const stat = await this.files.stat(readPath);
     const cached = this.cache.get(abs);
     if (stat && cached && cached.mtimeMs === stat.mtimeMs && cached.size === stat.size) return cached.parsed;
     let parsed: ParsedPromptFile;
+    if (stat && stat.size > this.limits.maxTemplateBytes) {
+      // Not even read: a huge file would cost memory and parsing time before any template check ran.
+      const error = limitError('maxTemplateBytes', this.limits.maxTemplateBytes, `the file is ${stat.size} bytes`, rel, 1, 1);
+      return { diagnostics: [{ file: rel, line: 1, column: 1, severity: 'error', message: stripPosition(error.message) }], error };
+    }
     try {
-      const bytes = await this.files.readFile(abs);
+      const bytes = await this.files.readFile(readPath);
       parsed = parsePromptFile({ name, kind, path: rel, absolutePath: abs, bytes });
     } catch (err) {
       parsed = { diagnostics: [{ file: rel, line: 1, column: 1, severity: 'error', message: `could not read the file: ${(err as Error).message}` }] };
@@ -212,7 +243,7 @@ export class FileSystemPromptLibrary implements Disposable {
     return parsed;
   }
 
-  /** Files below a folder, relative to the prompts folder; dot files and symbolic links are skipped. */
+  /** Files below a folder, relative to the prompts folder; dot files are skipped, links listed for `promptReadPath` to check. */
   private async listFiles(dir: string, rel: string): Promise<string[]> {
     let entries: Array<[string, string]>;
     try {
@@ -223,7 +254,7 @@ export class FileSystemPromptLibrary implements Disposable {
     const out: string[] = [];
     for (const [name, type] of entries) {
       if (name.startsWith('.')) continue;
-      if (type === 'file') out.push(`${rel}/${name}`);
+      if (type === 'file' || type === 'symlink') out.push(`${rel}/${name}`);
       else if (type === 'directory') out.push(...(await this.listFiles(nodePath.join(dir, name), `${rel}/${name}`)));
     }
     return out;

@@ -1,11 +1,12 @@
-import { PromptError, PromptValidationError } from '../errors';
+import { PromptError, PromptLimitError, PromptValidationError } from '../errors';
 import type { FileSystemPromptLibrary } from './fileSystemPromptLibrary';
 import { sha256Hex } from './hashes';
 import type { PromptKind, PromptParam, PromptTemplate, ValidationLevel } from './libraryTypes';
 import type { ResolvedTemplate } from './partialResolver';
 import { DEFAULT_RAG_PLACEHOLDER, runRagConfigs } from './ragRunner';
 import type { RagAdapter } from '../rag/ragAdapter';
-import { compileTemplate } from './templateEngine';
+import { resolvePromptLimits, type RenderLimits } from './promptLimits';
+import { RenderBudget } from './renderBudget';
 import type {
   ConversationPromptBuilder,
   PromptModelSettings,
@@ -26,6 +27,8 @@ export interface PromptBuilderOptions {
   now?: () => Date;
   /** Extra system values for every template (the extension gives `selection`, `file`, `language`, `workspaceFolder`). */
   systemValues?: Record<string, unknown> | (() => Record<string, unknown>);
+  /** Output size and time limits of one render; unset ones come from the library's `limits`, then the defaults. */
+  limits?: Partial<RenderLimits>;
 }
 
 /** Render options of this builder: the manager's options plus per-call system values and validation level. */
@@ -65,6 +68,7 @@ export class PromptBuilder implements ConversationPromptBuilder {
   private readonly defaultValidation: ValidationLevel;
   private readonly raiseOnRagError: boolean;
   private readonly now: () => Date;
+  private readonly limits: RenderLimits;
 
   constructor(
     private readonly library: FileSystemPromptLibrary,
@@ -74,6 +78,7 @@ export class PromptBuilder implements ConversationPromptBuilder {
     this.defaultValidation = options.defaultValidation ?? 'warn';
     this.raiseOnRagError = options.raiseOnRagError ?? false;
     this.now = options.now ?? (() => new Date());
+    this.limits = resolvePromptLimits(options.limits, library.limits);
   }
 
   renderSystemPrompt(name: string, options: PromptRenderOptions = {}): Promise<RenderResult> {
@@ -176,6 +181,8 @@ export class PromptBuilder implements ConversationPromptBuilder {
               ? this.library.getPartial(name)
               : undefined;
     if (prompt) return prompt;
+    const refused = this.library.loadError(kind, name);
+    if (refused) throw refused;
     const folder = kind === 'partial' ? 'partials' : kind;
     const available = this.library
       .listPrompts()
@@ -243,16 +250,19 @@ export class PromptBuilder implements ConversationPromptBuilder {
             cachedRag: options.cachedRag,
             raiseOnRagError: this.raiseOnRagError,
             now: this.now,
+            limits: resolvePromptLimits(this.limits, this.library.limits),
+            source: job.prompt?.path ?? job.name,
           });
     warnings.push(...rag.warnings);
 
     const context = { ...values, ...rag.placeholders };
-    const contents = job.templates.map((t) => {
-      const partials = Object.fromEntries(Object.entries(t.partials).map(([k, src]) => [k, compileTemplate(src)]));
+    const contents = job.templates.map((t, i) => {
+      const file = job.prompt?.path ?? job.name;
+      const offset = job.prompt?.messages?.[i]?.offset ?? job.prompt?.templateOffset ?? { line: 1, column: 0 };
       try {
-        return compileTemplate(t.source)(context, { partials });
+        return new RenderBudget(this.limits, file, offset).render(t.source, context, t.partials);
       } catch (err) {
-        const file = job.prompt?.path ?? job.name;
+        if (err instanceof PromptLimitError) throw err;
         throw new PromptError(`${file}: rendering failed: ${(err as Error).message}`, job.prompt?.path);
       }
     });

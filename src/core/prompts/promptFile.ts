@@ -1,3 +1,4 @@
+import type { PromptError } from '../errors';
 import { gitBlobId, sha256Hex } from './hashes';
 import type {
   MessageTemplate,
@@ -29,6 +30,8 @@ export interface PromptFileInput {
 export interface ParsedPromptFile {
   prompt?: PromptTemplate;
   diagnostics: PromptDiagnostic[];
+  /** The typed error to throw when the prompt is asked for, when the file was refused (e.g. a limit). */
+  error?: PromptError;
 }
 
 type Obj = Record<string, unknown>;
@@ -40,7 +43,9 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
  * `.yaml`/`.yml`/`.json` file (read with the YAML parser, which also accepts JSON and gives positions).
  */
 export function parsePromptFile(input: PromptFileInput): ParsedPromptFile {
-  const text = new TextDecoder('utf-8').decode(input.bytes).replace(/^\uFEFF/, '');
+  const decoded = decodeUtf8(input.bytes, input.path);
+  if ('problem' in decoded) return { diagnostics: [decoded.problem] };
+  const text = decoded.text.replace(/^\uFEFF/, '');
   const markdown = /\.(md|hbs)$/i.test(input.path);
   const diagnostics: PromptDiagnostic[] = [];
   let source: YamlSource | undefined;
@@ -64,6 +69,10 @@ export function parsePromptFile(input: PromptFileInput): ParsedPromptFile {
   const raw = source?.data ?? {};
   const reader = new FieldReader(input.path, source, diagnostics);
   const data: Obj = isObj(raw) ? raw : Array.isArray(raw) ? { __list: raw } : {};
+  if (markdown && Array.isArray(raw)) {
+    reader.problem([], 'the front matter is a list; it must be a mapping of fields (description, params, ...)');
+    return { diagnostics };
+  }
   if (!isObj(raw) && !Array.isArray(raw) && raw !== null && source && source.text.trim() !== '') {
     reader.problem([], 'expected a mapping of fields (template, defaults, ...) at the top of the file');
     return { diagnostics };
@@ -104,6 +113,20 @@ export function parsePromptFile(input: PromptFileInput): ParsedPromptFile {
   if (input.kind === 'messages') prompt.messages = reader.messages(data);
   if (input.kind === 'rag') prompt.ragConfigs = reader.ragFile(data);
   return { prompt, diagnostics };
+}
+
+/** Decodes strict UTF-8; invalid bytes are a diagnostic at the line of the first one, not replacement characters. */
+function decodeUtf8(bytes: Uint8Array, file: string): { text: string } | { problem: PromptDiagnostic } {
+  try {
+    return { text: new TextDecoder('utf-8', { fatal: true }).decode(bytes) };
+  } catch {
+    const loose = new TextDecoder('utf-8').decode(bytes);
+    const bad = loose.indexOf('\uFFFD');
+    const before = loose.slice(0, Math.max(0, bad));
+    const line = before.split('\n').length;
+    const column = before.length - before.lastIndexOf('\n');
+    return { problem: { file, line, column, severity: 'error', message: 'the file is not valid UTF-8 (first bad byte here): save it as UTF-8' } };
+  }
 }
 
 /** Splits `---` front matter from the body; the body line is where the template starts in the file. */

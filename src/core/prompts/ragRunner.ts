@@ -1,6 +1,8 @@
-import { PromptError } from '../errors';
+import { PromptError, PromptLimitError } from '../errors';
 import { sha256Hex } from './hashes';
-import { compileTemplate, parseTemplate } from './templateEngine';
+import { DEFAULT_PROMPT_LIMITS, scanTemplateText, type PromptLimits } from './promptLimits';
+import { RenderBudget } from './renderBudget';
+import { parseTemplate } from './templateEngine';
 import type { RagAdapter, RagResultItem } from '../rag/ragAdapter';
 import type { RagConfig, RagMetadata } from './types';
 
@@ -24,6 +26,18 @@ export interface RagRunOptions {
   cachedRag?: RagMetadata[];
   raiseOnRagError: boolean;
   now: () => Date;
+  /** Limits on rendering the configs' query, header and item templates (default `DEFAULT_PROMPT_LIMITS`). */
+  limits?: PromptLimits;
+  /** The prompt the configs belong to, named in limit errors. */
+  source?: string;
+}
+
+/** Renders one template of a retrieval config under the limits (a config file may be as hostile as a prompt). */
+function renderBounded(template: string, values: Record<string, unknown>, limits: PromptLimits, source: string): string {
+  const offset = { line: 1, column: 0 };
+  scanTemplateText(template, source, offset, limits);
+  parseTemplate(template, source, offset, limits);
+  return new RenderBudget(limits, source, offset).render(template, values, {});
 }
 
 /** Per placeholder: the text to insert, the metadata to keep, and warnings for failed retrievals. */
@@ -39,9 +53,8 @@ export function ragQueryHash(adapter: string, query: string): string {
 }
 
 /** Renders a config's query over the params; the one rendering used both to look up the cache and to search. */
-export function renderRagQuery(config: RagConfig, values: Record<string, unknown>): string {
-  parseTemplate(config.query, `rag query "${config.query}"`, { line: 1, column: 0 });
-  return compileTemplate(config.query)(values).trim();
+export function renderRagQuery(config: RagConfig, values: Record<string, unknown>, limits: PromptLimits = DEFAULT_PROMPT_LIMITS): string {
+  return renderBounded(config.query, values, limits, `rag query "${config.query.slice(0, 80)}"`).trim();
 }
 
 const LANGS: Record<string, string> = {
@@ -52,9 +65,15 @@ const LANGS: Record<string, string> = {
 };
 
 /** Formats results into a placeholder's text: the header, then each result through the item template. */
-export function formatRagResults(config: RagConfig, results: RagResultItem[], values: Record<string, unknown> = {}): string {
+export function formatRagResults(
+  config: RagConfig,
+  results: RagResultItem[],
+  values: Record<string, unknown> = {},
+  limits: PromptLimits = DEFAULT_PROMPT_LIMITS,
+  source = `rag config "${config.adapter}"`,
+): string {
   if (results.length === 0) return '';
-  const item = compileTemplate(config.itemTemplate ?? DEFAULT_ITEM_TEMPLATE);
+  const item = (v: Record<string, unknown>) => renderBounded(config.itemTemplate ?? DEFAULT_ITEM_TEMPLATE, v, limits, source);
   const parts = results.map((r, i) => {
     const longest = Math.max(2, ...[...r.content.matchAll(/`+/g)].map((m) => m[0].length));
     const ext = r.path ? /\.([A-Za-z0-9]+)$/.exec(r.path)?.[1]?.toLowerCase() : undefined;
@@ -70,7 +89,7 @@ export function formatRagResults(config: RagConfig, results: RagResultItem[], va
       lang: ext ? (LANGS[ext] ?? ext) : '',
     });
   });
-  const header = config.header ? compileTemplate(config.header)({ ...values, count: results.length }) : '';
+  const header = config.header ? renderBounded(config.header, { ...values, count: results.length }, limits, source) : '';
   const body = parts.map((p) => (p.endsWith('\n') ? p : `${p}\n`)).join('\n');
   return (header ? (header.endsWith('\n') ? header : `${header}\n`) : '') + body.replace(/\n+$/, '\n');
 }
@@ -88,6 +107,8 @@ export async function runRagConfigs(configs: RagConfig[], options: RagRunOptions
       try {
         return { placeholder, meta: await runOne(config, placeholder, options) };
       } catch (err) {
+        // A template past a limit is the prompt's fault, not the adapter's: it fails the render, typed.
+        if (err instanceof PromptLimitError) throw err;
         const message = `retrieval for {{${placeholder}}} with adapter "${config.adapter}" failed: ${(err as Error).message}`;
         if (options.raiseOnRagError) throw new PromptError(message);
         return { placeholder, warning: `${message}; the placeholder is left empty` };
@@ -107,7 +128,8 @@ export async function runRagConfigs(configs: RagConfig[], options: RagRunOptions
 }
 
 async function runOne(config: RagConfig, placeholder: string, options: RagRunOptions): Promise<RagMetadata> {
-  const query = renderRagQuery(config, options.values);
+  const limits = options.limits ?? DEFAULT_PROMPT_LIMITS;
+  const query = renderRagQuery(config, options.values, limits);
   const queryHash = ragQueryHash(config.adapter, query);
   const cached = options.cachedRag?.find((m) => m.placeholder === placeholder && m.queryHash === queryHash);
   if (cached) return cached;
@@ -126,7 +148,7 @@ async function runOne(config: RagConfig, placeholder: string, options: RagRunOpt
     queryHash,
     k,
     results,
-    formattedContent: formatRagResults(config, results, options.values),
+    formattedContent: formatRagResults(config, results, options.values, limits, options.source),
     timestamp: options.now().toISOString(),
   };
 }

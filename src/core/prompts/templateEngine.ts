@@ -2,6 +2,7 @@ import Handlebars from 'handlebars';
 import { PromptError } from '../errors';
 import { ANY_VALUE_HELPER, convertConditionalSections, hasValue } from './conditionalSections';
 import type { SourceOffset } from './libraryTypes';
+import { DEFAULT_PROMPT_LIMITS, limitError, scanTemplateText, type PromptLimits } from './promptLimits';
 
 /** A compiled template: call it with the values and the partials it includes. */
 export type CompiledTemplate = Handlebars.TemplateDelegate;
@@ -86,20 +87,31 @@ function syntaxError(err: unknown, source: string, file: string, offset: SourceO
 }
 
 /** Parses a template, throwing a positioned `PromptError` when it is not valid Handlebars. */
-export function parseTemplate(source: string, file: string, offset: SourceOffset): hbs.AST.Program {
+export function parseTemplate(source: string, file: string, offset: SourceOffset, limits: PromptLimits = DEFAULT_PROMPT_LIMITS): hbs.AST.Program {
   try {
     return Handlebars.parse(source);
   } catch (err) {
+    // The parser recurses once per nested block; a stack overflow the text scan did not foresee is still a nesting limit.
+    if (err instanceof RangeError) {
+      throw limitError('maxNestingDepth', limits.maxNestingDepth, 'blocks are nested too deeply to parse', file, offset.line, offset.column + 1);
+    }
     throw syntaxError(err, source, file, offset);
   }
 }
 
 /**
- * Checks a template's syntax at its real file position, converts dataknobs conditional sections when asked,
- * and lists the variables and partials it uses.
+ * Checks a template's size, expression count and nesting against `limits`, then its syntax at its real file
+ * position, converts dataknobs conditional sections when asked, and lists the variables and partials it uses.
  */
-export function prepareTemplate(template: string, file: string, offset: SourceOffset, conditionalSections: boolean): PreparedTemplate {
-  const original = parseTemplate(template, file, offset);
+export function prepareTemplate(
+  template: string,
+  file: string,
+  offset: SourceOffset,
+  conditionalSections: boolean,
+  limits: PromptLimits = DEFAULT_PROMPT_LIMITS,
+): PreparedTemplate {
+  scanTemplateText(template, file, offset, limits);
+  const original = parseTemplate(template, file, offset, limits);
   if (!conditionalSections || !template.includes('((')) {
     return { source: template, analysis: analyze(original, offset) };
   }
@@ -138,6 +150,11 @@ export function compileTemplate(source: string): CompiledTemplate {
 export function rememberBounded<K, V>(map: Map<K, V>, key: K, value: V, max = 1000): void {
   map.set(key, value);
   if (map.size > max) map.delete(map.keys().next().value as K);
+}
+
+/** The engine's helpers by name (`if`, `each`, ..., the hooks too), for rendering to wrap with its limits. */
+export function engineHelpers(): Record<string, Handlebars.HelperDelegate> {
+  return { ...env.helpers } as Record<string, Handlebars.HelperDelegate>;
 }
 
 /** Walks the syntax tree, sorting top-level variable uses into required and optional. */

@@ -19,14 +19,16 @@ export class YamlSource {
   ) {
     this.lines = new LineCounter();
     this.doc = parseDocument(text, { lineCounter: this.lines, prettyErrors: true, uniqueKeys: true });
-    this.errors = this.doc.errors.map((e) => {
+    // An unknown tag (`!!js/function`, `!foo`) would silently become a plain string: prompt files hold plain YAML.
+    const unknownTags = this.doc.warnings.filter((w) => w.code === 'TAG_RESOLVE_FAILED');
+    this.errors = [...this.doc.errors, ...unknownTags].map((e) => {
       const pos = e.linePos?.[0] ?? { line: 1, col: 1 };
       return {
         file,
         line: pos.line + lineShift,
         column: pos.col,
         severity: 'error' as const,
-        message: `YAML: ${e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}`,
+        message: `YAML: ${e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}${e.code === 'TAG_RESOLVE_FAILED' ? ': remove the tag (only plain YAML values are read)' : ''}`,
       };
     });
     this.data = this.errors.length ? undefined : this.doc.toJS();

@@ -1,0 +1,46 @@
+import * as nodePath from 'node:path';
+import type { WorkspaceFiles } from '../files';
+
+/** Where a listed prompt file may be read from, or why it may not be. */
+export type PromptReadPath = { path: string } | { refused: string } | { skip: true };
+
+/** Whether `child` is `root` or lies below it. */
+function isInside(root: string, child: string): boolean {
+  const rel = nodePath.relative(root, child);
+  return rel === '' || (!rel.startsWith('..') && !nodePath.isAbsolute(rel));
+}
+
+/**
+ * Resolves a file listed below the prompts folder to the path to read. A file whose real path (every
+ * symbolic link resolved, the folders above it too, e.g. a linked `prompts/user`) lies outside the prompts
+ * folder's real path is refused; a link to a folder is skipped (folders are not entered through links).
+ * Without `files.realPath`, any symbolic link on the way from the prompts folder is refused.
+ */
+export async function promptReadPath(files: WorkspaceFiles, promptDir: string, realRoot: string | undefined, abs: string): Promise<PromptReadPath> {
+  if (files.realPath && realRoot !== undefined) {
+    let real: string;
+    try {
+      real = await files.realPath(abs);
+    } catch (err) {
+      return { refused: `could not resolve the file's path: ${(err as Error).message}` };
+    }
+    if (!isInside(realRoot, real)) {
+      return { refused: 'this file is (or lies below) a symbolic link that leads outside the prompts folder; it was not read: keep prompts inside the folder' };
+    }
+    return (await files.stat(real))?.type === 'directory' ? { skip: true } : { path: real };
+  }
+  let cur = promptDir;
+  for (const part of nodePath.relative(promptDir, abs).split(nodePath.sep).filter(Boolean)) {
+    cur = nodePath.join(cur, part);
+    if ((await files.stat(cur))?.type === 'symlink') {
+      return { refused: 'this file goes through a symbolic link that this file system cannot resolve; it was not read: keep prompts inside the folder' };
+    }
+  }
+  return { path: abs };
+}
+
+/** The real path of the prompts folder, or undefined when links cannot be resolved (or it does not exist). */
+export async function promptRealRoot(files: WorkspaceFiles, promptDir: string): Promise<string | undefined> {
+  if (!files.realPath) return undefined;
+  return files.realPath(promptDir).catch(() => undefined);
+}
