@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { FileRules } from '../core/index';
 import type { Attachment } from '../shared/protocol';
 import type { Services } from './services';
 import { toWorkspaceRelative } from './workspacePaths';
@@ -76,7 +77,10 @@ export async function openWorkspaceFile(services: Services, relPath: string, sta
   await vscode.window.showTextDocument(doc, options);
 }
 
-/** Workspace files whose path contains `query` (for `#file`), as workspace-relative paths. */
+/** The engine's rules for secret files (`.env`, keys, credentials). */
+const SECRET_RULES = new FileRules();
+
+/** Workspace files whose path contains `query` (for `#file`), as workspace-relative paths; never secret files. */
 export async function findWorkspaceFiles(services: Services, query: string, limit = 50): Promise<string[]> {
   const cleaned = query.replace(/[{}[\]*?!\\]/g, '').trim();
   const pattern = cleaned ? `**/*${cleaned}*` : '**/*';
@@ -86,7 +90,8 @@ export async function findWorkspaceFiles(services: Services, query: string, limi
   const folders = services.folderPaths();
   return uris
     .map((u) => toWorkspaceRelative(folders, u.fsPath))
-    .filter((p): p is string => !!p)
+    // Secret files are never read for a model, so the picker does not offer them.
+    .filter((p): p is string => !!p && !SECRET_RULES.isSecret(p))
     .sort((a, b) => a.length - b.length || a.localeCompare(b))
     .slice(0, limit);
 }

@@ -38,6 +38,17 @@ describe('WorkspaceFileReader', () => {
     await expect(reader.readText('link.txt')).rejects.toThrow(/links outside the workspace/);
   });
 
+  it('refuses secret files picked by hand, which would otherwise go to a model', async () => {
+    await fs.writeFile(path.join(ws, '.env'), 'DB_PASSWORD=hunter2');
+    await fs.mkdir(path.join(ws, 'deploy'));
+    await fs.writeFile(path.join(ws, 'deploy', 'prod.tfvars'), 'token = "x"');
+    await expect(reader.resolveAttachments([{ kind: 'file', path: '.env' }])).rejects.toThrow(/looks like a secrets file/);
+    await expect(reader.readText('deploy/prod.tfvars')).rejects.toThrow(WorkspaceAccessError);
+    // A selection the user copied out of such a file is theirs to send: it is not read from disk.
+    const [sel] = await reader.resolveAttachments([{ kind: 'selection', path: '.env', startLine: 1, endLine: 1, text: 'DB_HOST=db' }]);
+    expect(sel.text).toBe('DB_HOST=db');
+  });
+
   it('cuts a very large file with a note instead of sending all of it', async () => {
     await fs.writeFile(path.join(ws, 'big.txt'), 'x'.repeat(MAX_ATTACHMENT_BYTES + 10));
     const text = await reader.readText('big.txt');

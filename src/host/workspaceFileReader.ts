@@ -2,7 +2,7 @@
  * Reads workspace files for attachments and context chips through the engine's `WorkspaceFiles`,
  * only inside the workspace folders and never following a link out of them. Pure (no `vscode`).
  */
-import { WorkspaceAccessError } from '../core/index';
+import { FileRules, WorkspaceAccessError } from '../core/index';
 import type { WorkspaceFiles } from '../core/index';
 import type { Attachment } from '../shared/protocol';
 import { isInside, resolveInWorkspace, sliceLines, type ResolvedAttachment } from './workspacePaths';
@@ -12,6 +12,9 @@ export const MAX_ATTACHMENT_BYTES = 200_000;
 
 /** Workspace-relative reads, refused outside the workspace. */
 export class WorkspaceFileReader {
+  /** Secret files (`.env`, keys, credentials) stay unread even when picked by hand: they would go to a model. */
+  private readonly rules = new FileRules();
+
   constructor(private readonly files: WorkspaceFiles, private readonly folders: () => string[]) {}
 
   /** The absolute path of a workspace file; `WorkspaceAccessError` when it is outside the workspace. */
@@ -31,9 +34,12 @@ export class WorkspaceFileReader {
     return abs;
   }
 
-  /** The text of a workspace file. */
+  /** The text of a workspace file; secret files are refused with a `WorkspaceAccessError`. */
   async readText(relPath: string): Promise<string> {
     const abs = await this.resolve(relPath);
+    if (this.rules.isSecret(relPath.replace(/\\/g, '/'))) {
+      throw new WorkspaceAccessError(`"${relPath}" looks like a secrets file (keys, tokens, passwords), so Arbor will not send it to a model. Attach a selection of what you need instead.`, relPath);
+    }
     const bytes = await this.files.readFile(abs);
     const cut = bytes.byteLength > MAX_ATTACHMENT_BYTES;
     const text = new TextDecoder('utf-8').decode(cut ? bytes.subarray(0, MAX_ATTACHMENT_BYTES) : bytes);

@@ -1,0 +1,41 @@
+import { rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ChatPage } from './harness/chat';
+import { useWorkbench } from './harness/session';
+
+/**
+ * Secret files stay out of what goes to a model: the `#file` picker does not offer `.env` or a
+ * Terraform variables file, while ordinary source files are offered as before.
+ */
+describe('secret files and the #file picker', () => {
+  const session = useWorkbench();
+  const chat = () => new ChatPage(session.workbench);
+  const secrets = ['.env', 'prod.tfvars'];
+  // Ordinary files whose names hold the same words: their presence shows the picker answered the query.
+  const notes = ['env-notes.md', 'tfvars-notes.md'];
+
+  afterAll(async () => {
+    for (const name of [...secrets, ...notes]) await rm(path.join(session.env.workspace, name), { force: true });
+  });
+
+  it('offers source files but not .env or *.tfvars', async () => {
+    for (const name of secrets) await writeFile(path.join(session.env.workspace, name), 'API_TOKEN=not-for-a-model\n');
+    for (const name of notes) await writeFile(path.join(session.env.workspace, name), '# notes\n');
+    await session.workbench.runCommand('Arbor: New Conversation');
+    await chat().waitReady();
+    await chat().byTestId('attach-file').click();
+    const query = chat().byTestId('file-query');
+    await query.waitFor({ timeout: 15_000 });
+    await query.fill('cart');
+    // An option shows the file's name, then its path.
+    const offered = async () => (await chat().byTestId('file-option').allTextContents()).map((t) => t.trim());
+    await expect.poll(async () => (await offered()).some((t) => t.endsWith('src/cart.ts')), { timeout: 15_000 }).toBe(true);
+    for (const [search, note] of [['env', 'env-notes.md'], ['tfvars', 'tfvars-notes.md']]) {
+      await query.fill(search);
+      // This query's answer has come when its ordinary file shows; no secret file may be beside it.
+      await expect.poll(async () => (await offered()).some((t) => t.endsWith(note)), { timeout: 15_000 }).toBe(true);
+      expect((await offered()).filter((t) => secrets.some((s) => t.endsWith(s)))).toEqual([]);
+    }
+  });
+});
