@@ -54,6 +54,25 @@ export function redactSecrets(text: string, secrets: readonly string[] = []): st
   return out.replace(/\bsk-[A-Za-z0-9_*-]{6,}/g, 'sk-[redacted]');
 }
 
+/**
+ * The text of an error a server sent, whatever its shape: a string as is, an object's `message` (Ollama
+ * proxies and OpenAI-style bodies send `{"error": {"message": …}}`), any other value as JSON.
+ */
+export function serverText(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'object') {
+    const message = (value as { message?: unknown }).message;
+    if (typeof message === 'string' && message.trim()) return message;
+    try {
+      return JSON.stringify(value);
+    } catch {
+      return String(value);
+    }
+  }
+  return String(value);
+}
+
 /** The first `code` (ECONNREFUSED, ENOTFOUND, UND_ERR_SOCKET…) found along an error's cause chain. */
 export function errorCode(err: unknown): string | undefined {
   const seen = new Set<unknown>();
