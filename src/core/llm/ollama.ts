@@ -186,6 +186,7 @@ export class OllamaProvider implements LLMProvider {
       where: `Ollama at ${this.host}`,
       endpoint: this.host,
       connectionHint: 'Is Ollama running? Start it with `ollama serve` or change arbor.ollama.host.',
+      addressSetting: 'arbor.ollama.host',
       authHint: 'Check the credentials of the proxy in front of Ollama (or OLLAMA_API_KEY for ollama.com).',
       credential: 'the credentials',
       model,

@@ -233,6 +233,7 @@ export class OpenAIProvider implements LLMProvider {
       where: `the server at ${this.baseURL}`,
       endpoint: this.baseURL,
       connectionHint: 'Is the server running? Start it, or change arbor.openai.baseUrl.',
+      addressSetting: 'arbor.openai.baseUrl',
       authHint: "Set a valid key with 'Arbor: Set OpenAI API Key'.",
       credential: this.options.apiKey ? 'the API key' : undefined,
       model,

@@ -1,5 +1,6 @@
 import { ProviderError, type ProviderErrorKind } from '../errors';
 import type { CallGuard } from './callGuard';
+import { causeChain, fetchFailureReason, fetchRefusal, isCertificateCode, isFetchFailure, portOf } from './fetchFailures';
 
 /**
  * The building blocks that turn any failure of a model call into a `ProviderError` whose message says what
@@ -17,6 +18,8 @@ export interface ErrorContext {
   endpoint: string;
   /** What to do when the server cannot be reached at all. */
   connectionHint: string;
+  /** The setting that holds the server's address ("arbor.ollama.host"), named in fixes. */
+  addressSetting: string;
   /** What to do when the server rejects the credentials. */
   authHint: string;
   /** What the credentials are called ("the API key"); `undefined` when none were configured. */
@@ -75,16 +78,9 @@ export function serverText(value: unknown): string {
 
 /** The first `code` (ECONNREFUSED, ENOTFOUND, UND_ERR_SOCKET…) found along an error's cause chain. */
 export function errorCode(err: unknown): string | undefined {
-  const seen = new Set<unknown>();
-  const queue: unknown[] = [err];
-  while (queue.length > 0) {
-    const e = queue.shift();
-    if (!e || typeof e !== 'object' || seen.has(e)) continue;
-    seen.add(e);
+  for (const e of causeChain(err)) {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string' && /^[A-Z][A-Z0-9_]+$/.test(code)) return code;
-    queue.push((e as { cause?: unknown }).cause);
-    if (Array.isArray((e as { errors?: unknown }).errors)) queue.push(...(e as { errors: unknown[] }).errors);
   }
   return undefined;
 }
@@ -112,7 +108,7 @@ const CONNECTION_CODES = new Set([
 /** True when the cause chain shows a network-level failure (refused, DNS, reset, TLS). */
 export function isConnectionFailure(err: unknown): boolean {
   const code = errorCode(err);
-  return code !== undefined && CONNECTION_CODES.has(code);
+  return code !== undefined && (CONNECTION_CODES.has(code) || isCertificateCode(code));
 }
 
 function make(ctx: ErrorContext, kind: ProviderErrorKind, retryable: boolean, message: string, extra: { status?: number; retryAfterSeconds?: number; cause?: unknown } = {}): ProviderError {
@@ -152,13 +148,25 @@ export function timeoutError(ctx: ErrorContext, cause?: unknown): ProviderError 
   return make(ctx, 'timeout', true, `${capitalize(ctx.where)}${during}${waited}. It may be busy or still loading the model '${ctx.model}'; try again, or raise the timeout.`, { cause });
 }
 
-/** The server could not be reached at all. */
+/**
+ * The server could not be reached at all. Says why, from the cause chain: refused, host not found, a TLS
+ * certificate, or a request fetch itself refused (a "bad port", a redirect loop), each with its fix.
+ */
 export function connectionError(ctx: ErrorContext, cause: unknown): ProviderError {
+  const refusal = fetchRefusal(cause);
+  if (refusal === 'bad_port') {
+    return make(ctx, 'connection', false, `Cannot reach ${ctx.where}: fetch refuses to connect to port ${portOf(ctx.endpoint)}, a "bad port" that browsers and Node block because another protocol owns it. Serve it on another port and change ${ctx.addressSetting}.`, { cause });
+  }
+  if (refusal === 'redirect_loop') {
+    return make(ctx, 'connection', false, `Cannot reach ${ctx.where}: it redirected the request more than 20 times (a redirect loop). Check ${ctx.addressSetting}: it must be the API's own address, not one that forwards elsewhere, and a proxy in front of the server must not redirect to itself.`, { cause });
+  }
   const code = errorCode(cause);
+  if (isCertificateCode(code)) {
+    return make(ctx, 'connection', false, `Cannot reach ${ctx.where}: its TLS certificate was not accepted (${code}). Check ${ctx.addressSetting} (a local server usually speaks http://, not https://), or have the system trust the certificate's authority.`, { cause });
+  }
   const why = code === 'ECONNREFUSED' ? 'connection refused'
     : code === 'ENOTFOUND' || code === 'EAI_AGAIN' ? 'host name not found'
-      : code && /CERT|SIGNED|VERIFY/.test(code) ? `TLS certificate problem ${code}`
-        : code ?? 'network error';
+      : code ?? fetchFailureReason(cause) ?? 'network error';
   return make(ctx, 'connection', true, `Cannot reach ${ctx.where} (${why}). ${ctx.connectionHint}`, { cause });
 }
 
@@ -229,6 +237,7 @@ export function mapCommonFailure(err: unknown, ctx: ErrorContext): ProviderError
   if (err instanceof SyntaxError && ctx.phase === 'stream') return malformedStreamError(ctx, err.message, err);
   if (err instanceof StreamedServerError) return streamedServerError(ctx, err.serverMessage, err);
   if (isAbortLike(err)) return abortedError(ctx, err);
+  if (fetchRefusal(err) || (ctx.phase === 'request' && isFetchFailure(err))) return connectionError(ctx, err);
   if (ctx.phase === 'stream' && (err instanceof TypeError || isConnectionFailure(err))) {
     return brokenStreamError(ctx, describeNetwork(err), err);
   }

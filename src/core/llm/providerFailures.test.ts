@@ -1,12 +1,30 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FakeLlmServer } from '../../../test/fixtures/fakeLlmServer';
 import { collectStream, providerFailure } from '../../../test/fixtures/providerTestTools';
 import { OllamaProvider } from './ollama';
+import { OpenAIProvider } from './openai';
+import type { LLMProvider } from './provider';
 
 /** Failures both providers must word the same way: odd error bodies, refused URLs, echoed secrets. */
 const server = new FakeLlmServer();
-beforeAll(() => server.start());
-afterAll(() => server.stop());
+// Answers every request with a redirect to the same URL, as a misconfigured proxy does.
+const loop: Server = createServer((req, res) => {
+  res.writeHead(307, { location: req.url ?? '/' });
+  res.end();
+});
+let loopUrl = '';
+beforeAll(async () => {
+  await server.start();
+  await new Promise<void>((resolve) => loop.listen(0, '127.0.0.1', resolve));
+  loopUrl = `http://127.0.0.1:${(loop.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await server.stop();
+  loop.closeAllConnections();
+  await new Promise((resolve) => loop.close(resolve));
+});
 afterEach(() => server.reset());
 
 const ask = [{ role: 'user' as const, content: 'hi' }];
@@ -36,5 +54,33 @@ describe('Ollama error bodies whose "error" is an object', () => {
     expect(err).toMatchObject({ kind: 'server', status: 503 });
     expect(err.message).toContain('{"code":"overloaded"}');
     expect(err.message).not.toContain('[object Object]');
+  });
+});
+
+// Port 6000 (X11) is on the fetch standard's list of bad ports: fetch refuses it before connecting.
+const providers: Array<[string, (root: string) => LLMProvider, string]> = [
+  ['openai', (root) => new OpenAIProvider({ baseURL: `${root}/v1`, model: 'gpt-4o', maxRetries: 0 }), 'arbor.openai.baseUrl'],
+  ['ollama', (root) => new OllamaProvider({ host: root, model: 'arbor-test-model' }), 'arbor.ollama.host'],
+];
+
+describe.each(providers)('%s: URLs that fetch itself refuses', (_name, make, setting) => {
+  it('a bad port names the port and says to use another one', async () => {
+    const err = await providerFailure(make('http://127.0.0.1:6000').complete(ask));
+    expect(err).toMatchObject({ kind: 'connection', retryable: false });
+    expect(err.message).toMatch(/port 6000/);
+    expect(err.message).toMatch(/bad port/);
+    expect(err.message).toContain(`another port and change ${setting}`);
+    expect(err.message).not.toMatch(/fetch failed|connection error/i);
+    const { error } = await collectStream(make('http://127.0.0.1:6000').stream(ask));
+    expect((error as Error).message).toBe(err.message);
+  });
+
+  it('a redirect loop says so and asks to check the URL', async () => {
+    const err = await providerFailure(make(loopUrl).complete(ask));
+    expect(err).toMatchObject({ kind: 'connection', retryable: false });
+    expect(err.message).toMatch(/redirect/);
+    expect(err.message).toContain(`Check ${setting}`);
+    expect(err.message).not.toMatch(/fetch failed|connection error/i);
+    expect(await providerFailure(make(loopUrl).listModels())).toMatchObject({ message: err.message });
   });
 });
