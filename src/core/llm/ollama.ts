@@ -4,7 +4,7 @@ import { CallGuard } from './callGuard';
 import { toOllamaProviderError } from './ollamaErrors';
 import { ollamaFetch, type OllamaResponseInfo } from './ollamaFetch';
 import type { CompletionOptions, LLMProvider, ModelInfo } from './provider';
-import { brokenStreamError, type ErrorContext } from './providerErrors';
+import { brokenStreamError, configuredSecrets, type ErrorContext } from './providerErrors';
 import { fromOllamaToolCalls, toOllamaMessages } from './wireMessages';
 
 /** Settings of an `OllamaProvider`. */
@@ -25,7 +25,7 @@ export interface OllamaProviderOptions {
   embeddingModel?: string;
   /** Send earlier answers' `thinking` back in the history (default false). */
   sendThinking?: boolean;
-  /** Extra headers on every request (for Ollama behind an authenticating proxy). */
+  /** Extra headers on every request (for Ollama behind an authenticating proxy); their values are masked in every error message. */
   headers?: Record<string, string>;
 }
 
@@ -41,10 +41,12 @@ export class OllamaProvider implements LLMProvider {
   readonly name = 'ollama';
   readonly model: string;
   readonly host: string;
+  private readonly secrets: string[];
 
   constructor(private readonly options: OllamaProviderOptions) {
     this.model = options.model;
     this.host = normalizeHost(options.host);
+    this.secrets = configuredSecrets(undefined, options.headers);
   }
 
   async complete(messages: LLMMessage[], options: CompletionOptions = {}): Promise<LLMResponse> {
@@ -192,6 +194,7 @@ export class OllamaProvider implements LLMProvider {
       model,
       phase: 'request',
       guard,
+      secrets: this.secrets,
     };
   }
 }

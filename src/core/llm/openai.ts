@@ -4,7 +4,7 @@ import { CallGuard } from './callGuard';
 import { toOpenAIProviderError } from './openaiErrors';
 import { PricingTable, type PriceEntry } from './pricing';
 import type { CompletionOptions, LLMProvider, ModelInfo } from './provider';
-import { brokenStreamError, unknownError, type ErrorContext } from './providerErrors';
+import { brokenStreamError, configuredSecrets, unknownError, type ErrorContext } from './providerErrors';
 import { fromOpenAIToolCalls, openAIFinishReason, reasoningOf, toOpenAIMessages, ToolCallAccumulator } from './wireMessages';
 
 /** Settings of an `OpenAIProvider`. */
@@ -27,7 +27,7 @@ export interface OpenAIProviderOptions {
   sendThinking?: boolean;
   /** Which request field carries `maxTokens`; by default `max_completion_tokens` for o-series and gpt-5, else `max_tokens`. */
   maxTokensField?: 'max_tokens' | 'max_completion_tokens';
-  /** Extra headers on every request (e.g. OpenRouter's `HTTP-Referer`). */
+  /** Extra headers on every request (e.g. OpenRouter's `HTTP-Referer`); their values are masked in every error message. */
   headers?: Record<string, string>;
 }
 
@@ -54,7 +54,7 @@ export class OpenAIProvider implements LLMProvider {
     this.pricing = options.pricing instanceof PricingTable ? options.pricing : new PricingTable(options.pricing);
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.maxRetries = options.maxRetries ?? 2;
-    this.secrets = options.apiKey ? [options.apiKey] : [];
+    this.secrets = configuredSecrets(options.apiKey, options.headers);
     this.client = new OpenAI({
       baseURL: this.baseURL,
       // The package refuses to start without a key; local servers ignore this placeholder.

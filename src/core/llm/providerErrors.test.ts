@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CallGuard } from './callGuard';
 import { validatedNdjson } from './ollamaFetch';
-import { connectionError, MalformedStreamDataError, parseRetryAfter, redactSecrets, type ErrorContext } from './providerErrors';
+import { configuredSecrets, connectionError, MalformedStreamDataError, parseRetryAfter, redactSecrets, type ErrorContext } from './providerErrors';
 
 function streamOf(pieces: string[]): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
@@ -42,6 +42,12 @@ describe('provider error helpers', () => {
     expect(redactSecrets('key my-private-token-1 was wrong', ['my-private-token-1'])).toBe('key [redacted] was wrong');
     expect(redactSecrets('Incorrect API key provided: sk-proj-abc123XYZ789.')).toBe('Incorrect API key provided: sk-[redacted].');
     expect(redactSecrets('nothing here')).toBe('nothing here');
+  });
+
+  it('treats every configured header value as a secret, the token of a "Scheme token" value too, even JSON-escaped', () => {
+    const secrets = configuredSecrets('key-1234', { Authorization: 'Bearer tok-5678', 'X-Team': 'a"b\\c-team' });
+    expect(secrets).toEqual(['key-1234', 'Bearer tok-5678', 'tok-5678', 'a"b\\c-team']);
+    expect(redactSecrets('auth tok-5678 and {"x-team":"a\\"b\\\\c-team"}', secrets)).toBe('auth [redacted] and {"x-team":"[redacted]"}');
   });
 });
 

@@ -28,7 +28,7 @@ export interface ErrorContext {
   /** `request` until the answer starts arriving, then `stream`. */
   phase: 'request' | 'stream';
   guard?: CallGuard;
-  /** Strings that must never appear in a message (API keys). */
+  /** Strings that must never appear in a message or a kept cause: the API key and configured header values (`configuredSecrets`). */
   secrets?: string[];
 }
 
@@ -48,13 +48,39 @@ export class StreamedServerError extends Error {
   }
 }
 
-/** Replaces every secret (and anything shaped like an `sk-…` key) in a text with a placeholder. */
+/**
+ * Replaces every secret (and anything shaped like an `sk-…` key) in a text with a placeholder. A secret is
+ * also found as it appears inside JSON text (quotes and backslashes escaped), since servers quote requests as JSON.
+ */
 export function redactSecrets(text: string, secrets: readonly string[] = []): string {
-  let out = text;
+  const forms = new Set<string>();
   for (const secret of secrets) {
-    if (secret && secret.length >= 4) out = out.split(secret).join('[redacted]');
+    if (!secret || secret.length < 4) continue;
+    forms.add(secret);
+    forms.add(JSON.stringify(secret).slice(1, -1));
   }
+  let out = text;
+  // Longest first, so a header value that contains the API key is masked whole.
+  for (const form of [...forms].sort((a, b) => b.length - a.length)) out = out.split(form).join('[redacted]');
   return out.replace(/\bsk-[A-Za-z0-9_*-]{6,}/g, 'sk-[redacted]');
+}
+
+/**
+ * What a provider must never show in a message: the API key and the value of every header the user
+ * configured (a proxy's token, an `Authorization`), and for a `Scheme token` value the token alone too,
+ * since a server may quote only that.
+ */
+export function configuredSecrets(apiKey: string | undefined, headers: Record<string, string> | undefined): string[] {
+  const out: string[] = [];
+  if (apiKey) out.push(apiKey);
+  for (const raw of Object.values(headers ?? {})) {
+    const value = String(raw ?? '').trim();
+    if (!value) continue;
+    out.push(value);
+    const token = /^[A-Za-z][\w.+-]*\s+(\S+)$/.exec(value)?.[1];
+    if (token) out.push(token);
+  }
+  return out;
 }
 
 /**
@@ -129,8 +155,9 @@ function safeCause(cause: unknown, secrets: readonly string[] = []): unknown {
   return copy;
 }
 
-function quoteServer(serverMessage: string | undefined): string {
-  const text = (serverMessage ?? '').replace(/\s+/g, ' ').trim();
+// Masks before shortening: a cut made first could leave part of a secret that no longer matches.
+function quoteServer(serverMessage: string | undefined, ctx: ErrorContext): string {
+  const text = redactSecrets(serverMessage ?? '', ctx.secrets).replace(/\s+/g, ' ').trim();
   if (!text) return '';
   return `: "${text.length > 300 ? `${text.slice(0, 300)}…` : text}"`;
 }
@@ -177,13 +204,14 @@ export function brokenStreamError(ctx: ErrorContext, detail: string, cause?: unk
 
 /** The server sent data that is not what its wire format promises. */
 export function malformedStreamError(ctx: ErrorContext, sample: string, cause?: unknown): ProviderError {
-  const shown = sample.length > 80 ? `${sample.slice(0, 80)}…` : sample;
+  const masked = redactSecrets(sample, ctx.secrets);
+  const shown = masked.length > 80 ? `${masked.slice(0, 80)}…` : masked;
   return make(ctx, 'stream', true, `${capitalize(ctx.where)} sent malformed data in the middle of the answer (${JSON.stringify(shown)}). Retry; if it keeps happening, check that the server speaks the expected API.`, { cause });
 }
 
 /** The server reported an error inside an answer that had already started. */
 export function streamedServerError(ctx: ErrorContext, serverMessage: string, cause?: unknown): ProviderError {
-  return make(ctx, 'server', true, `${capitalize(ctx.where)} reported an error in the middle of the answer${quoteServer(serverMessage)}. Retry; if it keeps happening, check the server's log.`, { cause });
+  return make(ctx, 'server', true, `${capitalize(ctx.where)} reported an error in the middle of the answer${quoteServer(serverMessage, ctx)}. Retry; if it keeps happening, check the server's log.`, { cause });
 }
 
 /** An HTTP error status, worded by what it usually means. */
@@ -193,7 +221,7 @@ export function httpStatusError(
   serverMessage: string | undefined,
   opts: { retryAfterSeconds?: number; modelNotFound?: string; cause?: unknown; code?: string } = {},
 ): ProviderError {
-  const quoted = quoteServer(serverMessage);
+  const quoted = quoteServer(serverMessage, ctx);
   const { cause } = opts;
   if (status === 401 || status === 403) {
     const what = !ctx.credential

@@ -84,3 +84,40 @@ describe.each(providers)('%s: URLs that fetch itself refuses', (_name, make, set
     expect(await providerFailure(make(loopUrl).listModels())).toMatchObject({ message: err.message });
   });
 });
+
+// Tokens a user put in `headers` (an authenticating proxy's) and the API key, echoed back by the server.
+const proxyToken = 'zq9XproxyTokenValue4471';
+const bearer = 'Bearer zq8WbearerTokenValue9902';
+const apiKey = 'zq7VapiKeyValue3318';
+const echoed = ['x-proxy-token', 'authorization'];
+const secretsOf = [proxyToken, bearer.split(' ')[1], apiKey];
+
+const withHeaders: Array<[string, () => LLMProvider]> = [
+  ['openai', () => new OpenAIProvider({ baseURL: server.openaiBaseUrl, model: 'arbor-test-model', maxRetries: 0, apiKey, headers: { 'X-Proxy-Token': proxyToken } })],
+  ['ollama', () => new OllamaProvider({ host: server.url, model: 'arbor-test-model', headers: { 'X-Proxy-Token': proxyToken, Authorization: bearer } })],
+];
+
+function expectMasked(message: string): void {
+  expect(message).toContain('[redacted]');
+  // Not even a prefix: a quote cut short must not leave part of a token behind.
+  for (const secret of secretsOf) expect(message).not.toContain(secret.slice(0, 4));
+}
+
+describe.each(withHeaders)('%s: configured header values never reach an error message', (_name, make) => {
+  it('a 500 whose body quotes the request headers', async () => {
+    server.enqueueError(500, { echoHeaders: echoed });
+    const err = await providerFailure(make().complete(ask));
+    expect(err).toMatchObject({ kind: 'server', status: 500 });
+    expect(err.message).toContain('request headers: x-proxy-token: [redacted]');
+    expectMasked(err.message);
+    expectMasked(String((err.cause as Error | undefined)?.message ?? ''));
+  });
+
+  it('an error in the middle of a stream that quotes them', async () => {
+    server.enqueue({ content: 'one two three', streamErrorAfterTokens: 1, echoHeaders: echoed });
+    const { chunks, error } = await collectStream(make().stream(ask));
+    expect(chunks.map((c) => c.delta)).toEqual(['one']);
+    expect(error).toMatchObject({ kind: 'server' });
+    expectMasked((error as Error).message);
+  });
+});
