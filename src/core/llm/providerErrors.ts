@@ -176,6 +176,18 @@ export function timeoutError(ctx: ErrorContext, cause?: unknown): ProviderError 
 }
 
 /**
+ * Arbor stopped the answer at one of its caps (`answerLimits.ts`): it names the cap and its setting, and says
+ * the text so far is kept.
+ */
+export function answerLimitError(ctx: ErrorContext, cap: { chars: number } | { ms: number }): ProviderError {
+  if ('chars' in cap) {
+    return make(ctx, 'limit', false, `Stopped the answer from ${ctx.where} at ${cap.chars.toLocaleString('en-US')} characters, the most arbor.limits.maxAnswerChars allows; the text so far is kept. If answers this long are expected, raise that setting; if the model was repeating itself, lower the max tokens or reword the prompt.`);
+  }
+  const seconds = Math.round(cap.ms / 100) / 10;
+  return make(ctx, 'limit', false, `Stopped the answer from ${ctx.where} after ${seconds} s, the longest arbor.limits.maxAnswerSeconds allows; the text so far is kept. For a slow model raise that setting, or ask for a shorter answer.`);
+}
+
+/**
  * The server could not be reached at all. Says why, from the cause chain: refused, host not found, a TLS
  * certificate, or a request fetch itself refused (a "bad port", a redirect loop), each with its fix.
  */
@@ -259,6 +271,7 @@ export function httpStatusError(
  */
 export function mapCommonFailure(err: unknown, ctx: ErrorContext): ProviderError | undefined {
   if (err instanceof ProviderError) return err;
+  if (ctx.guard?.overTime) return answerLimitError(ctx, { ms: ctx.guard.maxTotalMs });
   if (ctx.guard?.timedOut) return timeoutError(ctx, err);
   if (ctx.guard?.cancelled) return abortedError(ctx, err);
   if (err instanceof MalformedStreamDataError) return malformedStreamError(ctx, err.sample, err);

@@ -70,3 +70,51 @@ describe.each(withSecrets)('%s: a stream broken by an error that quotes the requ
     for (const secret of [proxyToken, apiKey]) expect(everything).not.toContain(secret.slice(0, 4));
   });
 });
+
+const capped: Array<[string, (limits: { maxAnswerChars?: number; maxAnswerMs?: number }) => LLMProvider]> = [
+  ['openai', (limits) => new OpenAIProvider({ baseURL: server.openaiBaseUrl, model: 'arbor-test-model', maxRetries: 0, ...limits })],
+  ['ollama', (limits) => new OllamaProvider({ host: server.url, model: 'arbor-test-model', ...limits })],
+];
+
+describe.each(capped)('%s: an answer that never ends', (_name, make) => {
+  it('is stopped at the character cap: the request closed, the text kept to the cap and marked', async () => {
+    server.enqueue({ content: 'Here it comes:', endless: true });
+    const { m, seen, caught } = await streamAnswer(make({ maxAnswerChars: 60 }));
+    expect(caught).toMatchObject({ kind: 'limit', retryable: false });
+    expect((caught as Error).message).toContain('60 characters');
+    expect((caught as Error).message).toContain('arbor.limits.maxAnswerChars');
+    const node = m.getNode(m.currentNodeId);
+    expect(node.message.content).toBe(seen);
+    expect(seen).toHaveLength(60);
+    expect(seen.startsWith('Here it comes: more more')).toBe(true);
+    expect(node.metadata).toMatchObject({ interrupted: true, stopReason: 'limit', finishReason: 'length', error: (caught as Error).message });
+    const stored = (await storage.loadConversation(m.conversationId))?.nodes.find((n) => n.nodeId === node.nodeId);
+    expect(stored?.metadata).toMatchObject({ interrupted: true, stopReason: 'limit', finishReason: 'length' });
+    expect(stored?.message.content).toBe(seen);
+    const request = server.chatRequests()[0];
+    await server.waitForClose(request);
+    expect(request.closedEarly).toBe(true);
+  });
+
+  it('is stopped at the total-time cap even while text keeps arriving: kept and marked', async () => {
+    server.enqueue({ content: 'Here it comes:', endless: true, tokenDelayMs: 5 });
+    // The idle timeout never fires (tokens arrive every 5 ms); only the 300 ms total cap can end this.
+    const { m, seen, caught } = await streamAnswer(make({ maxAnswerMs: 300 }));
+    expect(caught).toMatchObject({ kind: 'limit', retryable: false });
+    expect((caught as Error).message).toContain('0.3 s');
+    expect((caught as Error).message).toContain('arbor.limits.maxAnswerSeconds');
+    const node = m.getNode(m.currentNodeId);
+    expect(seen.startsWith('Here it comes:')).toBe(true);
+    expect(node.message.content).toBe(seen);
+    expect(node.metadata).toMatchObject({ interrupted: true, stopReason: 'limit', finishReason: 'length', error: (caught as Error).message });
+    const request = server.chatRequests()[0];
+    await server.waitForClose(request);
+    expect(request.closedEarly).toBe(true);
+  });
+
+  it('a call that is not streamed is held to the total-time cap too', async () => {
+    server.enqueue({ hang: true });
+    const err = await make({ maxAnswerMs: 300 }).complete([{ role: 'user', content: 'Go' }]).catch((e: unknown) => e);
+    expect(err).toMatchObject({ kind: 'limit', retryable: false });
+  });
+});
