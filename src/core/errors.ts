@@ -35,6 +35,8 @@ export type ProviderErrorKind =
   | 'bad_request'
   | 'server'
   | 'aborted'
+  /** Arbor stopped an answer at its size or total-time cap; the text so far is kept. */
+  | 'limit'
   | 'unknown';
 
 /** A model server failed; `retryable` says whether trying again may help. */

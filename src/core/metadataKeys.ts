@@ -6,8 +6,11 @@
 import type { PromptModelSettings, PromptRef, RagMetadata } from './prompts/types';
 import type { FinishReason, Usage } from './types';
 
-/** Why a streamed answer ended early: the reader stopped, the caller's signal cancelled it, or it failed. */
-export type StopReason = 'consumer' | 'cancelled' | 'failed';
+/**
+ * Why a streamed answer ended early: the reader stopped, the caller's signal cancelled it, it reached a size
+ * or time cap (`arbor.limits.*`), or it failed.
+ */
+export type StopReason = 'consumer' | 'cancelled' | 'limit' | 'failed';
 
 /** A file or selection attached to a user message, as kept in its metadata (its text is in the content). */
 export interface StoredAttachment {
@@ -111,7 +114,7 @@ const NODE_PARSERS: Parsers<NodeMetadata> = {
       : undefined,
   costUsd: finite,
   interrupted: flag,
-  stopReason: (v) => (v === 'consumer' || v === 'cancelled' || v === 'failed' ? v : undefined),
+  stopReason: (v) => (v === 'consumer' || v === 'cancelled' || v === 'limit' || v === 'failed' ? v : undefined),
   // Older answers kept the error as `{ message }`.
   error: (v) => text(v) ?? (isObject(v) ? text(v.message) : undefined),
   contextDroppedMessages: finite,

@@ -55,6 +55,8 @@ export const Settings = {
   ragInclude: 'rag.include',
   ragExclude: 'rag.exclude',
   ragMaxFileBytes: 'rag.maxFileBytes',
+  maxAnswerChars: 'limits.maxAnswerChars',
+  maxAnswerSeconds: 'limits.maxAnswerSeconds',
 } as const;
 
 /** Context keys set with `setContext`, used in `when` clauses. */

@@ -270,11 +270,12 @@ export class Services extends Disposable {
   provider(): Promise<LLMProvider> {
     this.providerPromise ??= (async () => {
       const s = this.current;
+      const limits = { maxAnswerChars: s.maxAnswerChars, maxAnswerMs: s.maxAnswerSeconds * 1000 };
       if (s.provider === 'openai') {
         const apiKey = await this.apiKeys.get();
-        return new OpenAIProvider({ baseURL: s.openaiBaseUrl, apiKey, model: s.model, pricing: s.pricing });
+        return new OpenAIProvider({ baseURL: s.openaiBaseUrl, apiKey, model: s.model, pricing: s.pricing, ...limits });
       }
-      return new OllamaProvider({ host: s.ollamaHost, model: s.model });
+      return new OllamaProvider({ host: s.ollamaHost, model: s.model, ...limits });
     })();
     return this.providerPromise;
   }

@@ -33,6 +33,17 @@ describe('parseSettings', () => {
     expect(warnings).toHaveLength(5);
   });
 
+  it('caps an answer at 1,000,000 characters and 600 s by default, reads other caps and warns on bad ones', () => {
+    expect(parseSettings(from({})).settings).toMatchObject({ maxAnswerChars: 1_000_000, maxAnswerSeconds: 600 });
+    expect(parseSettings(from({ 'limits.maxAnswerChars': 5000.7, 'limits.maxAnswerSeconds': 0 })).settings).toMatchObject({ maxAnswerChars: 5000, maxAnswerSeconds: 0 });
+    const { settings, warnings } = parseSettings(from({ 'limits.maxAnswerChars': -1, 'limits.maxAnswerSeconds': 'long' }));
+    expect(settings).toMatchObject({ maxAnswerChars: 1_000_000, maxAnswerSeconds: 600 });
+    expect(warnings).toEqual([
+      'arbor.limits.maxAnswerChars must be a number of characters, 0 for no cap; using 1000000.',
+      'arbor.limits.maxAnswerSeconds must be a number of seconds, 0 for no cap; using 600.',
+    ]);
+  });
+
   it('says how to fix a missing model server', () => {
     const { settings } = parseSettings(from({ 'ollama.host': 'http://10.0.0.2:11434' }));
     expect(noServerHint(settings, false)).toContain('Start Ollama at http://10.0.0.2:11434');

@@ -3,6 +3,7 @@
  * over `workspace.getConfiguration('arbor')`, tests pass a plain object, and bad values fall back to
  * the defaults with a warning instead of breaking the extension.
  */
+import { DEFAULT_MAX_ANSWER_CHARS, DEFAULT_MAX_ANSWER_MS } from '../core/index';
 
 /** Which model server answers. */
 export type ProviderKind = 'ollama' | 'openai';
@@ -28,6 +29,10 @@ export interface ArborSettings {
   ragInclude: string[];
   ragExclude: string[];
   ragMaxFileBytes: number;
+  /** Most characters of one streamed answer before it is stopped and kept; 0: no cap. */
+  maxAnswerChars: number;
+  /** Most seconds for one answer before it is stopped and kept; 0: no cap. */
+  maxAnswerSeconds: number;
 }
 
 /** The model used when `arbor.model` is empty. */
@@ -36,6 +41,7 @@ export const DEFAULT_MODELS: Record<ProviderKind, string> = { ollama: 'llama3.2'
 export const DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434';
 export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
 export const DEFAULT_MAX_FILE_BYTES = 1_000_000;
+export const DEFAULT_MAX_ANSWER_SECONDS = DEFAULT_MAX_ANSWER_MS / 1000;
 
 /** The settings and what was wrong with them. */
 export interface ParsedSettings {
@@ -63,6 +69,14 @@ function asLimit(value: unknown, key: string, warnings: string[]): number | unde
   if (typeof value === 'number' && Number.isFinite(value) && value > 0) return Math.floor(value);
   warnings.push(`arbor.${key} must be a positive number (0 for no limit); ignoring it.`);
   return undefined;
+}
+
+/** A cap that is on by default: a whole number ≥ 0 (0 turns it off); anything else keeps the default, with a warning. */
+function asCap(value: unknown, fallback: number, key: string, unit: string, warnings: string[]): number {
+  if (value === undefined || value === null) return fallback;
+  if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return Math.floor(value);
+  warnings.push(`arbor.${key} must be a number of ${unit}, 0 for no cap; using ${fallback}.`);
+  return fallback;
 }
 
 function asStrings(value: unknown, key: string, warnings: string[]): string[] {
@@ -125,6 +139,8 @@ export function parseSettings(get: (key: string) => unknown): ParsedSettings {
       ragInclude: asStrings(get('rag.include'), 'rag.include', warnings),
       ragExclude: asStrings(get('rag.exclude'), 'rag.exclude', warnings),
       ragMaxFileBytes,
+      maxAnswerChars: asCap(get('limits.maxAnswerChars'), DEFAULT_MAX_ANSWER_CHARS, 'limits.maxAnswerChars', 'characters', warnings),
+      maxAnswerSeconds: asCap(get('limits.maxAnswerSeconds'), DEFAULT_MAX_ANSWER_SECONDS, 'limits.maxAnswerSeconds', 'seconds', warnings),
     },
     warnings,
   };

@@ -164,8 +164,9 @@ export class ConversationManager extends ConversationReader {
   /**
    * Streams the model's answer. A normal end adds the node as `complete` does; a consumer that stops
    * early, an aborted signal or a failed stream still saves the text received so far, with
-   * `metadata.interrupted` and `metadata.stopReason` (`consumer`, `cancelled` or `failed`, the last
-   * with `metadata.error`), then re-throws the failure or the cancel (a `break` just ends).
+   * `metadata.interrupted` and `metadata.stopReason` (`consumer`, `cancelled`, `limit` when the provider
+   * stopped it at a size or time cap, with `finishReason: 'length'`, or `failed`; the last two with
+   * `metadata.error`), then re-throws the failure, the cap's error or the cancel (a `break` just ends).
    * The generator's return value is the final response.
    */
   async *streamComplete(options: CompleteOptions = {}): AsyncGenerator<LLMStreamChunk, LLMResponse> {

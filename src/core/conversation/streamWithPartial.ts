@@ -7,10 +7,13 @@ import type { LLMMessage, LLMResponse, LLMStreamChunk } from '../types';
 export interface InterruptedStream {
   /** What arrived before the stream stopped, as a response. */
   partial: LLMResponse;
-  /** Set when the stream failed; absent when the consumer stopped reading or the caller cancelled. */
+  /** Set when the stream failed or hit a cap; absent when the consumer stopped reading or the caller cancelled. */
   error?: unknown;
-  /** How it stopped: the consumer stopped reading, the caller's signal aborted, or the stream failed. */
-  reason: 'consumer' | 'cancelled' | 'failed';
+  /**
+   * How it stopped: the consumer stopped reading, the caller's signal aborted, the provider stopped it at a
+   * size or time cap (a `ProviderError` of kind `limit`), or the stream failed.
+   */
+  reason: 'consumer' | 'cancelled' | 'limit' | 'failed';
 }
 
 /**
@@ -53,16 +56,20 @@ export async function* streamWithPartial(
       controller.abort();
       // A cancel by the caller's own signal is a stop, not a failure: it is still re-thrown, but the
       // saved node is marked interrupted without an error.
-      const reason = outer?.aborted ? 'cancelled' : failed ? 'failed' : 'consumer';
+      const reason = outer?.aborted ? 'cancelled' : !failed ? 'consumer' : isLimit(failure) ? 'limit' : 'failed';
       if (acc.hasOutput) {
         await onInterrupted({
-          partial: acc.toResponse(model, reason === 'failed' ? 'error' : 'aborted'),
+          partial: acc.toResponse(model, reason === 'limit' ? 'length' : reason === 'failed' ? 'error' : 'aborted'),
           reason,
-          ...(reason === 'failed' ? { error: failure } : {}),
+          ...(reason === 'failed' || reason === 'limit' ? { error: failure } : {}),
         });
       }
     }
   }
   if (failed) throw failure;
   return acc.toResponse(model);
+}
+
+function isLimit(error: unknown): boolean {
+  return error instanceof ProviderError && error.kind === 'limit';
 }

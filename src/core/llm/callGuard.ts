@@ -1,24 +1,28 @@
 /**
- * One model call's cancellation: it merges the caller's `AbortSignal` with an idle timeout into a single
- * signal for the HTTP request, and remembers which of the two fired, so the error can say "cancelled" or
- * "timed out". The timeout counts time without news from the server: it restarts on every streamed chunk
- * (`touch()`), so a long answer that keeps streaming never times out, but a server that goes silent does.
+ * One model call's cancellation: it merges the caller's `AbortSignal`, an idle timeout and a total-time cap
+ * into a single signal for the HTTP request, and remembers which fired, so the error can say "cancelled",
+ * "timed out" or "stopped at the cap". The idle timeout counts time without news from the server: it restarts
+ * on every streamed chunk (`touch()`), so a long answer that keeps streaming never times out, but a server
+ * that goes silent does. The total-time cap (`maxTotalMs`) never restarts: it ends an answer that streams forever.
  */
 export class CallGuard {
   private readonly controller = new AbortController();
   private timer: ReturnType<typeof setTimeout> | undefined;
-  private firedBy: 'caller' | 'timeout' | undefined;
+  private deadline: ReturnType<typeof setTimeout> | undefined;
+  private firedBy: 'caller' | 'timeout' | 'deadline' | undefined;
   private disposed = false;
 
   /** The signal to give the HTTP request. */
   readonly signal: AbortSignal = this.controller.signal;
 
-  constructor(private readonly callerSignal: AbortSignal | undefined, readonly timeoutMs: number) {
+  /** `maxTotalMs` (0 or absent: none) caps the whole call, however busily the server streams. */
+  constructor(private readonly callerSignal: AbortSignal | undefined, readonly timeoutMs: number, readonly maxTotalMs = 0) {
     if (callerSignal?.aborted) {
       this.onCallerAbort();
     } else {
       callerSignal?.addEventListener('abort', this.onCallerAbort, { once: true });
       this.touch();
+      if (maxTotalMs > 0 && Number.isFinite(maxTotalMs)) this.deadline = setTimeout(() => this.fire('deadline'), maxTotalMs);
     }
   }
 
@@ -30,6 +34,16 @@ export class CallGuard {
   /** True when the idle timeout ended the call. */
   get timedOut(): boolean {
     return this.firedBy === 'timeout';
+  }
+
+  /** True when the total-time cap ended the call. */
+  get overTime(): boolean {
+    return this.firedBy === 'deadline';
+  }
+
+  /** True once anything ended the call: read no more of the answer. */
+  get stopped(): boolean {
+    return this.firedBy !== undefined;
   }
 
   /** Restarts the idle timer: call it whenever the server sends something. */
@@ -45,16 +59,20 @@ export class CallGuard {
     if (this.disposed) return;
     this.disposed = true;
     if (this.timer) clearTimeout(this.timer);
+    if (this.deadline) clearTimeout(this.deadline);
     this.callerSignal?.removeEventListener('abort', this.onCallerAbort);
     if (!this.controller.signal.aborted) this.controller.abort();
   }
 
   private readonly onCallerAbort = (): void => this.fire('caller');
 
-  private fire(by: 'caller' | 'timeout'): void {
+  private fire(by: 'caller' | 'timeout' | 'deadline'): void {
     if (this.firedBy || this.disposed) return;
     this.firedBy = by;
     if (this.timer) clearTimeout(this.timer);
-    this.controller.abort(by === 'caller' ? this.callerSignal?.reason : new Error(`No answer within ${this.timeoutMs} ms`));
+    if (this.deadline) clearTimeout(this.deadline);
+    const reason = by === 'caller' ? this.callerSignal?.reason
+      : by === 'timeout' ? new Error(`No answer within ${this.timeoutMs} ms`) : new Error(`Answer not finished within ${this.maxTotalMs} ms`);
+    this.controller.abort(reason);
   }
 }

@@ -1,10 +1,11 @@
 import { Ollama, type ChatRequest, type ChatResponse, type Message, type Tool } from 'ollama';
 import type { LLMMessage, LLMResponse, LLMStreamChunk, ToolCall, Usage } from '../types';
+import { AnswerBudget, DEFAULT_MAX_ANSWER_CHARS, DEFAULT_MAX_ANSWER_MS } from './answerLimits';
 import { CallGuard } from './callGuard';
 import { toOllamaProviderError } from './ollamaErrors';
 import { ollamaFetch, type OllamaResponseInfo } from './ollamaFetch';
 import type { CompletionOptions, LLMProvider, ModelInfo } from './provider';
-import { brokenStreamError, type ErrorContext } from './providerErrors';
+import { answerLimitError, brokenStreamError, configuredSecrets, type ErrorContext } from './providerErrors';
 import { fromOllamaToolCalls, toOllamaMessages } from './wireMessages';
 
 /** Settings of an `OllamaProvider`. */
@@ -15,6 +16,10 @@ export interface OllamaProviderOptions {
   model: string;
   /** Longest silence from Ollama before the call fails with a timeout, in ms (default 300 000; loading a model takes a while). */
   timeoutMs?: number;
+  /** Most characters of one streamed answer (text and thinking); then it is stopped and kept (default 1 000 000; 0: none). */
+  maxAnswerChars?: number;
+  /** Most time for one answer, in ms, however busily it streams; then it is stopped and kept (default 600 000; 0: none). */
+  maxAnswerMs?: number;
   /** Default for `think` when a call does not set it. */
   think?: CompletionOptions['think'];
   /** Context length to ask for (`num_ctx`); Ollama's own default is small. */
@@ -25,7 +30,7 @@ export interface OllamaProviderOptions {
   embeddingModel?: string;
   /** Send earlier answers' `thinking` back in the history (default false). */
   sendThinking?: boolean;
-  /** Extra headers on every request (for Ollama behind an authenticating proxy). */
+  /** Extra headers on every request (for Ollama behind an authenticating proxy); their values are masked in every error message. */
   headers?: Record<string, string>;
 }
 
@@ -41,15 +46,17 @@ export class OllamaProvider implements LLMProvider {
   readonly name = 'ollama';
   readonly model: string;
   readonly host: string;
+  private readonly secrets: string[];
 
   constructor(private readonly options: OllamaProviderOptions) {
     this.model = options.model;
     this.host = normalizeHost(options.host);
+    this.secrets = configuredSecrets(undefined, options.headers);
   }
 
   async complete(messages: LLMMessage[], options: CompletionOptions = {}): Promise<LLMResponse> {
     const model = options.model ?? this.model;
-    const guard = new CallGuard(options.signal, this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    const guard = new CallGuard(options.signal, this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS, this.options.maxAnswerMs ?? DEFAULT_MAX_ANSWER_MS);
     const info: OllamaResponseInfo = {};
     const ctx = this.context(model, guard);
     try {
@@ -80,7 +87,7 @@ export class OllamaProvider implements LLMProvider {
    */
   async *stream(messages: LLMMessage[], options: CompletionOptions = {}): AsyncGenerator<LLMStreamChunk> {
     const model = options.model ?? this.model;
-    const guard = new CallGuard(options.signal, this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    const guard = new CallGuard(options.signal, this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS, this.options.maxAnswerMs ?? DEFAULT_MAX_ANSWER_MS);
     const info: OllamaResponseInfo = {};
     const ctx = this.context(model, guard);
     let iterator: (AsyncIterable<ChatResponse> & { abort(): void }) | undefined;
@@ -93,19 +100,22 @@ export class OllamaProvider implements LLMProvider {
       ctx.phase = 'stream';
       const toolCalls: ToolCall[] = [];
       let last: ChatResponse | undefined;
+      const budget = new AnswerBudget(this.options.maxAnswerChars ?? DEFAULT_MAX_ANSWER_CHARS);
       try {
         for await (const part of iterator) {
-          if (guard.cancelled || guard.timedOut) break;
-          const text = part.message?.content ?? '';
-          const thinking = part.message?.thinking ?? '';
+          if (guard.stopped) break;
+          const thinking = budget.take(part.message?.thinking ?? '');
+          const text = budget.take(part.message?.content ?? '');
           toolCalls.push(...fromOllamaToolCalls(part.message?.tool_calls));
           if (text || thinking) yield { delta: text, ...(thinking ? { thinkingDelta: thinking } : {}), done: false, model: part.model || model };
+          // Leaving the loop closes the request (the finally below aborts it).
+          if (budget.exhausted) throw answerLimitError(ctx, { chars: budget.maxChars });
           if (part.done) last = part;
         }
       } catch (err) {
         throw toOllamaProviderError(err, ctx, info);
       }
-      if (guard.cancelled || guard.timedOut) throw toOllamaProviderError(new Error('aborted'), ctx, info);
+      if (guard.stopped) throw toOllamaProviderError(new Error('aborted'), ctx, info);
       if (!last) throw brokenStreamError(ctx, 'Ollama closed the stream without its final "done" message');
       const usage = toUsage(last);
       yield {
@@ -186,11 +196,13 @@ export class OllamaProvider implements LLMProvider {
       where: `Ollama at ${this.host}`,
       endpoint: this.host,
       connectionHint: 'Is Ollama running? Start it with `ollama serve` or change arbor.ollama.host.',
+      addressSetting: 'arbor.ollama.host',
       authHint: 'Check the credentials of the proxy in front of Ollama (or OLLAMA_API_KEY for ollama.com).',
       credential: 'the credentials',
       model,
       phase: 'request',
       guard,
+      secrets: this.secrets,
     };
   }
 }

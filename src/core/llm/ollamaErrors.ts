@@ -1,6 +1,6 @@
 import type { ProviderError } from '../errors';
 import type { OllamaResponseInfo } from './ollamaFetch';
-import { brokenStreamError, httpStatusError, mapCommonFailure, parseRetryAfter, unknownError, type ErrorContext } from './providerErrors';
+import { brokenStreamError, httpStatusError, mapCommonFailure, parseRetryAfter, serverText, unknownError, type ErrorContext } from './providerErrors';
 
 /** Turns anything the `ollama` package throws into a `ProviderError` with an actionable message. */
 export function toOllamaProviderError(err: unknown, ctx: ErrorContext, info: OllamaResponseInfo = {}): ProviderError {
@@ -8,7 +8,8 @@ export function toOllamaProviderError(err: unknown, ctx: ErrorContext, info: Oll
   if (common) return common;
   const status = statusOf(err) ?? info.status;
   if (status !== undefined && status >= 400) {
-    const serverMessage = err instanceof Error ? ((err as { error?: string }).error ?? err.message) : String(err);
+    // The package keeps the body's `error` as it came, which may be an object; its message is then "[object Object]".
+    const serverMessage = err instanceof Error ? serverText((err as { error?: unknown }).error ?? err.message) : serverText(err);
     return httpStatusError(ctx, status, serverMessage, {
       retryAfterSeconds: parseRetryAfter(info.retryAfter),
       modelNotFound: status === 404 && /model|not found/i.test(serverMessage)

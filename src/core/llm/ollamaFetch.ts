@@ -1,5 +1,5 @@
 import type { CallGuard } from './callGuard';
-import { MalformedStreamDataError, StreamedServerError } from './providerErrors';
+import { MalformedStreamDataError, StreamedServerError, serverText } from './providerErrors';
 
 /** What the fetch wrapper saw of the last HTTP error, which the `ollama` package's error does not keep. */
 export interface OllamaResponseInfo {
@@ -100,6 +100,6 @@ function checkLine(text: string): Error | undefined {
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return new MalformedStreamDataError(text);
   const error = (parsed as { error?: unknown }).error;
-  if (error !== undefined && error !== null) return new StreamedServerError(typeof error === 'string' ? error : JSON.stringify(error));
+  if (error !== undefined && error !== null) return new StreamedServerError(serverText(error));
   return undefined;
 }

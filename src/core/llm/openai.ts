@@ -1,10 +1,11 @@
 import { OpenAI } from 'openai';
 import type { LLMMessage, LLMResponse, LLMStreamChunk, Usage } from '../types';
+import { AnswerBudget, DEFAULT_MAX_ANSWER_CHARS, DEFAULT_MAX_ANSWER_MS } from './answerLimits';
 import { CallGuard } from './callGuard';
 import { toOpenAIProviderError } from './openaiErrors';
 import { PricingTable, type PriceEntry } from './pricing';
 import type { CompletionOptions, LLMProvider, ModelInfo } from './provider';
-import { brokenStreamError, unknownError, type ErrorContext } from './providerErrors';
+import { answerLimitError, brokenStreamError, configuredSecrets, unknownError, type ErrorContext } from './providerErrors';
 import { fromOpenAIToolCalls, openAIFinishReason, reasoningOf, toOpenAIMessages, ToolCallAccumulator } from './wireMessages';
 
 /** Settings of an `OpenAIProvider`. */
@@ -19,6 +20,10 @@ export interface OpenAIProviderOptions {
   pricing?: Record<string, PriceEntry> | PricingTable;
   /** Longest silence from the server before the call fails with a timeout, in ms (default 300 000). */
   timeoutMs?: number;
+  /** Most characters of one streamed answer (text, reasoning, tool-call arguments); then it is stopped and kept (default 1 000 000; 0: none). */
+  maxAnswerChars?: number;
+  /** Most time for one answer, in ms, however busily it streams; then it is stopped and kept (default 600 000; 0: none). */
+  maxAnswerMs?: number;
   /** Retries done by the `openai` package on connection errors, 408/409/429/5xx (default 2). */
   maxRetries?: number;
   /** Model for `embed` (default: `model`). */
@@ -27,7 +32,7 @@ export interface OpenAIProviderOptions {
   sendThinking?: boolean;
   /** Which request field carries `maxTokens`; by default `max_completion_tokens` for o-series and gpt-5, else `max_tokens`. */
   maxTokensField?: 'max_tokens' | 'max_completion_tokens';
-  /** Extra headers on every request (e.g. OpenRouter's `HTTP-Referer`). */
+  /** Extra headers on every request (e.g. OpenRouter's `HTTP-Referer`); their values are masked in every error message. */
   headers?: Record<string, string>;
 }
 
@@ -46,6 +51,8 @@ export class OpenAIProvider implements LLMProvider {
   private readonly pricing: PricingTable;
   private readonly timeoutMs: number;
   private readonly maxRetries: number;
+  private readonly maxAnswerChars: number;
+  private readonly maxAnswerMs: number;
   private readonly secrets: string[];
 
   constructor(private readonly options: OpenAIProviderOptions) {
@@ -54,7 +61,9 @@ export class OpenAIProvider implements LLMProvider {
     this.pricing = options.pricing instanceof PricingTable ? options.pricing : new PricingTable(options.pricing);
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.maxRetries = options.maxRetries ?? 2;
-    this.secrets = options.apiKey ? [options.apiKey] : [];
+    this.maxAnswerChars = options.maxAnswerChars ?? DEFAULT_MAX_ANSWER_CHARS;
+    this.maxAnswerMs = options.maxAnswerMs ?? DEFAULT_MAX_ANSWER_MS;
+    this.secrets = configuredSecrets(options.apiKey, options.headers);
     this.client = new OpenAI({
       baseURL: this.baseURL,
       // The package refuses to start without a key; local servers ignore this placeholder.
@@ -75,7 +84,7 @@ export class OpenAIProvider implements LLMProvider {
 
   async complete(messages: LLMMessage[], options: CompletionOptions = {}): Promise<LLMResponse> {
     const model = options.model ?? this.model;
-    const guard = new CallGuard(options.signal, this.timeoutMs);
+    const guard = new CallGuard(options.signal, this.timeoutMs, this.maxAnswerMs);
     const ctx = this.context(model, guard);
     try {
       const res = await this.client.chat.completions.create(
@@ -111,7 +120,7 @@ export class OpenAIProvider implements LLMProvider {
    */
   async *stream(messages: LLMMessage[], options: CompletionOptions = {}): AsyncGenerator<LLMStreamChunk> {
     const model = options.model ?? this.model;
-    const guard = new CallGuard(options.signal, this.timeoutMs);
+    const guard = new CallGuard(options.signal, this.timeoutMs, this.maxAnswerMs);
     const ctx = this.context(model, guard);
     try {
       let stream: AsyncIterable<OpenAI.Chat.ChatCompletionChunk>;
@@ -129,10 +138,11 @@ export class OpenAIProvider implements LLMProvider {
       let finishReason: string | undefined;
       let usage: Usage | undefined;
       let answeredBy = model;
+      const budget = new AnswerBudget(this.maxAnswerChars);
       try {
         for await (const chunk of stream) {
           // Chunks already buffered when the signal fired are not delivered: cancelled means no more text.
-          if (guard.cancelled || guard.timedOut) break;
+          if (guard.stopped) break;
           guard.touch();
           if (chunk.model) answeredBy = chunk.model;
           if (chunk.usage) usage = toUsage(chunk.usage);
@@ -140,16 +150,19 @@ export class OpenAIProvider implements LLMProvider {
           if (!choice) continue;
           const delta = choice.delta ?? {};
           tools.add(delta.tool_calls);
-          const text = typeof delta.content === 'string' ? delta.content : '';
-          const thinking = reasoningOf(delta);
+          budget.spend(toolCallChars(delta.tool_calls));
+          const thinking = budget.take(reasoningOf(delta) ?? '');
+          const text = budget.take(typeof delta.content === 'string' ? delta.content : '');
           if (choice.finish_reason) finishReason = choice.finish_reason;
           if (text || thinking) yield { delta: text, ...(thinking ? { thinkingDelta: thinking } : {}), done: false, model: answeredBy };
+          // Leaving the loop closes the request (the finally below aborts it).
+          if (budget.exhausted) throw answerLimitError(ctx, { chars: budget.maxChars });
         }
       } catch (err) {
         throw toOpenAIProviderError(err, ctx);
       }
       // The package ends a stream quietly when its request is aborted; say why instead.
-      if (guard.cancelled || guard.timedOut) throw toOpenAIProviderError(new Error('aborted'), ctx);
+      if (guard.stopped) throw toOpenAIProviderError(new Error('aborted'), ctx);
       if (!finishReason) throw brokenStreamError(ctx, 'the server closed the stream without saying the answer was complete');
       const toolCalls = tools.result();
       yield {
@@ -233,6 +246,7 @@ export class OpenAIProvider implements LLMProvider {
       where: `the server at ${this.baseURL}`,
       endpoint: this.baseURL,
       connectionHint: 'Is the server running? Start it, or change arbor.openai.baseUrl.',
+      addressSetting: 'arbor.openai.baseUrl',
       authHint: "Set a valid key with 'Arbor: Set OpenAI API Key'.",
       credential: this.options.apiKey ? 'the API key' : undefined,
       model,
@@ -241,6 +255,12 @@ export class OpenAIProvider implements LLMProvider {
       secrets: this.secrets,
     };
   }
+}
+
+function toolCallChars(deltas: OpenAI.Chat.ChatCompletionChunk.Choice.Delta['tool_calls']): number {
+  let n = 0;
+  for (const d of deltas ?? []) n += (d.function?.name?.length ?? 0) + (d.function?.arguments?.length ?? 0);
+  return n;
 }
 
 function toUsage(u: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number } | null | undefined): Usage | undefined {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CallGuard } from './callGuard';
 import { validatedNdjson } from './ollamaFetch';
-import { MalformedStreamDataError, parseRetryAfter, redactSecrets } from './providerErrors';
+import { configuredSecrets, connectionError, MalformedStreamDataError, parseRetryAfter, redactSecrets, type ErrorContext } from './providerErrors';
 
 function streamOf(pieces: string[]): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
@@ -42,6 +42,33 @@ describe('provider error helpers', () => {
     expect(redactSecrets('key my-private-token-1 was wrong', ['my-private-token-1'])).toBe('key [redacted] was wrong');
     expect(redactSecrets('Incorrect API key provided: sk-proj-abc123XYZ789.')).toBe('Incorrect API key provided: sk-[redacted].');
     expect(redactSecrets('nothing here')).toBe('nothing here');
+  });
+
+  it('treats every configured header value as a secret, the token of a "Scheme token" value too, even JSON-escaped', () => {
+    const secrets = configuredSecrets('key-1234', { Authorization: 'Bearer tok-5678', 'X-Team': 'a"b\\c-team' });
+    expect(secrets).toEqual(['key-1234', 'Bearer tok-5678', 'tok-5678', 'a"b\\c-team']);
+    expect(redactSecrets('auth tok-5678 and {"x-team":"a\\"b\\\\c-team"}', secrets)).toBe('auth [redacted] and {"x-team":"[redacted]"}');
+  });
+});
+
+describe('connectionError', () => {
+  const ctx: ErrorContext = {
+    provider: 'openai', where: 'the server at https://llm.example/v1', endpoint: 'https://llm.example/v1', connectionHint: 'Is the server running?',
+    addressSetting: 'arbor.openai.baseUrl', authHint: '', model: 'm', phase: 'request',
+  };
+  // What undici throws: a bare "fetch failed" with the reason in `cause`.
+  const fetchFailed = (cause: Error) => new TypeError('fetch failed', { cause });
+
+  it('names a certificate problem and its fix, without calling it retryable', () => {
+    const err = connectionError(ctx, fetchFailed(Object.assign(new Error('self-signed certificate'), { code: 'DEPTH_ZERO_SELF_SIGNED_CERT' })));
+    expect(err).toMatchObject({ kind: 'connection', retryable: false });
+    expect(err.message).toContain('TLS certificate was not accepted (DEPTH_ZERO_SELF_SIGNED_CERT)');
+    expect(err.message).toContain('Check arbor.openai.baseUrl');
+  });
+
+  it('says what fetch said when its reason carries no code', () => {
+    const err = connectionError(ctx, fetchFailed(new Error('other side closed')));
+    expect(err.message).toBe('Cannot reach the server at https://llm.example/v1 (other side closed). Is the server running?');
   });
 });
 

@@ -1,5 +1,6 @@
 import { ProviderError, type ProviderErrorKind } from '../errors';
 import type { CallGuard } from './callGuard';
+import { causeChain, fetchFailureReason, fetchRefusal, isCertificateCode, isFetchFailure, portOf } from './fetchFailures';
 
 /**
  * The building blocks that turn any failure of a model call into a `ProviderError` whose message says what
@@ -17,6 +18,8 @@ export interface ErrorContext {
   endpoint: string;
   /** What to do when the server cannot be reached at all. */
   connectionHint: string;
+  /** The setting that holds the server's address ("arbor.ollama.host"), named in fixes. */
+  addressSetting: string;
   /** What to do when the server rejects the credentials. */
   authHint: string;
   /** What the credentials are called ("the API key"); `undefined` when none were configured. */
@@ -25,7 +28,7 @@ export interface ErrorContext {
   /** `request` until the answer starts arriving, then `stream`. */
   phase: 'request' | 'stream';
   guard?: CallGuard;
-  /** Strings that must never appear in a message (API keys). */
+  /** Strings that must never appear in a message or a kept cause: the API key and configured header values (`configuredSecrets`). */
   secrets?: string[];
 }
 
@@ -45,27 +48,65 @@ export class StreamedServerError extends Error {
   }
 }
 
-/** Replaces every secret (and anything shaped like an `sk-…` key) in a text with a placeholder. */
+/**
+ * Replaces every secret (and anything shaped like an `sk-…` key) in a text with a placeholder. A secret is
+ * also found as it appears inside JSON text (quotes and backslashes escaped), since servers quote requests as JSON.
+ */
 export function redactSecrets(text: string, secrets: readonly string[] = []): string {
-  let out = text;
+  const forms = new Set<string>();
   for (const secret of secrets) {
-    if (secret && secret.length >= 4) out = out.split(secret).join('[redacted]');
+    if (!secret || secret.length < 4) continue;
+    forms.add(secret);
+    forms.add(JSON.stringify(secret).slice(1, -1));
   }
+  let out = text;
+  // Longest first, so a header value that contains the API key is masked whole.
+  for (const form of [...forms].sort((a, b) => b.length - a.length)) out = out.split(form).join('[redacted]');
   return out.replace(/\bsk-[A-Za-z0-9_*-]{6,}/g, 'sk-[redacted]');
+}
+
+/**
+ * What a provider must never show in a message: the API key and the value of every header the user
+ * configured (a proxy's token, an `Authorization`), and for a `Scheme token` value the token alone too,
+ * since a server may quote only that.
+ */
+export function configuredSecrets(apiKey: string | undefined, headers: Record<string, string> | undefined): string[] {
+  const out: string[] = [];
+  if (apiKey) out.push(apiKey);
+  for (const raw of Object.values(headers ?? {})) {
+    const value = String(raw ?? '').trim();
+    if (!value) continue;
+    out.push(value);
+    const token = /^[A-Za-z][\w.+-]*\s+(\S+)$/.exec(value)?.[1];
+    if (token) out.push(token);
+  }
+  return out;
+}
+
+/**
+ * The text of an error a server sent, whatever its shape: a string as is, an object's `message` (Ollama
+ * proxies and OpenAI-style bodies send `{"error": {"message": …}}`), any other value as JSON.
+ */
+export function serverText(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'object') {
+    const message = (value as { message?: unknown }).message;
+    if (typeof message === 'string' && message.trim()) return message;
+    try {
+      return JSON.stringify(value);
+    } catch {
+      return String(value);
+    }
+  }
+  return String(value);
 }
 
 /** The first `code` (ECONNREFUSED, ENOTFOUND, UND_ERR_SOCKET…) found along an error's cause chain. */
 export function errorCode(err: unknown): string | undefined {
-  const seen = new Set<unknown>();
-  const queue: unknown[] = [err];
-  while (queue.length > 0) {
-    const e = queue.shift();
-    if (!e || typeof e !== 'object' || seen.has(e)) continue;
-    seen.add(e);
+  for (const e of causeChain(err)) {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string' && /^[A-Z][A-Z0-9_]+$/.test(code)) return code;
-    queue.push((e as { cause?: unknown }).cause);
-    if (Array.isArray((e as { errors?: unknown }).errors)) queue.push(...(e as { errors: unknown[] }).errors);
   }
   return undefined;
 }
@@ -93,7 +134,7 @@ const CONNECTION_CODES = new Set([
 /** True when the cause chain shows a network-level failure (refused, DNS, reset, TLS). */
 export function isConnectionFailure(err: unknown): boolean {
   const code = errorCode(err);
-  return code !== undefined && CONNECTION_CODES.has(code);
+  return code !== undefined && (CONNECTION_CODES.has(code) || isCertificateCode(code));
 }
 
 function make(ctx: ErrorContext, kind: ProviderErrorKind, retryable: boolean, message: string, extra: { status?: number; retryAfterSeconds?: number; cause?: unknown } = {}): ProviderError {
@@ -114,8 +155,9 @@ function safeCause(cause: unknown, secrets: readonly string[] = []): unknown {
   return copy;
 }
 
-function quoteServer(serverMessage: string | undefined): string {
-  const text = (serverMessage ?? '').replace(/\s+/g, ' ').trim();
+// Masks before shortening: a cut made first could leave part of a secret that no longer matches.
+function quoteServer(serverMessage: string | undefined, ctx: ErrorContext): string {
+  const text = redactSecrets(serverMessage ?? '', ctx.secrets).replace(/\s+/g, ' ').trim();
   if (!text) return '';
   return `: "${text.length > 300 ? `${text.slice(0, 300)}…` : text}"`;
 }
@@ -133,13 +175,37 @@ export function timeoutError(ctx: ErrorContext, cause?: unknown): ProviderError 
   return make(ctx, 'timeout', true, `${capitalize(ctx.where)}${during}${waited}. It may be busy or still loading the model '${ctx.model}'; try again, or raise the timeout.`, { cause });
 }
 
-/** The server could not be reached at all. */
+/**
+ * Arbor stopped the answer at one of its caps (`answerLimits.ts`): it names the cap and its setting, and says
+ * the text so far is kept.
+ */
+export function answerLimitError(ctx: ErrorContext, cap: { chars: number } | { ms: number }): ProviderError {
+  if ('chars' in cap) {
+    return make(ctx, 'limit', false, `Stopped the answer from ${ctx.where} at ${cap.chars.toLocaleString('en-US')} characters, the most arbor.limits.maxAnswerChars allows; the text so far is kept. If answers this long are expected, raise that setting; if the model was repeating itself, lower the max tokens or reword the prompt.`);
+  }
+  const seconds = Math.round(cap.ms / 100) / 10;
+  return make(ctx, 'limit', false, `Stopped the answer from ${ctx.where} after ${seconds} s, the longest arbor.limits.maxAnswerSeconds allows; the text so far is kept. For a slow model raise that setting, or ask for a shorter answer.`);
+}
+
+/**
+ * The server could not be reached at all. Says why, from the cause chain: refused, host not found, a TLS
+ * certificate, or a request fetch itself refused (a "bad port", a redirect loop), each with its fix.
+ */
 export function connectionError(ctx: ErrorContext, cause: unknown): ProviderError {
+  const refusal = fetchRefusal(cause);
+  if (refusal === 'bad_port') {
+    return make(ctx, 'connection', false, `Cannot reach ${ctx.where}: fetch refuses to connect to port ${portOf(ctx.endpoint)}, a "bad port" that browsers and Node block because another protocol owns it. Serve it on another port and change ${ctx.addressSetting}.`, { cause });
+  }
+  if (refusal === 'redirect_loop') {
+    return make(ctx, 'connection', false, `Cannot reach ${ctx.where}: it redirected the request more than 20 times (a redirect loop). Check ${ctx.addressSetting}: it must be the API's own address, not one that forwards elsewhere, and a proxy in front of the server must not redirect to itself.`, { cause });
+  }
   const code = errorCode(cause);
+  if (isCertificateCode(code)) {
+    return make(ctx, 'connection', false, `Cannot reach ${ctx.where}: its TLS certificate was not accepted (${code}). Check ${ctx.addressSetting} (a local server usually speaks http://, not https://), or have the system trust the certificate's authority.`, { cause });
+  }
   const why = code === 'ECONNREFUSED' ? 'connection refused'
     : code === 'ENOTFOUND' || code === 'EAI_AGAIN' ? 'host name not found'
-      : code && /CERT|SIGNED|VERIFY/.test(code) ? `TLS certificate problem ${code}`
-        : code ?? 'network error';
+      : code ?? fetchFailureReason(cause) ?? 'network error';
   return make(ctx, 'connection', true, `Cannot reach ${ctx.where} (${why}). ${ctx.connectionHint}`, { cause });
 }
 
@@ -150,13 +216,14 @@ export function brokenStreamError(ctx: ErrorContext, detail: string, cause?: unk
 
 /** The server sent data that is not what its wire format promises. */
 export function malformedStreamError(ctx: ErrorContext, sample: string, cause?: unknown): ProviderError {
-  const shown = sample.length > 80 ? `${sample.slice(0, 80)}…` : sample;
+  const masked = redactSecrets(sample, ctx.secrets);
+  const shown = masked.length > 80 ? `${masked.slice(0, 80)}…` : masked;
   return make(ctx, 'stream', true, `${capitalize(ctx.where)} sent malformed data in the middle of the answer (${JSON.stringify(shown)}). Retry; if it keeps happening, check that the server speaks the expected API.`, { cause });
 }
 
 /** The server reported an error inside an answer that had already started. */
 export function streamedServerError(ctx: ErrorContext, serverMessage: string, cause?: unknown): ProviderError {
-  return make(ctx, 'server', true, `${capitalize(ctx.where)} reported an error in the middle of the answer${quoteServer(serverMessage)}. Retry; if it keeps happening, check the server's log.`, { cause });
+  return make(ctx, 'server', true, `${capitalize(ctx.where)} reported an error in the middle of the answer${quoteServer(serverMessage, ctx)}. Retry; if it keeps happening, check the server's log.`, { cause });
 }
 
 /** An HTTP error status, worded by what it usually means. */
@@ -166,7 +233,7 @@ export function httpStatusError(
   serverMessage: string | undefined,
   opts: { retryAfterSeconds?: number; modelNotFound?: string; cause?: unknown; code?: string } = {},
 ): ProviderError {
-  const quoted = quoteServer(serverMessage);
+  const quoted = quoteServer(serverMessage, ctx);
   const { cause } = opts;
   if (status === 401 || status === 403) {
     const what = !ctx.credential
@@ -204,12 +271,14 @@ export function httpStatusError(
  */
 export function mapCommonFailure(err: unknown, ctx: ErrorContext): ProviderError | undefined {
   if (err instanceof ProviderError) return err;
+  if (ctx.guard?.overTime) return answerLimitError(ctx, { ms: ctx.guard.maxTotalMs });
   if (ctx.guard?.timedOut) return timeoutError(ctx, err);
   if (ctx.guard?.cancelled) return abortedError(ctx, err);
   if (err instanceof MalformedStreamDataError) return malformedStreamError(ctx, err.sample, err);
   if (err instanceof SyntaxError && ctx.phase === 'stream') return malformedStreamError(ctx, err.message, err);
   if (err instanceof StreamedServerError) return streamedServerError(ctx, err.serverMessage, err);
   if (isAbortLike(err)) return abortedError(ctx, err);
+  if (fetchRefusal(err) || (ctx.phase === 'request' && isFetchFailure(err))) return connectionError(ctx, err);
   if (ctx.phase === 'stream' && (err instanceof TypeError || isConnectionFailure(err))) {
     return brokenStreamError(ctx, describeNetwork(err), err);
   }
