@@ -22,6 +22,8 @@ const LOCK_OWNER = 'owner.json';
 
 /** Where a released lock folder goes on its way out (a rename frees the lock in one step, owner file and all). */
 const LOCK_GONE = '.gone-';
+/** Where a lock folder is made, owner file included, before it is renamed into place. */
+const LOCK_NEW = '.new-';
 
 /**
  * Node's fs for proper-lockfile, except that removing the lock folder renames it away first and then
@@ -29,6 +31,22 @@ const LOCK_GONE = '.gone-';
  */
 const LOCK_FS = {
   ...nodeFs,
+  // The lock folder appears with its owner file already in it (made aside, then renamed into place),
+  // so no instant shows a lock whose holder cannot be told; a held lock still fails with EEXIST.
+  mkdir: (dir: string, callback: (error: NodeJS.ErrnoException | null) => void) => {
+    const made = `${dir}${LOCK_NEW}${randomBytes(4).toString('hex')}`;
+    const undo = (error: NodeJS.ErrnoException) => nodeFs.rm(made, { recursive: true, force: true }, () => callback(error));
+    nodeFs.mkdir(made, (error) => {
+      if (error) return callback(error);
+      nodeFs.writeFile(path.join(made, LOCK_OWNER), JSON.stringify({ pid: process.pid, host: os.hostname() }), (writeError) => {
+        if (writeError) return undo(writeError);
+        nodeFs.rename(made, dir, (renameError) => {
+          if (!renameError) return callback(null);
+          undo(renameError.code === 'ENOTEMPTY' || renameError.code === 'EISDIR' ? Object.assign(renameError, { code: 'EEXIST' }) : renameError);
+        });
+      });
+    });
+  },
   rmdir: (dir: string, callback: (error: NodeJS.ErrnoException | null) => void) => {
     const gone = `${dir}${LOCK_GONE}${randomBytes(4).toString('hex')}`;
     nodeFs.rename(dir, gone, (error) => {
@@ -45,11 +63,6 @@ const LOCK_FS = {
 
 /** A lock folder without an owner file older than this was left by a process killed as it took the lock. */
 const OWNERLESS_GRACE_MS = 2000;
-
-/** Records this process as the lock's holder, so that others can tell when it died holding it. */
-async function writeLockOwner(lockDir: string): Promise<void> {
-  await fs.writeFile(path.join(lockDir, LOCK_OWNER), JSON.stringify({ pid: process.pid, host: os.hostname() })).catch(() => undefined);
-}
 
 function isAlive(pid: number): boolean {
   try {
@@ -159,11 +172,17 @@ export class JournaledDatabase {
    */
   private async removeOrphanTempFiles(): Promise<void> {
     const files = this.files as StoreFiles;
-    const prefixes = [`${path.basename(files.db)}.tmp-`, `${path.basename(files.journal)}.tmp-`, `${path.basename(files.lock)}${LOCK_GONE}`];
+    const prefixes = [`${path.basename(files.db)}.tmp-`, `${path.basename(files.journal)}.tmp-`];
+    // Lock folders on their way in or out belong to other processes for a moment: only old ones are leftovers.
+    const lockPrefixes = [`${path.basename(files.lock)}${LOCK_GONE}`, `${path.basename(files.lock)}${LOCK_NEW}`];
     const dir = path.dirname(files.db);
     for (const name of await fs.readdir(dir)) {
+      const target = path.join(dir, name);
       if (prefixes.some((prefix) => name.startsWith(prefix))) {
-        await fs.rm(path.join(dir, name), { recursive: true, force: true });
+        await fs.rm(target, { recursive: true, force: true });
+      } else if (lockPrefixes.some((prefix) => name.startsWith(prefix))) {
+        const stat = await fs.stat(target).catch(() => undefined);
+        if (stat && Date.now() - stat.mtimeMs > 60_000) await fs.rm(target, { recursive: true, force: true });
       }
     }
   }
@@ -277,7 +296,6 @@ export class JournaledDatabase {
         if (await removeLockOfDeadOwner(files.lock)) this.warn(`Took over the lock on ${files.db} left by an Arbor process that is no longer running.`);
         release = await lockfile.lock(files.db, { ...lockOptions, retries: { retries: Math.ceil(waitMs / 50), factor: 1.3, minTimeout: 2, maxTimeout: 50 } });
       }
-      await writeLockOwner(files.lock);
     } catch (error) {
       throw new StorageError(
         `Could not lock the conversation store ${files.db} within ${waitMs} ms: ${String(error)}. ` +
