@@ -21,6 +21,8 @@ export interface StoredAttachment {
   startLine?: number;
   endLine?: number;
   language?: string;
+  /** Read though the workspace's rules leave it out: the user picked it by hand. */
+  ignored?: boolean;
 }
 
 /** The keys of a message node's `metadata` that Arbor writes or reads. */
@@ -99,6 +101,7 @@ function attachment(v: unknown): StoredAttachment | undefined {
   if (startLine !== undefined) a.startLine = startLine;
   if (endLine !== undefined) a.endLine = endLine;
   if (language !== undefined) a.language = language;
+  if (v.ignored === true) a.ignored = true;
   return a;
 }
 

@@ -303,11 +303,11 @@ export class ChatController extends Disposable {
         promptName: msg.promptName,
         params,
         includeRag: this.services.trusted,
-        metadata: userMessageMetadata(msg.attachments, promptDisplayText(msg.promptName, msg.text)),
+        metadata: userMessageMetadata(resolved, promptDisplayText(msg.promptName, msg.text)),
       });
     } else {
       if (!msg.text.trim() && resolved.length === 0) return;
-      await manager.addMessage({ role: 'user', content: composeUserMessage(msg.text, resolved), raw: true, metadata: userMessageMetadata(msg.attachments, msg.text) });
+      await manager.addMessage({ role: 'user', content: composeUserMessage(msg.text, resolved), raw: true, metadata: userMessageMetadata(resolved, msg.text) });
     }
     const title = titleFromMessage(manager.getMetadata() as Record<string, unknown>, { text: msg.text, promptName: msg.promptName, attachments: resolved });
     if (title !== undefined) await manager.setMetadata({ title } satisfies ConversationMetadata);

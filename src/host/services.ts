@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { LoggingMiddleware, OllamaProvider, OpenAIProvider, OpenConversations, RedactionMiddleware, SqlJsConversationStorage } from '../core/index';
+import { FilesAdapter, LoggingMiddleware, OllamaProvider, OpenAIProvider, OpenConversations, RedactionMiddleware, SqlJsConversationStorage } from '../core/index';
 import type {
   ConversationManager,
   ConversationMetadata,
@@ -72,7 +72,10 @@ export class Services extends Disposable {
     this.logger = new OutputChannelLogger('Arbor');
     this.middleware = [new RedactionMiddleware(), new LoggingMiddleware(this.logger)];
     this.apiKeys = new ApiKeyStore(context.secrets);
-    this.workspaceFiles = new WorkspaceFileReader(this.files, () => this.folderPaths());
+    // A file picked by hand is read even when the index's rules leave it out; the reader marks it so.
+    this.workspaceFiles = new WorkspaceFileReader(this.files, () => this.folderPaths(), (relPath) =>
+      new FilesAdapter({ folders: this.folderPaths(), files: this.files, exclude: this.current.ragExclude, maxFileBytes: this.current.ragMaxFileBytes }).ignoredReason(relPath),
+    );
     this.workspace = new WorkspaceServices({
       files: this.files,
       logger: this.logger,

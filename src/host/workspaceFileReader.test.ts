@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { nodeFiles, WorkspaceAccessError } from '../core/index';
+import { FilesAdapter, nodeFiles, WorkspaceAccessError } from '../core/index';
 import { MAX_ATTACHMENT_BYTES, WorkspaceFileReader } from './workspaceFileReader';
 
 describe('WorkspaceFileReader', () => {
@@ -47,6 +47,19 @@ describe('WorkspaceFileReader', () => {
     // A selection the user copied out of such a file is theirs to send: it is not read from disk.
     const [sel] = await reader.resolveAttachments([{ kind: 'selection', path: '.env', startLine: 1, endLine: 1, text: 'DB_HOST=db' }]);
     expect(sel.text).toBe('DB_HOST=db');
+  });
+
+  it('marks a file the workspace rules leave out, read because the user picked it', async () => {
+    await fs.writeFile(path.join(ws, '.gitignore'), 'build/\n');
+    await fs.mkdir(path.join(ws, 'build'));
+    await fs.writeFile(path.join(ws, 'build', 'out.js'), 'compiled');
+    const marking = new WorkspaceFileReader(nodeFiles, () => [ws], (rel) => new FilesAdapter({ folders: [ws], files: nodeFiles }).ignoredReason(rel));
+    const [built, source] = await marking.resolveAttachments([
+      { kind: 'file', path: 'build/out.js' },
+      { kind: 'file', path: 'src/a.ts' },
+    ]);
+    expect(built).toMatchObject({ path: 'build/out.js', ignored: true, text: 'compiled' });
+    expect(source.ignored).toBeUndefined();
   });
 
   it('cuts a very large file with a note instead of sending all of it', async () => {

@@ -15,7 +15,15 @@ export class WorkspaceFileReader {
   /** Secret files (`.env`, keys, credentials) stay unread even when picked by hand: they would go to a model. */
   private readonly rules = new FileRules();
 
-  constructor(private readonly files: WorkspaceFiles, private readonly folders: () => string[]) {}
+  /**
+   * `ignoredReason` tells why the workspace's rules would leave a file out (gitignored, excluded…),
+   * so a file the user picks anyway is read and marked `ignored`.
+   */
+  constructor(
+    private readonly files: WorkspaceFiles,
+    private readonly folders: () => string[],
+    private readonly ignoredReason?: (relPath: string) => Promise<string | undefined>,
+  ) {}
 
   /** The absolute path of a workspace file; `WorkspaceAccessError` when it is outside the workspace. */
   async resolve(relPath: string): Promise<string> {
@@ -52,7 +60,8 @@ export class WorkspaceFileReader {
       attachments.map(async (a) => {
         if (a.text !== undefined) return { ...a, text: a.text };
         const text = await this.readText(a.path);
-        return { ...a, text: sliceLines(text, a.startLine, a.endLine) };
+        const ignored = this.ignoredReason ? (await this.ignoredReason(a.path).catch(() => undefined)) !== undefined : false;
+        return { ...a, ...(ignored ? { ignored: true } : {}), text: sliceLines(text, a.startLine, a.endLine) };
       }),
     );
   }

@@ -16,6 +16,8 @@ export interface Attachment {
   readonly startLine?: number;
   readonly endLine?: number;
   readonly language?: string;
+  /** The file is one the workspace's rules leave out (gitignored, excluded…): read only because the user picked it. */
+  readonly ignored?: boolean;
   /** The text itself, for selections. Files are read by the host when the message is sent. */
   readonly text?: string;
 }

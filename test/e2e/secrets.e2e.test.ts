@@ -1,14 +1,15 @@
-import { rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ChatPage } from './harness/chat';
 import { useWorkbench } from './harness/session';
 
 /**
- * Secret files stay out of what goes to a model: the `#file` picker does not offer `.env` or a
- * Terraform variables file, while ordinary source files are offered as before.
+ * What goes to a model from files picked by hand: the `#file` picker does not offer secret files
+ * (`.env`, Terraform variables), and a file the workspace's rules leave out (gitignored) can still
+ * be attached, its chip saying "ignored".
  */
-describe('secret files and the #file picker', () => {
+describe('files picked by hand with #file', () => {
   const session = useWorkbench();
   const chat = () => new ChatPage(session.workbench);
   const secrets = ['.env', 'prod.tfvars'];
@@ -16,7 +17,7 @@ describe('secret files and the #file picker', () => {
   const notes = ['env-notes.md', 'tfvars-notes.md'];
 
   afterAll(async () => {
-    for (const name of [...secrets, ...notes]) await rm(path.join(session.env.workspace, name), { force: true });
+    for (const name of [...secrets, ...notes, '.gitignore', 'build']) await rm(path.join(session.env.workspace, name), { recursive: true, force: true });
   });
 
   it('offers source files but not .env or *.tfvars', async () => {
@@ -37,5 +38,27 @@ describe('secret files and the #file picker', () => {
       await expect.poll(async () => (await offered()).some((t) => t.endsWith(note)), { timeout: 15_000 }).toBe(true);
       expect((await offered()).filter((t) => secrets.some((s) => t.endsWith(s)))).toEqual([]);
     }
+  });
+
+  it('attaches a gitignored file picked by hand, and its chip says it is ignored', async () => {
+    await writeFile(path.join(session.env.workspace, '.gitignore'), 'build/\n');
+    await mkdir(path.join(session.env.workspace, 'build'), { recursive: true });
+    await writeFile(path.join(session.env.workspace, 'build', 'bundle.js'), 'console.log("built");\n');
+    await session.workbench.runCommand('Arbor: New Conversation');
+    await chat().waitReady();
+    await chat().byTestId('attach-file').click();
+    const query = chat().byTestId('file-query');
+    await query.waitFor({ timeout: 15_000 });
+    await query.fill('bundle');
+    const option = chat().byTestId('file-option').filter({ hasText: 'build/bundle.js' }).first();
+    await option.waitFor({ timeout: 15_000 });
+    await option.click();
+    await chat().byTestId('attachment').first().waitFor({ timeout: 15_000 });
+    await chat().send('What does this file do?');
+    await expect.poll(() => chat().textOf(chat().lastAnswer()), { timeout: 30_000 }).toMatch(/Echo: /);
+    await chat().waitIdle();
+    const question = chat().messagesOf('user').last();
+    expect(await question.locator('[data-testid="chip"]').first().textContent()).toContain('build/bundle.js');
+    expect(await question.locator('[data-testid="chip-ignored"]').count()).toBe(1);
   });
 });

@@ -161,11 +161,13 @@ function attachmentChips(attachments: readonly Attachment[], actions: MessageAct
   return h(
     'div',
     { className: 'chips attachments' },
-    ...attachments.map((attachment) =>
-      chip(formatRange(attachment.path, attachment.startLine, attachment.endLine), attachment.kind === 'selection' ? 'selection' : 'file', () =>
+    ...attachments.map((attachment) => {
+      const button = chip(formatRange(attachment.path, attachment.startLine, attachment.endLine), attachment.kind === 'selection' ? 'selection' : 'file', () =>
         actions.openFile(attachment.path, attachment.startLine, attachment.endLine),
-      ),
-    ),
+      );
+      if (attachment.ignored) markIgnored(button);
+      return button;
+    }),
   );
 }
 
@@ -180,14 +182,17 @@ function contextChips(chips: readonly ContextChip[], actions: MessageActions): H
       if (item.source || item.score !== undefined) {
         button.title = [item.source, item.score !== undefined ? `score ${item.score.toFixed(2)}` : undefined].filter(Boolean).join(', ');
       }
-      if (item.ignored) {
-        button.append(h('span', { className: 'chip-note', testId: 'chip-ignored', text: 'ignored' }));
-        button.title = `${button.title ? `${button.title}; ` : ''}ignored by the workspace's rules, read because you picked it`;
-        button.setAttribute('aria-label', `${button.getAttribute('aria-label') ?? ''} (ignored by the workspace's rules)`);
-      }
+      if (item.ignored) markIgnored(button);
       return button;
     }),
   );
+}
+
+/** Says on a chip that its file is one the workspace's rules leave out, read because the user picked it. */
+function markIgnored(button: HTMLButtonElement): void {
+  button.append(h('span', { className: 'chip-note', testId: 'chip-ignored', text: 'ignored' }));
+  button.title = `${button.title ? `${button.title}; ` : ''}ignored by the workspace's rules, read because you picked it`;
+  button.setAttribute('aria-label', `${button.getAttribute('aria-label') ?? ''} (ignored by the workspace's rules)`);
 }
 
 function chip(label: string, iconName: string, onClick: () => void): HTMLButtonElement {

@@ -130,6 +130,14 @@ export class FilesAdapter implements RagAdapter {
   }
 
   /**
+   * Why the index leaves out a file the user picked by hand (gitignored, excluded, in
+   * `node_modules`…), or undefined when it does not; refuses what is never read (secrets, outside).
+   */
+  async ignoredReason(relPath: string): Promise<SkipReason | undefined> {
+    return (await this.resolve(relPath, true)).ignored;
+  }
+
+  /**
    * Finds an explicit path in the workspace, refusing anything outside it or secret, and anything
    * the index leaves out unless the user picked it (then `ignored` says why it would be left out).
    */
