@@ -75,6 +75,8 @@ export interface ConversationMetadata {
   totalCostUsd?: number;
   /** The first user message, read as a title fallback when a writer kept it; Arbor does not write it. */
   firstMessage?: string;
+  /** At each fork a reader passed, the child they last went down, so `‹ n/m ›` returns there. */
+  lastVisitedChild?: Record<string, string>;
 }
 
 type Parser<T> = (value: unknown) => T | undefined;
@@ -135,6 +137,8 @@ const CONVERSATION_PARSERS: Parsers<ConversationMetadata> = {
   title: text,
   totalCostUsd: finite,
   firstMessage: text,
+  lastVisitedChild: (v) =>
+    isObject(v) && Object.values(v).every((child) => typeof child === 'string') ? ({ ...v } as Record<string, string>) : undefined,
 };
 
 function readAll<M>(parsers: Parsers<M>, metadata: Readonly<Record<string, unknown>> | undefined): M {

@@ -109,8 +109,9 @@ export class ChatController extends Disposable {
   }
 
   /** Shows the branch through `nodeId` (Switch to Here, or a search match). */
+  /** Opens the path at the end of the branch through `nodeId` the reader last followed (Switch to Here). */
   async switchTo(nodeId: string): Promise<void> {
-    await this.services.withManager(this.conversationId, (m) => m.switchToNode(nodeId));
+    await this.services.withManager(this.conversationId, (m) => m.switchToNode(m.getLastVisitedLeaf(nodeId)));
     await this.postState();
   }
 
@@ -170,7 +171,7 @@ export class ChatController extends Disposable {
         case 'edit':
           return await this.mutate(() => this.edit(msg));
         case 'switch':
-          await this.services.withManager(this.conversationId, (m) => m.switchToNode(m.getNewestLeaf(msg.nodeId)));
+          await this.services.withManager(this.conversationId, (m) => m.switchToNode(m.getLastVisitedLeaf(msg.nodeId)));
           return await this.postState();
         case 'loadEarlier':
           this.window.loadEarlier();

@@ -20,6 +20,7 @@ import type {
   CreateConversationOptions,
 } from './managerTypes';
 import { prepareCall, type PreparedCall } from './preparedCall';
+import { readConversationMetadata } from '../metadataKeys';
 import { SerialQueue } from '../serialQueue';
 import { requireRecord, requireRole, requireString } from '../validation';
 import { StreamingParents } from './streamingParents';
@@ -188,7 +189,9 @@ export class ConversationManager extends ConversationReader {
   switchToNode(nodeIdOrLegacyId: string): Promise<void> {
     return this.queue.run(async () => {
       const nodeId = this.requireNode(nodeIdOrLegacyId).nodeId;
-      await this.persist({ currentNodeId: nodeId });
+      const metadata = this.visitedAlong(nodeId);
+      await this.persist(metadata ? { currentNodeId: nodeId, metadata } : { currentNodeId: nodeId });
+      if (metadata) this.metadata = metadata;
       this.current = nodeId;
       this.notify('currentChanged', [nodeId]);
     });
@@ -314,11 +317,35 @@ export class ConversationManager extends ConversationReader {
     return { ...response, cumulativeCostUsd: this.getCostByBranch(added.nodeId) };
   }
 
+  /**
+   * The conversation's metadata with the forks on the path to `nodeId` remembering the child taken
+   * there (`lastVisitedChild`), or undefined when nothing changes. Only forks are recorded.
+   */
+  private visitedAlong(nodeId: string): Record<string, unknown> | undefined {
+    const visited = { ...(readConversationMetadata(this.metadata, 'lastVisitedChild') ?? {}) };
+    let changed = false;
+    for (let node = this.tree.get(nodeId); node.parentId !== null; node = this.tree.get(node.parentId)) {
+      if (this.tree.children(node.parentId).length > 1 && visited[node.parentId] !== node.nodeId) {
+        visited[node.parentId] = node.nodeId;
+        changed = true;
+      }
+    }
+    return changed ? { ...this.metadata, lastVisitedChild: visited } : undefined;
+  }
+
   /** Stores a new node (the store gives its id), then adds it to the tree and moves to it. */
   private async commitNewNode(node: NewNode): Promise<ConversationNode> {
     const { addedNodes } = await this.persist({ addNodes: [node], currentIsLastAdded: true });
     const added = addedNodes[0];
     this.tree.add(added);
+    // A new sibling (a regenerated answer, an edited question) is where the reader is now.
+    if (this.tree.children(node.parentId as string).length > 1) {
+      const metadata = this.visitedAlong(added.nodeId);
+      if (metadata) {
+        await this.persist({ metadata });
+        this.metadata = metadata;
+      }
+    }
     this.current = added.nodeId;
     this.notify('nodeAdded', [added.nodeId]);
     return added;

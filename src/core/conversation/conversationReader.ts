@@ -1,6 +1,6 @@
 import { NodeNotFoundError } from '../errors';
 import { requireString } from '../validation';
-import { readNodeMetadata } from '../metadataKeys';
+import { readConversationMetadata, readNodeMetadata } from '../metadataKeys';
 import type { RagMetadata } from '../prompts/types';
 import type { ConversationNode, ConversationState, LLMMessage } from '../types';
 import { applyContextWindow, type ContextWindowResult } from './contextWindow';
@@ -108,6 +108,21 @@ export abstract class ConversationReader {
   getSiblingIds(nodeId: string): string[] {
     const node = this.requireNode(nodeId);
     return node.parentId === null ? [node.nodeId] : this.tree.children(node.parentId).map((n) => n.nodeId);
+  }
+
+  /**
+   * Where the reader was beneath `nodeId`: the deepest node reached by following, at each fork, the
+   * child last visited there (the newest child where none was), so returning to a sibling with
+   * `‹ n/m ›` reopens the place left, not the newest answer.
+   */
+  getLastVisitedLeaf(nodeId: string): string {
+    const visited = readConversationMetadata(this.metadata, 'lastVisitedChild') ?? {};
+    let node = this.requireNode(nodeId);
+    for (let children = this.tree.children(node.nodeId); children.length > 0; children = this.tree.children(node.nodeId)) {
+      const last = visited[node.nodeId];
+      node = children.find((child) => child.nodeId === last) ?? children[children.length - 1];
+    }
+    return node.nodeId;
   }
 
   /** The deepest node reached from `nodeId` by always following the newest child: the tip of its branch. */

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { ChatPage } from './harness/chat';
+import { useWorkbench } from './harness/session';
+
+/**
+ * `‹ n/m ›` returns to where the reader was: after visiting the older of two follow-ups under an
+ * answer, going over to the other answer and back reopens that follow-up, not the newest one.
+ */
+describe('branch switching remembers where the reader was', () => {
+  const session = useWorkbench();
+  const chat = () => new ChatPage(session.workbench);
+  const echo = (text: string, model = 'arbor-test-model') => `[${model}] Echo: ${text}`;
+
+  it('reopens the follow-up last viewed under an answer when switching back to it', async () => {
+    await session.workbench.runCommand('Arbor: New Conversation');
+    await chat().waitReady();
+    await chat().send('Where do trees grow?');
+    await expect.poll(() => chat().textOf(chat().lastAnswer()), { timeout: 30_000 }).toBe(echo('Where do trees grow?'));
+    await chat().waitIdle();
+
+    // A second answer to the same question, from another model: answers 1/2 and 2/2.
+    const answer = chat().messagesOf('assistant').first();
+    await answer.hover();
+    await answer.locator('[data-testid="regenerate-model"]').click();
+    await chat().frame.locator('[data-testid="model-option"]', { hasText: 'arbor-test-model-2' }).first().click();
+    await expect.poll(() => chat().textOf(chat().lastAnswer()), { timeout: 30_000 }).toBe(echo('Where do trees grow?', 'arbor-test-model-2'));
+    await chat().waitIdle();
+
+    // Two follow-ups under the second answer: "Oaks?" and then, edited, "Pines?" (the newest).
+    await chat().send('Oaks?');
+    await expect.poll(() => chat().textOf(chat().lastAnswer()), { timeout: 30_000 }).toBe(echo('Oaks?'));
+    await chat().waitIdle();
+    const followUp = chat().messagesOf('user').last();
+    await followUp.hover();
+    await followUp.locator('[data-testid="edit"]').click();
+    const editor = followUp.locator('[data-testid="edit-input"] textarea');
+    await editor.fill('Pines?');
+    await editor.press('Enter');
+    await expect.poll(() => chat().textOf(chat().lastAnswer()), { timeout: 30_000 }).toBe(echo('Pines?'));
+    await chat().waitIdle();
+
+    // The reader goes back to "Oaks?" (1/2) ...
+    await chat().messagesOf('user').last().locator('[data-testid="sibling-prev"]').click();
+    await expect.poll(() => chat().textOf(chat().messagesOf('user').last()), { timeout: 15_000 }).toBe('Oaks?');
+    // ... then over to the first answer, and back to the second.
+    await chat().messagesOf('assistant').first().locator('[data-testid="sibling-prev"]').click();
+    await expect.poll(() => chat().messages().count(), { timeout: 15_000 }).toBe(2);
+    await chat().messagesOf('assistant').first().locator('[data-testid="sibling-next"]').click();
+    // Back where they were: "Oaks?" and its answer, not the newest follow-up "Pines?".
+    await expect.poll(() => chat().textOf(chat().messagesOf('user').last()), { timeout: 15_000 }).toBe('Oaks?');
+    expect(await chat().textOf(chat().lastAnswer())).toBe(echo('Oaks?'));
+    expect(await chat().messagesOf('user').last().locator('[data-testid="sibling-label"]').textContent()).toBe('1/2');
+  });
+});
