@@ -107,6 +107,12 @@ function importMessage(raw: any, nodeId: string): LLMMessage {
   return m;
 }
 
+/** The conversation's metadata for a file: Arbor's navigation state names its own node ids, which a file re-numbers. */
+function exportedMetadata(metadata: Record<string, unknown>): Record<string, unknown> {
+  const { lastVisitedChild: _visited, ...rest } = metadata;
+  return rest;
+}
+
 /**
  * Writes a conversation in the dataknobs `to_dict` shape, exactly as dataknobs writes it: node ids
  * are dot paths of sibling indexes ("0.1.2", the root ""), nodes breadth first, edges
@@ -143,7 +149,7 @@ export function toDataknobsDict(state: ConversationState): DataknobsConversation
     nodes,
     edges,
     current_node_id: paths.get(state.currentNodeId) ?? '',
-    metadata: state.metadata,
+    metadata: exportedMetadata(state.metadata),
     created_at: toLocalIso(state.createdAt),
     updated_at: toLocalIso(state.updatedAt),
   };

@@ -149,7 +149,8 @@ describe('ConversationManager (issue 2 §2)', () => {
     expect(m.getDotPath(third.nodeId)).toBe('1');
     await m.setMetadata('topic', 'trees');
     await m.setMetadata({ pinned: true });
-    expect(m.getMetadata()).toEqual({ topic: 'trees', pinned: true });
+    // Beside what was set, the conversation remembers the child last visited at each fork it passed.
+    expect(m.getMetadata()).toEqual({ topic: 'trees', pinned: true, lastVisitedChild: { '': third.nodeId } });
     expect(m.getMetadata('topic')).toBe('trees');
   });
 
