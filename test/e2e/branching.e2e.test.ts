@@ -51,4 +51,23 @@ describe('branch switching remembers where the reader was', () => {
     expect(await chat().textOf(chat().lastAnswer())).toBe(echo('Oaks?'));
     expect(await chat().messagesOf('user').last().locator('[data-testid="sibling-label"]').textContent()).toBe('1/2');
   });
+
+  it('keeps the list in order of the last message: switching branches does not move a conversation to the top', async () => {
+    const { workbench } = session;
+    await workbench.runCommand('Arbor: New Conversation');
+    await chat().waitReady();
+    await chat().send('A newer conversation');
+    await expect.poll(() => chat().textOf(chat().lastAnswer()), { timeout: 30_000 }).toBe(echo('A newer conversation'));
+    await chat().waitIdle();
+    await workbench.openArborView();
+    const topRow = () => workbench.page.locator('.part.sidebar .pane-body [role="treeitem"][aria-level="1"]').first();
+    await expect.poll(async () => (await topRow().textContent()) ?? '', { timeout: 15_000 }).toContain('A newer conversation');
+
+    // Back in the first conversation, the reader switches answers: reading is not news.
+    await workbench.tab('Where do trees grow?').first().click();
+    await chat().messagesOf('assistant').first().locator('[data-testid="sibling-prev"]').click();
+    await expect.poll(() => chat().messages().count(), { timeout: 15_000 }).toBe(2);
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(await topRow().textContent()).toContain('A newer conversation');
+  });
 });

@@ -190,7 +190,7 @@ export class ConversationManager extends ConversationReader {
     return this.queue.run(async () => {
       const nodeId = this.requireNode(nodeIdOrLegacyId).nodeId;
       const metadata = this.visitedAlong(nodeId);
-      await this.persist(metadata ? { currentNodeId: nodeId, metadata } : { currentNodeId: nodeId });
+      await this.persist(metadata ? { currentNodeId: nodeId, metadata } : { currentNodeId: nodeId }, { touch: false });
       if (metadata) this.metadata = metadata;
       this.current = nodeId;
       this.notify('currentChanged', [nodeId]);
@@ -204,7 +204,7 @@ export class ConversationManager extends ConversationReader {
       if (node.parentId === null) {
         throw new InvalidOperationError('The root node has no siblings: branch from one of its children instead.');
       }
-      await this.persist({ currentNodeId: node.parentId });
+      await this.persist({ currentNodeId: node.parentId }, { touch: false });
       this.current = node.parentId;
       this.notify('currentChanged', [node.parentId]);
     });
@@ -351,9 +351,12 @@ export class ConversationManager extends ConversationReader {
     return added;
   }
 
-  /** Writes a change before memory is touched, so a failed write leaves both as they were. */
-  private async persist(change: Omit<ConversationChange, 'updatedAt'>): Promise<ChangeResult> {
-    const updatedAt = new Date().toISOString();
+  /**
+   * Writes a change before memory is touched. `touch: false` keeps the conversation's update time:
+   * moving around the tree is not news, so the list does not move it to the top as "just now".
+   */
+  private async persist(change: Omit<ConversationChange, 'updatedAt'>, { touch = true }: { touch?: boolean } = {}): Promise<ChangeResult> {
+    const updatedAt = touch ? new Date().toISOString() : this.updatedAt;
     const result = await this.options.storage.applyChange(this.conversationId, { ...change, updatedAt });
     this.updatedAt = updatedAt;
     return result;

@@ -51,3 +51,24 @@ describe('the last visited child of each fork', () => {
     await storage.close();
   });
 });
+
+describe('moving around the tree', () => {
+  it('does not move a conversation to the top of the list: only a new message does', async () => {
+    const storage = await SqlJsConversationStorage.open();
+    const older = await ConversationManager.create({ llm, storage, conversationId: 'older' });
+    const q = await older.addMessage({ role: 'user', content: 'Q' });
+    await older.addMessage({ role: 'assistant', content: 'A' });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const newer = await ConversationManager.create({ llm, storage, conversationId: 'newer' });
+    await newer.addMessage({ role: 'user', content: 'hello' });
+    const order = async () => (await storage.listConversations()).map((c) => c.conversationId);
+    expect(await order()).toEqual(['newer', 'older']);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await older.switchToNode(q.nodeId);
+    await older.branchFrom(q.nodeId);
+    expect(await order()).toEqual(['newer', 'older']);
+    await older.addMessage({ role: 'user', content: 'a new question' });
+    expect(await order()).toEqual(['older', 'newer']);
+    await storage.close();
+  });
+});
