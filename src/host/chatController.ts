@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { ROOT_NODE_ID, type ConversationMetadata, type FileSystemPromptLibrary } from '../core/index';
+import { modelChoices, ROOT_NODE_ID, type ConversationMetadata, type FileSystemPromptLibrary } from '../core/index';
 import { assertNever, isStreamedRequest } from '../shared/protocol';
 import type { AnswerMessage, Attachment, EditMessage, FromWebview, RegenerateMessage, RequestMessage, RetryMessage, SendMessage, StreamedRequestType, ToWebview } from '../shared/protocol';
 import { buildChatState, promptSummaries } from './chatView';
@@ -236,10 +236,9 @@ export class ChatController extends Disposable {
         provider.listModels(),
         new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), LIST_MODELS_TIMEOUT_MS)),
       ]);
-      const models = [...new Set([current, ...listed.map((m) => m.id)])].sort((a, b) => a.localeCompare(b));
-      this.post({ type: 'models', models, current });
+      this.post({ type: 'models', ...modelChoices(current, listed.map((m) => m.id)) });
     } catch (err) {
-      this.post({ type: 'models', models: [current], current });
+      this.post({ type: 'models', ...modelChoices(current, []) });
       if (isNoServer(err)) {
         const hasKey = !!(await this.services.apiKeys.get());
         this.post({ type: 'notice', level: 'warning', message: `No model server is reachable. ${noServerHint(this.services.settings, hasKey)}` });

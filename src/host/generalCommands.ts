@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { modelChoices, modelKey, sameModel } from '../core/index';
 import type { CommandDeps } from './commandDeps';
 import { Commands, Settings } from './constants';
 import { newPromptTemplate, validatePromptName } from './promptTemplate';
@@ -75,13 +76,14 @@ export function registerGeneralCommands(context: vscode.ExtensionContext, deps: 
     const pick = vscode.window.createQuickPick<vscode.QuickPickItem>();
     pick.placeholder = `Model for ${services.settings.provider} (now ${current}); type a name to use one not listed`;
     pick.busy = true;
-    pick.items = [{ label: current, description: 'current' }];
+    pick.items = [{ label: modelKey(current), description: 'current' }];
     pick.show();
     services
       .provider()
       .then((p) => p.listModels())
       .then((models) => {
-        pick.items = [...new Set([current, ...models.map((m) => m.id)])].map((id) => ({ label: id, description: id === current ? 'current' : undefined }));
+        const choices = modelChoices(current, models.map((m) => m.id));
+        pick.items = choices.models.map((id) => ({ label: id, description: id === choices.current ? 'current' : undefined }));
       })
       .catch((err) => {
         pick.placeholder = `Could not list models: ${err instanceof Error ? err.message : String(err)} Type a model name.`;
@@ -92,7 +94,7 @@ export function registerGeneralCommands(context: vscode.ExtensionContext, deps: 
       pick.onDidHide(() => resolve(undefined));
     });
     pick.dispose();
-    if (chosen && chosen !== current) await services.updateSetting(Settings.model, chosen);
+    if (chosen && !sameModel(chosen, current)) await services.updateSetting(Settings.model, chosen);
   });
 
   reg(Commands.reindexWorkspace, () => deps.indexing.update('notification'));

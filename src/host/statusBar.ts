@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { modelKey } from '../core/index';
 import type { ChatPanels } from './chatPanel';
 import { Commands } from './constants';
 import { formatCost } from './labels';
@@ -24,8 +25,8 @@ export function registerStatusBar(context: vscode.ExtensionContext, deps: { serv
       }
     }
     if (mine !== generation) return;
-    item.text = `$(hubot) ${s.model}${cost ? ` · ${cost}` : ''}`;
-    item.tooltip = `Arbor: ${s.provider} model ${s.model}${cost ? `\nThis conversation has cost ${cost}` : ''}${services.trusted ? '' : '\nRestricted Mode: workspace prompts and indexing are off'}\nClick to choose another model`;
+    item.text = `$(hubot) ${modelKey(s.model)}${cost ? ` · ${cost}` : ''}`;
+    item.tooltip = `Arbor: ${s.provider} model ${modelKey(s.model)}${cost ? `\nThis conversation has cost ${cost}` : ''}${services.trusted ? '' : '\nRestricted Mode: workspace prompts and indexing are off'}\nClick to choose another model`;
     item.show();
   };
   context.subscriptions.push(
