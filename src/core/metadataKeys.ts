@@ -75,6 +75,10 @@ export interface ConversationMetadata {
   totalCostUsd?: number;
   /** The first user message, read as a title fallback when a writer kept it; Arbor does not write it. */
   firstMessage?: string;
+  /** The model this chat answers with (picked in it, or the default when it first answered). */
+  model?: string;
+  /** The provider `model` belongs to (`ollama`, `openai`); under another provider the chat uses the default model. */
+  modelProvider?: string;
 }
 
 type Parser<T> = (value: unknown) => T | undefined;
@@ -135,6 +139,8 @@ const CONVERSATION_PARSERS: Parsers<ConversationMetadata> = {
   title: text,
   totalCostUsd: finite,
   firstMessage: text,
+  model: text,
+  modelProvider: text,
 };
 
 function readAll<M>(parsers: Parsers<M>, metadata: Readonly<Record<string, unknown>> | undefined): M {

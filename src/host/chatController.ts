@@ -1,9 +1,10 @@
 import * as vscode from 'vscode';
-import { modelChoices, ROOT_NODE_ID, type ConversationMetadata, type FileSystemPromptLibrary } from '../core/index';
+import { modelChoices, modelKey, ROOT_NODE_ID, type ConversationMetadata, type FileSystemPromptLibrary } from '../core/index';
 import { assertNever, isStreamedRequest } from '../shared/protocol';
 import type { AnswerMessage, Attachment, EditMessage, FromWebview, RegenerateMessage, RequestMessage, RetryMessage, SendMessage, StreamedRequestType, ToWebview } from '../shared/protocol';
 import { buildChatState, promptSummaries } from './chatView';
 import { ChatWindow } from './chatWindow';
+import { conversationModel, modelMetadata, pinModelUpdate } from './conversationModel';
 import { chatTitle, editedUserMessage, promptDisplayText, titleFromMessage, totalCostUpdate, userMessageMetadata } from './conversationRules';
 import { editorValues, findWorkspaceFiles, insertIntoEditor, openWorkspaceFile, selectionAttachment } from './editorActions';
 import { isNoServer, isUserAbort, toErrorView } from './errorView';
@@ -141,7 +142,7 @@ export class ChatController extends Disposable {
               siblingIds: (id) => manager.getSiblingIds(id),
             },
             totalCostUsd: manager.getTotalCost(),
-            model: s.model,
+            model: conversationModel(manager.getMetadata() as Record<string, unknown>, s),
             provider: s.provider,
             busy: this.busy,
             restricted: !this.services.trusted,
@@ -187,7 +188,7 @@ export class ChatController extends Disposable {
           await openWorkspaceFile(this.services, msg.path, msg.startLine, msg.endLine);
           return;
         case 'selectModel':
-          return await this.services.updateSetting(Settings.model, msg.model);
+          return await this.selectModel(msg.model);
         case 'findFiles': {
           const result = await findWorkspaceFiles(this.services, msg.query).catch((err) => ({ error: err }));
           this.reply(msg, Array.isArray(result) ? { type: 'response', result } : { type: 'response', error: toErrorView(result.error) });
@@ -228,9 +229,19 @@ export class ChatController extends Disposable {
     void this.postPrompts();
   }
 
+  /** The chat answers with `model` from now on, and new chats start with it (`arbor.model`); other chats keep theirs. */
+  private async selectModel(model: string): Promise<void> {
+    if (!model.trim()) return;
+    await this.services.withManager(this.conversationId, (m) => m.setMetadata(modelMetadata(model, this.services.settings.provider)));
+    await this.services.updateSetting(Settings.model, modelKey(model));
+    await this.postState();
+    await this.postModels();
+  }
+
   private async postModels(): Promise<void> {
-    const current = this.services.settings.model;
+    let current = this.services.settings.model;
     try {
+      current = conversationModel((await this.services.manager(this.conversationId)).getMetadata() as Record<string, unknown>, this.services.settings);
       const provider = await this.services.provider();
       const listed = await Promise.race([
         provider.listModels(),
@@ -340,7 +351,11 @@ export class ChatController extends Disposable {
   /** Streams the model's answer to the current node into the webview; the node is kept even when stopped. */
   private async answer(request: RequestMessage<StreamedRequestType>, model?: string): Promise<void> {
     const manager = await this.services.manager(this.conversationId);
-    const chosen = model && model.trim() ? model.trim() : this.services.settings.model;
+    const metadata = manager.getMetadata() as Record<string, unknown>;
+    const chosen = model && model.trim() ? model.trim() : conversationModel(metadata, this.services.settings);
+    // The first answer pins the default on the chat, so a model picked later in another chat leaves this one be.
+    const pin = pinModelUpdate(metadata, this.services.settings);
+    if (pin) await manager.setMetadata(pin);
     const stream: ActiveStream = { request, abort: new AbortController(), stopRequested: false, parentNodeId: manager.currentNodeId, model: chosen, text: '', thinking: '' };
     this.stream = stream;
     this.reply(request, { type: 'streamStart', parentNodeId: stream.parentNodeId, model: chosen });
