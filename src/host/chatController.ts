@@ -7,6 +7,7 @@ import { ChatWindow } from './chatWindow';
 import { conversationModel, modelMetadata, pinModelUpdate } from './conversationModel';
 import { chatTitle, editedUserMessage, promptDisplayText, titleFromMessage, totalCostUpdate, userMessageMetadata } from './conversationRules';
 import { editorValues, findWorkspaceFiles, insertIntoEditor, openWorkspaceFile, selectionAttachment } from './editorActions';
+import { checkReadyToSend, runErrorAction } from './errorActions';
 import { isNoServer, isUserAbort, toErrorView } from './errorView';
 import { firstLine } from './labels';
 import { Disposable, toDisposable } from './lifecycle';
@@ -189,6 +190,8 @@ export class ChatController extends Disposable {
           return;
         case 'selectModel':
           return await this.selectModel(msg.model);
+        case 'runAction':
+          return await runErrorAction(msg.command);
         case 'findFiles': {
           const result = await findWorkspaceFiles(this.services, msg.query).catch((err) => ({ error: err }));
           this.reply(msg, Array.isArray(result) ? { type: 'response', result } : { type: 'response', error: toErrorView(result.error) });
@@ -361,6 +364,7 @@ export class ChatController extends Disposable {
     this.reply(request, { type: 'streamStart', parentNodeId: stream.parentNodeId, model: chosen });
     let error: ReturnType<typeof toErrorView> | undefined;
     try {
+      await checkReadyToSend(this.services);
       await this.services.whileBusy(this.conversationId, async () => {
         for await (const chunk of manager.streamComplete({ signal: stream.abort.signal, configOverrides: { model: chosen } })) {
           // The chunk is shown even after Stop: the stream has already counted it into the saved answer.

@@ -1,4 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { Locator } from 'playwright-core';
 import { ChatPage } from './harness/chat';
 import { useWorkbench } from './harness/session';
@@ -54,5 +56,39 @@ describe('models', () => {
     await chat().send('Still the second model?');
     await expect.poll(() => chat().textOf(chat().lastAnswer()), { timeout: 30_000 }).toBe('[arbor-test-model-2] Echo: Still the second model?');
     await chat().waitIdle();
+  });
+
+  // The workspace's settings override the sandbox's (which point OpenAI at the fake server).
+  describe('with OpenAI chosen and no API key stored', () => {
+    const settingsDir = () => path.join(session.env.workspace, '.vscode');
+    afterAll(async () => {
+      await rm(settingsDir(), { recursive: true, force: true });
+      // Back on the fake Ollama server for the files that follow.
+      await chat().byTestId('chat-model').filter({ hasText: 'ollama' }).waitFor({ timeout: 15_000 });
+    });
+
+    it('says the key is missing before sending, with buttons that set it or open the settings', async () => {
+      await mkdir(settingsDir(), { recursive: true });
+      await writeFile(path.join(settingsDir(), 'settings.json'), `${JSON.stringify({ 'arbor.provider': 'openai', 'arbor.openai.baseUrl': 'https://api.openai.com/v1' })}\n`);
+      await session.workbench.runCommand('Arbor: New Conversation');
+      await chat().waitReady();
+      await expect.poll(() => chat().byTestId('chat-model').textContent(), { timeout: 15_000 }).toContain('openai');
+      await chat().send('Hello OpenAI?');
+      const error = chat().byTestId('error').last();
+      await error.waitFor({ timeout: 30_000 });
+      expect(await error.textContent()).toContain('No OpenAI API key is set, so nothing was sent');
+      const buttons = async () => (await error.locator('[data-testid="error-action"]').allTextContents()).map((t) => t.trim());
+      expect(await buttons()).toEqual(['Set OpenAI API Key', 'Open Settings']);
+      await error.locator('[data-testid="retry"]').waitFor({ timeout: 10_000 });
+      // The failed answer has no text: nothing reached a server.
+      expect(await chat().textOf(chat().lastAnswer())).toBe('');
+
+      // The button runs the command: VS Code asks for the key.
+      await error.locator('[data-testid="error-action"]', { hasText: 'Set OpenAI API Key' }).click();
+      const prompt = session.workbench.page.locator('.quick-input-widget', { hasText: 'OpenAI API key' });
+      await prompt.waitFor({ state: 'visible', timeout: 15_000 });
+      await session.workbench.page.keyboard.press('Escape');
+      await prompt.waitFor({ state: 'hidden', timeout: 10_000 });
+    });
   });
 });
