@@ -1,8 +1,9 @@
 import * as vscode from 'vscode';
-import { modelChoices, modelKey, ROOT_NODE_ID, type ConversationMetadata, type FileSystemPromptLibrary } from '../core/index';
+import { modelKey, ROOT_NODE_ID, type ConversationMetadata, type FileSystemPromptLibrary } from '../core/index';
 import { assertNever, isStreamedRequest } from '../shared/protocol';
 import type { AnswerMessage, Attachment, EditMessage, FromWebview, RegenerateMessage, RequestMessage, RetryMessage, SendMessage, StreamedRequestType, ToWebview } from '../shared/protocol';
 import { buildChatState, promptSummaries } from './chatView';
+import { chatModels } from './chatModels';
 import { ChatWindow } from './chatWindow';
 import { conversationModel, modelMetadata, pinModelUpdate } from './conversationModel';
 import { chatTitle, editedUserMessage, promptDisplayText, titleFromMessage, totalCostUpdate, userMessageMetadata } from './conversationRules';
@@ -18,9 +19,6 @@ import { composeUserMessage } from './workspacePaths';
 
 /** After Stop, how long to wait for the next chunk before cutting the connection. */
 const STOP_GRACE_MS = 1000;
-
-/** How long the model list may take before the picker shows only the configured model. */
-const LIST_MODELS_TIMEOUT_MS = 4000;
 
 /** An answer's messages without the `requestId`, which `reply` copies from the request. */
 type AnswerFields<M extends RequestMessage> = AnswerMessage<M['type']> extends infer A ? (A extends unknown ? Omit<A, 'requestId'> : never) : never;
@@ -245,20 +243,12 @@ export class ChatController extends Disposable {
     let current = this.services.settings.model;
     try {
       current = conversationModel((await this.services.manager(this.conversationId)).getMetadata() as Record<string, unknown>, this.services.settings);
-      const provider = await this.services.provider();
-      const listed = await Promise.race([
-        provider.listModels(),
-        new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), LIST_MODELS_TIMEOUT_MS)),
-      ]);
-      this.post({ type: 'models', ...modelChoices(current, listed.map((m) => m.id)) });
     } catch (err) {
-      this.post({ type: 'models', ...modelChoices(current, []) });
-      if (isNoServer(err)) {
-        const hasKey = !!(await this.services.apiKeys.get());
-        this.post({ type: 'notice', level: 'warning', message: `No model server is reachable. ${noServerHint(this.services.settings, hasKey)}` });
-      }
-      this.services.logger.warn('Could not list models', err);
+      this.services.logger.warn(`Could not read the model of conversation ${this.conversationId}`, err);
     }
+    const { warning, ...choices } = await chatModels(this.services, current);
+    this.post({ type: 'models', ...choices });
+    if (warning) this.post({ type: 'notice', level: 'warning', message: warning });
   }
 
   private async postPrompts(): Promise<void> {

@@ -25,5 +25,5 @@ export async function runErrorAction(command: ErrorActionCommand): Promise<void>
 /** Fails before anything is sent when the chosen provider cannot answer yet (OpenAI's API without a key). */
 export async function checkReadyToSend(services: Services): Promise<void> {
   const message = missingApiKeyMessage(services.settings, !!(await services.apiKeys.get()));
-  if (message) throw new MissingApiKeyError(message);
+  if (message) throw new MissingApiKeyError(`${message} Nothing was sent.`);
 }

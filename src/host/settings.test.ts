@@ -53,7 +53,7 @@ describe('parseSettings', () => {
 
   it("says the key is missing before sending only for OpenAI's own API without a key", () => {
     const openai = parseSettings(from({ provider: 'openai' })).settings;
-    expect(missingApiKeyMessage(openai, false)).toMatch(/No OpenAI API key is set, so nothing was sent.*Set OpenAI API Key/);
+    expect(missingApiKeyMessage(openai, false)).toMatch(/^No OpenAI API key is set\. .*Set OpenAI API Key/);
     expect(missingApiKeyMessage(openai, true)).toBeUndefined();
     // A local OpenAI-compatible server (vLLM, LM Studio) may need no key.
     expect(missingApiKeyMessage(parseSettings(from({ provider: 'openai', 'openai.baseUrl': 'http://127.0.0.1:8000/v1' })).settings, false)).toBeUndefined();

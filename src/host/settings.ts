@@ -156,12 +156,11 @@ export function isOpenAIApi(url: string): boolean {
 }
 
 /**
- * Why a message cannot be sent yet, before anything is sent: OpenAI's own API is chosen and no key is
- * stored. `undefined` when nothing is missing (a local OpenAI-compatible server may need no key).
+ * Why nothing can be sent yet: OpenAI's own API is chosen and no key is stored. `undefined` when nothing is missing (a local OpenAI-compatible server may need no key).
  */
 export function missingApiKeyMessage(settings: ArborSettings, hasApiKey: boolean): string | undefined {
   if (settings.provider !== 'openai' || hasApiKey || !isOpenAIApi(settings.openaiBaseUrl)) return undefined;
-  return 'No OpenAI API key is set, so nothing was sent. Set one with "Arbor: Set OpenAI API Key" (it is kept in VS Code\'s secret storage), or set arbor.provider to "ollama".';
+  return 'No OpenAI API key is set. Set one with "Arbor: Set OpenAI API Key" (it is kept in VS Code\'s secret storage), or set arbor.provider to "ollama".';
 }
 
 /** The plain-language fix shown when no model server answers. */

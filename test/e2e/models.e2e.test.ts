@@ -76,7 +76,7 @@ describe('models', () => {
       await chat().send('Hello OpenAI?');
       const error = chat().byTestId('error').last();
       await error.waitFor({ timeout: 30_000 });
-      expect(await error.textContent()).toContain('No OpenAI API key is set, so nothing was sent');
+      expect(await error.textContent()).toMatch(/No OpenAI API key is set\..*Nothing was sent\./);
       const buttons = async () => (await error.locator('[data-testid="error-action"]').allTextContents()).map((t) => t.trim());
       expect(await buttons()).toEqual(['Set OpenAI API Key', 'Open Settings']);
       await error.locator('[data-testid="retry"]').waitFor({ timeout: 10_000 });
