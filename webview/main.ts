@@ -68,6 +68,7 @@ const list = new MessageList(
     retry: () => {
       startRequest((requestId) => ({ type: 'retry', requestId }));
     },
+    runAction: (command) => vscode.postMessage({ type: 'runAction', command }),
     openFile: (path, startLine, endLine) => vscode.postMessage({ type: 'openFile', path, startLine, endLine }),
     models: () => models,
     isBusy: () => busy,

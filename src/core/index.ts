@@ -87,6 +87,7 @@ export { OllamaProvider, type OllamaProviderOptions } from './llm/ollama';
 export { PricingTable, DEFAULT_PRICING, costUsd, type ModelPrice, type ShortModelPrice, type PriceEntry } from './llm/pricing';
 export { estimateTokens, estimateMessageTokens, estimateMessagesTokens, CHARS_PER_TOKEN, MESSAGE_OVERHEAD_TOKENS, IMAGE_TOKENS } from './llm/tokens';
 export { redactSecrets, parseRetryAfter } from './llm/providerErrors';
+export { modelChoices, modelKey, sameModel } from './llm/modelNames';
 export { DEFAULT_MAX_ANSWER_CHARS, DEFAULT_MAX_ANSWER_MS } from './llm/answerLimits';
 export {
   type ConversationSortBy,

@@ -77,6 +77,10 @@ export interface ConversationMetadata {
   firstMessage?: string;
   /** At each fork a reader passed, the child they last went down, so `‹ n/m ›` returns there. */
   lastVisitedChild?: Record<string, string>;
+  /** The model this chat answers with (picked in it, or the default when it first answered). */
+  model?: string;
+  /** The provider `model` belongs to (`ollama`, `openai`); under another provider the chat uses the default model. */
+  modelProvider?: string;
 }
 
 type Parser<T> = (value: unknown) => T | undefined;
@@ -139,6 +143,8 @@ const CONVERSATION_PARSERS: Parsers<ConversationMetadata> = {
   firstMessage: text,
   lastVisitedChild: (v) =>
     isObject(v) && Object.values(v).every((child) => typeof child === 'string') ? ({ ...v } as Record<string, string>) : undefined,
+  model: text,
+  modelProvider: text,
 };
 
 function readAll<M>(parsers: Parsers<M>, metadata: Readonly<Record<string, unknown>> | undefined): M {

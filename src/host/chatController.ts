@@ -1,11 +1,14 @@
 import * as vscode from 'vscode';
-import { ROOT_NODE_ID, type ConversationMetadata, type FileSystemPromptLibrary } from '../core/index';
+import { modelKey, ROOT_NODE_ID, type ConversationMetadata, type FileSystemPromptLibrary } from '../core/index';
 import { assertNever, isStreamedRequest } from '../shared/protocol';
 import type { AnswerMessage, Attachment, EditMessage, FromWebview, RegenerateMessage, RequestMessage, RetryMessage, SendMessage, StreamedRequestType, ToWebview } from '../shared/protocol';
 import { buildChatState, promptSummaries } from './chatView';
+import { chatModels } from './chatModels';
 import { ChatWindow } from './chatWindow';
+import { conversationModel, modelMetadata, pinModelUpdate } from './conversationModel';
 import { chatTitle, editedUserMessage, promptDisplayText, titleFromMessage, totalCostUpdate, userMessageMetadata } from './conversationRules';
 import { editorValues, findWorkspaceFiles, insertIntoEditor, openWorkspaceFile, selectionAttachment } from './editorActions';
+import { checkReadyToSend, runErrorAction } from './errorActions';
 import { isNoServer, isUserAbort, toErrorView } from './errorView';
 import { firstLine } from './labels';
 import { Disposable, toDisposable } from './lifecycle';
@@ -16,9 +19,6 @@ import { composeUserMessage } from './workspacePaths';
 
 /** After Stop, how long to wait for the next chunk before cutting the connection. */
 const STOP_GRACE_MS = 1000;
-
-/** How long the model list may take before the picker shows only the configured model. */
-const LIST_MODELS_TIMEOUT_MS = 4000;
 
 /** An answer's messages without the `requestId`, which `reply` copies from the request. */
 type AnswerFields<M extends RequestMessage> = AnswerMessage<M['type']> extends infer A ? (A extends unknown ? Omit<A, 'requestId'> : never) : never;
@@ -142,7 +142,7 @@ export class ChatController extends Disposable {
               siblingIds: (id) => manager.getSiblingIds(id),
             },
             totalCostUsd: manager.getTotalCost(),
-            model: s.model,
+            model: conversationModel(manager.getMetadata() as Record<string, unknown>, s),
             provider: s.provider,
             busy: this.busy,
             restricted: !this.services.trusted,
@@ -188,7 +188,9 @@ export class ChatController extends Disposable {
           await openWorkspaceFile(this.services, msg.path, msg.startLine, msg.endLine);
           return;
         case 'selectModel':
-          return await this.services.updateSetting(Settings.model, msg.model);
+          return await this.selectModel(msg.model);
+        case 'runAction':
+          return await runErrorAction(msg.command);
         case 'findFiles': {
           const result = await findWorkspaceFiles(this.services, msg.query).catch((err) => ({ error: err }));
           this.reply(msg, Array.isArray(result) ? { type: 'response', result } : { type: 'response', error: toErrorView(result.error) });
@@ -229,24 +231,25 @@ export class ChatController extends Disposable {
     void this.postPrompts();
   }
 
+  /** The chat answers with `model` from now on, and new chats start with it (`arbor.model`); other chats keep theirs. */
+  private async selectModel(model: string): Promise<void> {
+    if (!model.trim()) return;
+    await this.services.withManager(this.conversationId, (m) => m.setMetadata(modelMetadata(model, this.services.settings.provider)));
+    await this.services.updateSetting(Settings.model, modelKey(model));
+    await this.postState();
+    await this.postModels();
+  }
+
   private async postModels(): Promise<void> {
-    const current = this.services.settings.model;
+    let current = this.services.settings.model;
     try {
-      const provider = await this.services.provider();
-      const listed = await Promise.race([
-        provider.listModels(),
-        new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), LIST_MODELS_TIMEOUT_MS)),
-      ]);
-      const models = [...new Set([current, ...listed.map((m) => m.id)])].sort((a, b) => a.localeCompare(b));
-      this.post({ type: 'models', models, current });
+      current = conversationModel((await this.services.manager(this.conversationId)).getMetadata() as Record<string, unknown>, this.services.settings);
     } catch (err) {
-      this.post({ type: 'models', models: [current], current });
-      if (isNoServer(err)) {
-        const hasKey = !!(await this.services.apiKeys.get());
-        this.post({ type: 'notice', level: 'warning', message: `No model server is reachable. ${noServerHint(this.services.settings, hasKey)}` });
-      }
-      this.services.logger.warn('Could not list models', err);
+      this.services.logger.warn(`Could not read the model of conversation ${this.conversationId}`, err);
     }
+    const { warning, ...choices } = await chatModels(this.services, current);
+    this.post({ type: 'models', ...choices });
+    if (warning) this.post({ type: 'notice', level: 'warning', message: warning });
   }
 
   private async postPrompts(): Promise<void> {
@@ -342,12 +345,17 @@ export class ChatController extends Disposable {
   /** Streams the model's answer to the current node into the webview; the node is kept even when stopped. */
   private async answer(request: RequestMessage<StreamedRequestType>, model?: string): Promise<void> {
     const manager = await this.services.manager(this.conversationId);
-    const chosen = model && model.trim() ? model.trim() : this.services.settings.model;
+    const metadata = manager.getMetadata() as Record<string, unknown>;
+    const chosen = model && model.trim() ? model.trim() : conversationModel(metadata, this.services.settings);
+    // The first answer pins the default on the chat, so a model picked later in another chat leaves this one be.
+    const pin = pinModelUpdate(metadata, this.services.settings);
+    if (pin) await manager.setMetadata(pin);
     const stream: ActiveStream = { request, abort: new AbortController(), stopRequested: false, parentNodeId: manager.currentNodeId, model: chosen, text: '', thinking: '' };
     this.stream = stream;
     this.reply(request, { type: 'streamStart', parentNodeId: stream.parentNodeId, model: chosen });
     let error: ReturnType<typeof toErrorView> | undefined;
     try {
+      await checkReadyToSend(this.services);
       await this.services.whileBusy(this.conversationId, async () => {
         for await (const chunk of manager.streamComplete({ signal: stream.abort.signal, configOverrides: { model: chosen } })) {
           // The chunk is shown even after Stop: the stream has already counted it into the saved answer.

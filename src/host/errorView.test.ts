@@ -1,13 +1,28 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidOperationError, ProviderError } from '../core/index';
-import { isNoServer, isUserAbort, toErrorView } from './errorView';
+import { MissingApiKeyError, isNoServer, isUserAbort, toErrorView } from './errorView';
 
 describe('toErrorView', () => {
   it('keeps a provider message, kind and retryable, and knows an unreachable server', () => {
     const err = new ProviderError('Cannot reach Ollama at http://127.0.0.1:1.', { kind: 'connection', retryable: true, provider: 'ollama' });
-    expect(toErrorView(err)).toEqual({ message: 'Cannot reach Ollama at http://127.0.0.1:1.', kind: 'connection', retryable: true });
+    expect(toErrorView(err)).toEqual({
+      message: 'Cannot reach Ollama at http://127.0.0.1:1.',
+      kind: 'connection',
+      retryable: true,
+      actions: [{ command: 'arbor.openSettings', title: 'Open Settings' }],
+    });
     expect(isNoServer(err)).toBe(true);
     expect(isNoServer(new ProviderError('Model "x" not found.', { kind: 'model_not_found', retryable: false, provider: 'ollama' }))).toBe(false);
+  });
+  it('offers the fix as buttons: the key, the model, or the settings', () => {
+    const commands = (err: unknown) => (toErrorView(err).actions ?? []).map((a) => a.command);
+    expect(toErrorView(new MissingApiKeyError('No OpenAI API key is set.'))).toMatchObject({ kind: 'auth', retryable: true });
+    expect(commands(new MissingApiKeyError('No OpenAI API key is set.'))).toEqual(['arbor.setOpenAIKey', 'arbor.openSettings']);
+    expect(commands(new ProviderError('401', { kind: 'auth', retryable: false, provider: 'openai' }))).toEqual(['arbor.setOpenAIKey', 'arbor.openSettings']);
+    expect(commands(new ProviderError('401', { kind: 'auth', retryable: false, provider: 'ollama' }))).toEqual(['arbor.openSettings']);
+    expect(commands(new ProviderError('Model "x" not found.', { kind: 'model_not_found', retryable: false, provider: 'ollama' }))).toEqual(['arbor.selectModel']);
+    expect(toErrorView(new ProviderError('slow down', { kind: 'rate_limit', retryable: true, provider: 'openai' })).actions).toBeUndefined();
+    expect(toErrorView(new Error('boom')).actions).toBeUndefined();
   });
   it('names engine errors and plain errors', () => {
     expect(toErrorView(new InvalidOperationError('No messages yet.'))).toEqual({ message: 'No messages yet.', kind: 'InvalidOperationError', retryable: false });

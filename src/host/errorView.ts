@@ -3,7 +3,30 @@
  * and tells a model server that cannot be reached from other failures. Pure.
  */
 import { ArborError, ProviderError } from '../core/index';
-import type { ErrorView } from '../shared/protocol';
+import type { ErrorAction, ErrorView } from '../shared/protocol';
+
+/** OpenAI's API was chosen and no key is stored: found before anything is sent. */
+export class MissingApiKeyError extends ArborError {}
+
+export const SET_OPENAI_KEY: ErrorAction = { command: 'arbor.setOpenAIKey', title: 'Set OpenAI API Key' };
+export const SELECT_MODEL: ErrorAction = { command: 'arbor.selectModel', title: 'Select Model' };
+export const OPEN_SETTINGS: ErrorAction = { command: 'arbor.openSettings', title: 'Open Settings' };
+
+/** The buttons that fix a failure: the key, the model, or the server address in the settings. */
+export function errorActions(err: unknown): ErrorAction[] {
+  if (err instanceof MissingApiKeyError) return [SET_OPENAI_KEY, OPEN_SETTINGS];
+  if (!(err instanceof ProviderError)) return [];
+  switch (err.kind) {
+    case 'auth':
+      return err.provider === 'openai' ? [SET_OPENAI_KEY, OPEN_SETTINGS] : [OPEN_SETTINGS];
+    case 'model_not_found':
+      return [SELECT_MODEL];
+    case 'connection':
+      return [OPEN_SETTINGS];
+    default:
+      return [];
+  }
+}
 
 /** Whether the failure means no model server answered at all (not running, wrong host, bad key). */
 export function isNoServer(err: unknown): boolean {
@@ -12,7 +35,11 @@ export function isNoServer(err: unknown): boolean {
 
 /** The chat's view of an error (the providers' messages already say what to do). */
 export function toErrorView(err: unknown): ErrorView {
-  if (err instanceof ProviderError) return { message: err.message, kind: err.kind, retryable: err.retryable };
+  const actions = errorActions(err);
+  const withActions = actions.length ? { actions } : {};
+  // Once the key is set, Retry sends the message that waited for it.
+  if (err instanceof MissingApiKeyError) return { message: err.message, kind: 'auth', retryable: true, ...withActions };
+  if (err instanceof ProviderError) return { message: err.message, kind: err.kind, retryable: err.retryable, ...withActions };
   if (err instanceof ArborError) return { message: err.message, kind: err.name, retryable: false };
   if (err instanceof Error) return { message: err.message, kind: 'unknown', retryable: true };
   return { message: String(err), kind: 'unknown', retryable: true };

@@ -1,7 +1,9 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { modelChoices, modelKey, sameModel } from '../core/index';
 import type { CommandDeps } from './commandDeps';
 import { Commands, Settings } from './constants';
+import { conversationModel, modelMetadata } from './conversationModel';
 import { newPromptTemplate, validatePromptName } from './promptTemplate';
 
 /** Settings, prompt and index commands: prompts folder, new prompt, API key, model, reindex, timing. */
@@ -70,18 +72,21 @@ export function registerGeneralCommands(context: vscode.ExtensionContext, deps: 
     void vscode.window.showInformationMessage('The OpenAI API key was removed from secret storage.');
   });
 
+  // Picks the active chat's model (and the default for new chats), or only the default when no chat is active.
   reg(Commands.selectModel, async () => {
-    const current = services.settings.model;
+    const chatId = deps.panels.activeConversationId;
+    const current = chatId ? conversationModel((await services.manager(chatId)).getMetadata() as Record<string, unknown>, services.settings) : services.settings.model;
     const pick = vscode.window.createQuickPick<vscode.QuickPickItem>();
     pick.placeholder = `Model for ${services.settings.provider} (now ${current}); type a name to use one not listed`;
     pick.busy = true;
-    pick.items = [{ label: current, description: 'current' }];
+    pick.items = [{ label: modelKey(current), description: 'current' }];
     pick.show();
     services
       .provider()
       .then((p) => p.listModels())
       .then((models) => {
-        pick.items = [...new Set([current, ...models.map((m) => m.id)])].map((id) => ({ label: id, description: id === current ? 'current' : undefined }));
+        const choices = modelChoices(current, models.map((m) => m.id));
+        pick.items = choices.models.map((id) => ({ label: id, description: id === choices.current ? 'current' : undefined }));
       })
       .catch((err) => {
         pick.placeholder = `Could not list models: ${err instanceof Error ? err.message : String(err)} Type a model name.`;
@@ -92,7 +97,9 @@ export function registerGeneralCommands(context: vscode.ExtensionContext, deps: 
       pick.onDidHide(() => resolve(undefined));
     });
     pick.dispose();
-    if (chosen && chosen !== current) await services.updateSetting(Settings.model, chosen);
+    if (!chosen) return;
+    if (chatId) await services.withManager(chatId, (m) => m.setMetadata(modelMetadata(chosen, services.settings.provider)));
+    if (!sameModel(chosen, services.settings.model)) await services.updateSetting(Settings.model, modelKey(chosen));
   });
 
   reg(Commands.reindexWorkspace, () => deps.indexing.update('notification'));

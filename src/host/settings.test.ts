@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { noServerHint, parseSettings } from './settings';
+import { missingApiKeyMessage, noServerHint, parseSettings } from './settings';
 
 const from = (values: Record<string, unknown>) => (key: string) => values[key];
 
@@ -49,5 +49,14 @@ describe('parseSettings', () => {
     expect(noServerHint(settings, false)).toContain('Start Ollama at http://10.0.0.2:11434');
     const openai = parseSettings(from({ provider: 'openai' })).settings;
     expect(noServerHint(openai, false)).toContain('Set OpenAI API Key');
+  });
+
+  it("says the key is missing before sending only for OpenAI's own API without a key", () => {
+    const openai = parseSettings(from({ provider: 'openai' })).settings;
+    expect(missingApiKeyMessage(openai, false)).toMatch(/^No OpenAI API key is set\. .*Set OpenAI API Key/);
+    expect(missingApiKeyMessage(openai, true)).toBeUndefined();
+    // A local OpenAI-compatible server (vLLM, LM Studio) may need no key.
+    expect(missingApiKeyMessage(parseSettings(from({ provider: 'openai', 'openai.baseUrl': 'http://127.0.0.1:8000/v1' })).settings, false)).toBeUndefined();
+    expect(missingApiKeyMessage(parseSettings(from({})).settings, false)).toBeUndefined();
   });
 });

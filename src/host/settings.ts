@@ -146,6 +146,23 @@ export function parseSettings(get: (key: string) => unknown): ParsedSettings {
   };
 }
 
+/** Whether `url` is OpenAI's own API (which always needs a key), not a local OpenAI-compatible server. */
+export function isOpenAIApi(url: string): boolean {
+  try {
+    return new URL(url).hostname.toLowerCase() === 'api.openai.com';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Why nothing can be sent yet: OpenAI's own API is chosen and no key is stored. `undefined` when nothing is missing (a local OpenAI-compatible server may need no key).
+ */
+export function missingApiKeyMessage(settings: ArborSettings, hasApiKey: boolean): string | undefined {
+  if (settings.provider !== 'openai' || hasApiKey || !isOpenAIApi(settings.openaiBaseUrl)) return undefined;
+  return 'No OpenAI API key is set. Set one with "Arbor: Set OpenAI API Key" (it is kept in VS Code\'s secret storage), or set arbor.provider to "ollama".';
+}
+
 /** The plain-language fix shown when no model server answers. */
 export function noServerHint(settings: ArborSettings, hasApiKey: boolean): string {
   if (settings.provider === 'openai') {

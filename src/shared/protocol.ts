@@ -105,11 +105,22 @@ export interface ChatState {
   readonly restricted: boolean;
 }
 
+/** The commands an error may offer as buttons; the host runs only these. */
+export type ErrorActionCommand = 'arbor.setOpenAIKey' | 'arbor.selectModel' | 'arbor.openSettings';
+
+/** A button on an error that runs the fix (Set OpenAI API Key, Select Model, Open Settings). */
+export interface ErrorAction {
+  readonly command: ErrorActionCommand;
+  readonly title: string;
+}
+
 /** A provider failure as the chat shows it, with the fix in the message. */
 export interface ErrorView {
   readonly message: string;
   readonly kind: string;
   readonly retryable: boolean;
+  /** Buttons beside Retry that run the fix. */
+  readonly actions?: readonly ErrorAction[];
 }
 
 // ---- host → webview ----
@@ -252,6 +263,11 @@ export interface SelectModelMessage {
   readonly type: 'selectModel';
   readonly model: string;
 }
+/** Webview: an error's action button was clicked; the host runs its command. */
+export interface RunActionMessage {
+  readonly type: 'runAction';
+  readonly command: ErrorActionCommand;
+}
 /** Webview: list workspace files matching `query`, for `#file`. Answered by `FindFilesResponse`. */
 export interface FindFilesMessage {
   readonly type: 'findFiles';
@@ -279,6 +295,7 @@ export type FromWebview =
   | InsertMessage
   | OpenFileMessage
   | SelectModelMessage
+  | RunActionMessage
   | FindFilesMessage
   | AttachSelectionMessage
   | LoadEarlierMessage;

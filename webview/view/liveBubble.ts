@@ -60,7 +60,7 @@ export class LiveBubble {
   }
 
   /** The stream ended: marked failed with the error and Retry, or simply no longer streaming. */
-  end(error: ErrorView | undefined, actions: Pick<MessageActions, 'retry'>): void {
+  end(error: ErrorView | undefined, actions: Pick<MessageActions, 'retry' | 'runAction'>): void {
     this.element.classList.remove('streaming');
     delete this.element.dataset.streaming;
     this.element.removeAttribute('aria-busy');
@@ -68,7 +68,7 @@ export class LiveBubble {
     if (error) {
       this.failed = true;
       this.element.querySelector('.message-meta')?.append(interruptedBadge(true));
-      this.element.append(errorBlock(this.renderer.renderInline(error.message), error.retryable, actions));
+      this.element.append(errorBlock(this.renderer.renderInline(error.message), error.retryable, actions, error.actions));
     }
   }
 }

@@ -3,7 +3,7 @@
  * Regenerate, the thinking text collapsed, the Markdown content, attachments and context chips,
  * and under an answer its model, tokens, cost and an interrupted or error badge with Retry.
  */
-import type { Attachment, ContextChip, MessageView } from '../../src/shared/protocol';
+import type { Attachment, ContextChip, ErrorAction, MessageView } from '../../src/shared/protocol';
 import { h, icon, iconButton } from '../dom';
 import { formatCost, formatRange, formatTokens } from '../format';
 import { decorateCodeBlocks } from '../render/codeBlocks';
@@ -231,14 +231,23 @@ export function interruptedBadge(failed: boolean): HTMLElement {
   });
 }
 
-/** The inline error of a failed answer, with Retry when it is the last message. */
-export function errorBlock(message: Node | string, retryable: boolean, actions: Pick<MessageActions, 'retry'>): HTMLElement {
+/** The inline error of a failed answer, with a button for each fix it offers and Retry when it is the last message. */
+export function errorBlock(message: Node | string, retryable: boolean, actions: Pick<MessageActions, 'retry' | 'runAction'>, fixes: readonly ErrorAction[] = []): HTMLElement {
   const block = h(
     'div',
     { className: 'message-error', testId: 'error', attrs: { role: 'alert' } },
     icon('error'),
     h('span', { className: 'message-error-text' }, message),
   );
+  for (const fix of fixes) {
+    const button = document.createElement('vscode-button');
+    button.dataset.testid = 'error-action';
+    button.dataset.command = fix.command;
+    button.secondary = true;
+    button.textContent = fix.title;
+    button.addEventListener('click', () => actions.runAction(fix.command));
+    block.append(button);
+  }
   if (retryable) {
     const retry = document.createElement('vscode-button');
     retry.dataset.testid = 'retry';

@@ -79,13 +79,25 @@ describe('OllamaProvider', () => {
 
   it('lists installed models from /api/tags and embeds through /api/embed', async () => {
     const models = await provider().listModels();
-    expect(models.map((m) => m.id)).toEqual(['arbor-test-model:latest', 'arbor-test-model-2:latest']);
+    expect(models.map((m) => m.id)).toEqual(['arbor-test-model', 'arbor-test-model-2']);
     expect(models[0].details).toMatchObject({ family: 'llama', size: 1_000_000 });
     const vectors = await provider().embed(['a', 'b']);
     expect(vectors).toHaveLength(2);
     expect(vectors[0]).toHaveLength(8);
     expect(server.lastRequest!.path).toBe('/api/embed');
     expect(server.lastRequest!.body).toMatchObject({ model: 'arbor-test-model', input: ['a', 'b'] });
+  });
+
+  it('lists a model Ollama reports as name and as name:latest once, keeping other tags', async () => {
+    const both = new FakeLlmServer({ models: ['mistral', 'mistral:latest', 'qwen:7b'] });
+    await both.start();
+    try {
+      const models = await new OllamaProvider({ host: both.url, model: 'mistral' }).listModels();
+      expect(both.lastRequest!.path).toBe('/api/tags');
+      expect(models.map((m) => m.id)).toEqual(['mistral', 'qwen:7b']);
+    } finally {
+      await both.stop();
+    }
   });
 
   it('aborts mid-stream: kind aborted, and the server sees the connection close', async () => {

@@ -2,6 +2,7 @@ import { Ollama, type ChatRequest, type ChatResponse, type Message, type Tool } 
 import type { LLMMessage, LLMResponse, LLMStreamChunk, ToolCall, Usage } from '../types';
 import { AnswerBudget, DEFAULT_MAX_ANSWER_CHARS, DEFAULT_MAX_ANSWER_MS } from './answerLimits';
 import { CallGuard } from './callGuard';
+import { modelKey } from './modelNames';
 import { toOllamaProviderError } from './ollamaErrors';
 import { ollamaFetch, type OllamaResponseInfo } from './ollamaFetch';
 import type { CompletionOptions, LLMProvider, ModelInfo } from './provider';
@@ -133,16 +134,18 @@ export class OllamaProvider implements LLMProvider {
     }
   }
 
-  /** The installed models, from `/api/tags`. */
+  /** The installed models, from `/api/tags`, each once: `name:latest` is listed as `name` (Ollama takes both). */
   async listModels(): Promise<ModelInfo[]> {
     const guard = new CallGuard(undefined, this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     const info: OllamaResponseInfo = {};
     try {
       const res = await this.client(guard, info).list();
-      return (res.models ?? []).map((m) => ({
-        id: m.name || m.model,
-        details: { ...(m.details ?? {}), size: m.size, digest: m.digest, modifiedAt: m.modified_at },
-      }));
+      const byId = new Map<string, ModelInfo>();
+      for (const m of res.models ?? []) {
+        const id = modelKey(m.name || m.model);
+        if (!byId.has(id)) byId.set(id, { id, details: { ...(m.details ?? {}), size: m.size, digest: m.digest, modifiedAt: m.modified_at } });
+      }
+      return [...byId.values()];
     } catch (err) {
       throw toOllamaProviderError(err, this.context(this.model, guard), info);
     } finally {

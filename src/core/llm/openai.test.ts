@@ -3,6 +3,7 @@ import { FakeLlmServer } from '../../../test/fixtures/fakeLlmServer';
 import { collectStream, freePort, providerFailure, streamAbortedAfter } from '../../../test/fixtures/providerTestTools';
 import { ProviderError } from '../errors';
 import { OpenAIProvider, type OpenAIProviderOptions } from './openai';
+import { openaiConnectionHint } from './openaiErrors';
 
 const server = new FakeLlmServer({ apiKey: 'sk-test-secret-key-123456' });
 beforeAll(() => server.start());
@@ -222,6 +223,12 @@ describe('OpenAIProvider', () => {
     expect(err).toMatchObject({ kind: 'rate_limit', retryable: false });
   });
 
+  it("does not advise starting a server at OpenAI's own API", () => {
+    expect(openaiConnectionHint('https://api.openai.com/v1')).not.toMatch(/start/i);
+    expect(openaiConnectionHint('https://api.openai.com/v1')).toContain('proxy');
+    expect(openaiConnectionHint('http://127.0.0.1:8000/v1')).toContain('Start it');
+  });
+
   it('maps connection refused to kind connection naming the base URL and the setting', async () => {
     const port = await freePort();
     const p = new OpenAIProvider({ baseURL: `http://127.0.0.1:${port}/v1`, apiKey: 'sk-x', model: 'm', maxRetries: 0 });
@@ -230,6 +237,7 @@ describe('OpenAIProvider', () => {
     expect(err.retryable).toBe(true);
     expect(err.message).toContain(`Cannot reach the server at http://127.0.0.1:${port}/v1 (connection refused)`);
     expect(err.message).toContain('arbor.openai.baseUrl');
+    expect(err.message).toContain('Is the server running?');
     const listErr = await providerFailure(p.listModels());
     expect(listErr.kind).toBe('connection');
   });

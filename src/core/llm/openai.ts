@@ -2,7 +2,7 @@ import { OpenAI } from 'openai';
 import type { LLMMessage, LLMResponse, LLMStreamChunk, Usage } from '../types';
 import { AnswerBudget, DEFAULT_MAX_ANSWER_CHARS, DEFAULT_MAX_ANSWER_MS } from './answerLimits';
 import { CallGuard } from './callGuard';
-import { toOpenAIProviderError } from './openaiErrors';
+import { openaiConnectionHint, toOpenAIProviderError } from './openaiErrors';
 import { PricingTable, type PriceEntry } from './pricing';
 import type { CompletionOptions, LLMProvider, ModelInfo } from './provider';
 import { answerLimitError, brokenStreamError, configuredSecrets, unknownError, type ErrorContext } from './providerErrors';
@@ -245,7 +245,7 @@ export class OpenAIProvider implements LLMProvider {
       provider: this.name,
       where: `the server at ${this.baseURL}`,
       endpoint: this.baseURL,
-      connectionHint: 'Is the server running? Start it, or change arbor.openai.baseUrl.',
+      connectionHint: openaiConnectionHint(this.baseURL),
       addressSetting: 'arbor.openai.baseUrl',
       authHint: "Set a valid key with 'Arbor: Set OpenAI API Key'.",
       credential: this.options.apiKey ? 'the API key' : undefined,

@@ -12,6 +12,22 @@ import {
 } from './providerErrors';
 
 /** Turns anything the `openai` package throws into a `ProviderError` with an actionable message. */
+/**
+ * What to do when the OpenAI-compatible server cannot be reached: a local server may not be running, but
+ * OpenAI's own API is not something to start, so there the network (or a proxy) is what to check.
+ */
+export function openaiConnectionHint(baseURL: string): string {
+  let host = '';
+  try {
+    host = new URL(baseURL).hostname.toLowerCase();
+  } catch {
+    // not a URL: the local-server advice below still names the setting
+  }
+  return host === 'api.openai.com'
+    ? "Check this machine's network connection and any proxy (VS Code's http.proxy setting), or change arbor.openai.baseUrl."
+    : 'Is the server running? Start it, or change arbor.openai.baseUrl.';
+}
+
 export function toOpenAIProviderError(err: unknown, ctx: ErrorContext): ProviderError {
   const common = mapCommonFailure(err, ctx);
   if (common) return common;

@@ -1,0 +1,31 @@
+/**
+ * Which model a chat answers with. A model picked in a chat is stored on its conversation (and becomes
+ * the default, `arbor.model`, for new chats); a chat that has none stored follows the default until its
+ * first answer pins it, so picking a model in one chat does not change the others. Pure.
+ */
+import { modelKey, readConversationMetadata } from '../core/index';
+import type { ConversationMetadata } from '../core/index';
+import type { ArborSettings } from './settings';
+
+type ModelSettings = Pick<ArborSettings, 'provider' | 'model'>;
+
+/** The chat's model: the one stored for the current provider, else the default from the settings. */
+export function conversationModel(metadata: Readonly<Record<string, unknown>> | undefined, settings: ModelSettings): string {
+  const stored = readConversationMetadata(metadata, 'model');
+  const provider = readConversationMetadata(metadata, 'modelProvider');
+  const usable = stored?.trim() && (provider === undefined || provider === settings.provider);
+  return modelKey(usable && stored ? stored : settings.model);
+}
+
+/** The metadata that makes `model` the chat's model under `provider`. */
+export function modelMetadata(model: string, provider: ArborSettings['provider']): Pick<ConversationMetadata, 'model' | 'modelProvider'> {
+  return { model: modelKey(model), modelProvider: provider };
+}
+
+/** Pins the default model on a chat that has none for the current provider (before its answer), else `undefined`. */
+export function pinModelUpdate(metadata: Readonly<Record<string, unknown>> | undefined, settings: ModelSettings): Pick<ConversationMetadata, 'model' | 'modelProvider'> | undefined {
+  const stored = readConversationMetadata(metadata, 'model');
+  const provider = readConversationMetadata(metadata, 'modelProvider');
+  if (stored?.trim() && (provider === undefined || provider === settings.provider)) return undefined;
+  return modelMetadata(settings.model, settings.provider);
+}

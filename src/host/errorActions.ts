@@ -1,0 +1,29 @@
+import * as vscode from 'vscode';
+import { assertNever, type ErrorActionCommand } from '../shared/protocol';
+import { Commands, EXTENSION_ID } from './constants';
+import { MissingApiKeyError } from './errorView';
+import type { Services } from './services';
+import { missingApiKeyMessage } from './settings';
+
+/** Runs the fix an error's button offers (the webview may ask for these commands only). */
+export async function runErrorAction(command: ErrorActionCommand): Promise<void> {
+  switch (command) {
+    case 'arbor.setOpenAIKey':
+      await vscode.commands.executeCommand(Commands.setOpenAIKey);
+      return;
+    case 'arbor.selectModel':
+      await vscode.commands.executeCommand(Commands.selectModel);
+      return;
+    case 'arbor.openSettings':
+      await vscode.commands.executeCommand('workbench.action.openSettings', `@ext:${EXTENSION_ID}`);
+      return;
+    default:
+      assertNever(command);
+  }
+}
+
+/** Fails before anything is sent when the chosen provider cannot answer yet (OpenAI's API without a key). */
+export async function checkReadyToSend(services: Services): Promise<void> {
+  const message = missingApiKeyMessage(services.settings, !!(await services.apiKeys.get()));
+  if (message) throw new MissingApiKeyError(`${message} Nothing was sent.`);
+}
