@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { ArborError, parseConversationJson } from '../core/index';
+import { ArborError, parseConversationJson, readConversationMetadata, type ConversationMetadata } from '../core/index';
 import type { CommandDeps } from './commandDeps';
 import { Commands } from './constants';
 import { chatTitle } from './conversationRules';
@@ -44,7 +44,12 @@ async function importFile(deps: CommandDeps, uri: vscode.Uri): Promise<string | 
     return undefined;
   }
   const { manager, copyOf } = imported;
-  const title = firstLine(chatTitle(manager.getMetadata() as Record<string, unknown>, manager.getAllNodes()), 60);
+  const metadata = manager.getMetadata() as Record<string, unknown>;
+  const title = firstLine(chatTitle(metadata, manager.getAllNodes()), 60);
+  // A Meton session has no title: name it by its first question, as the list names a chat of this window.
+  if (!readConversationMetadata(metadata, 'title')?.trim() && manager.getAllNodes().some((n) => n.message.role === 'user')) {
+    await deps.services.withManager(manager.conversationId, (m) => m.setMetadata({ title } satisfies ConversationMetadata));
+  }
   const count = manager.getAllNodes().length - 1;
   void vscode.window.showInformationMessage(
     copyOf !== undefined
