@@ -57,8 +57,12 @@ ln -sf "$(command -v rg)" "$vs/node_modules/@vscode/ripgrep/bin/rg"
 npm rebuild argon2
 
 # As root, code-server's postinstall demands --unsafe-perm, which npm 11 no longer has; the variable does it.
+# npm 11 then warns 'Unknown cli config "--unsafe-perm"' and 'Unknown env config "unsafe-perm"' (the flag
+# the postinstall passes to its own npm install, and this variable): harmless, since npm now runs scripts
+# as the invoking user anyway. Only those two lines are dropped; every other line and the exit status stay.
 (cd node_modules/code-server && npm_config_user_agent="npm/$(npm -v) node/$(node -v) linux x64" \
-  npm_config_unsafe_perm=true sh ./postinstall.sh)
+  npm_config_unsafe_perm=true sh ./postinstall.sh) \
+  2> >(grep -v -E '^npm warn Unknown (cli|env) config "(--)?unsafe-perm"' >&2)
 
 "$dest/node_modules/.bin/code-server" --version >/dev/null
 touch "$marker"

@@ -28,6 +28,7 @@ export {
 export { ConversationTree } from './conversation/conversationTree';
 export { ROOT_NODE_ID, isDotPath } from './nodeIds';
 export { fromMetonSession, isMetonSession } from './conversation/metonImport';
+export { importConversation, parseConversationJson, type ImportedConversation } from './conversation/importConversation';
 export { applyContextWindow, groupTurns, type ContextWindowOptions, type ContextWindowResult, type MessageTokenEstimator } from './conversation/contextWindow';
 export { runRequestMiddleware, runResponseMiddleware, type ConversationMiddleware, type MiddlewareState } from './conversation/middleware/middleware';
 export { LoggingMiddleware, type LoggingMiddlewareOptions } from './conversation/middleware/loggingMiddleware';

@@ -2,11 +2,13 @@ import type * as vscode from 'vscode';
 import type { CommandDeps } from './commandDeps';
 import { registerConversationCommands } from './conversationCommands';
 import { registerGeneralCommands } from './generalCommands';
+import { registerImportCommands } from './importCommands';
 import { registerNodeCommands } from './nodeCommands';
 
 /** Registers every Arbor command (ids in `constants.ts`, titles in `package.json`). */
 export function registerCommands(context: vscode.ExtensionContext, deps: CommandDeps): void {
   registerConversationCommands(context, deps);
+  registerImportCommands(context, deps);
   registerNodeCommands(context, deps);
   registerGeneralCommands(context, deps);
 }

@@ -24,6 +24,7 @@ export const Commands = {
   selectModel: 'arbor.selectModel',
   reindexWorkspace: 'arbor.reindexWorkspace',
   exportConversation: 'arbor.exportConversation',
+  importConversation: 'arbor.importConversation',
   searchConversations: 'arbor.searchConversations',
   refresh: 'arbor.refresh',
   openConversation: 'arbor.conversation.open',

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { FilesAdapter, LoggingMiddleware, OllamaProvider, OpenAIProvider, OpenConversations, RedactionMiddleware, SqlJsConversationStorage } from '../core/index';
 import type {
+  ImportedConversation,
   ConversationManager,
   ConversationMetadata,
   ConversationMiddleware,
@@ -321,6 +322,11 @@ export class Services extends Disposable {
   /** The manager of a stored conversation, shared by every view of it (`ConversationNotFoundError` if gone). */
   async manager(conversationId: string): Promise<ConversationManager> {
     return (await this.conversations()).get(conversationId);
+  }
+
+  /** Imports a parsed conversation file as a new conversation (a copy under a new id when its id is taken). */
+  async importConversation(obj: unknown): Promise<ImportedConversation> {
+    return (await this.conversations()).import(obj);
   }
 
   /** Adopts a manager made elsewhere (a fork). */

@@ -9,6 +9,7 @@ import { roleIcon } from './labels';
 import { Disposable, toDisposable } from './lifecycle';
 import { STORE_FILE, type Services } from './services';
 import { readSummaryCache, SUMMARY_CACHE_FILE, writeSummaryCache } from './summaryCache';
+import { jsonUrisOf } from './uriList';
 import { buildRuns, conversationEntry, type ConversationEntry, type RunEntry, type TreeEntry } from './treeModel';
 
 /** How many conversations the tree lists. */
@@ -172,16 +173,46 @@ export class ConversationsTreeProvider extends Disposable implements vscode.Tree
 export interface TreeViewHandle {
   provider: ConversationsTreeProvider;
   view: vscode.TreeView<TreeEntry>;
+  /** Redraws the list and selects a conversation in it (without taking the focus). */
+  revealConversation(conversationId: string): Promise<void>;
+}
+
+/**
+ * Drops on the Conversations view: `.json` files dragged from the Explorer (or the OS) arrive as a
+ * `text/uri-list`, and are handed to the Import Conversation command.
+ */
+class ImportOnDrop implements vscode.TreeDragAndDropController<TreeEntry> {
+  readonly dropMimeTypes = ['text/uri-list', 'application/vnd.code.uri-list'];
+  readonly dragMimeTypes: string[] = [];
+
+  async handleDrop(_target: TreeEntry | undefined, data: vscode.DataTransfer): Promise<void> {
+    const list = (await data.get('text/uri-list')?.asString()) ?? (await data.get('application/vnd.code.uri-list')?.asString()) ?? '';
+    const uris = jsonUrisOf(list).map((u) => vscode.Uri.parse(u, true));
+    if (uris.length === 0) {
+      if (list.trim()) void vscode.window.showInformationMessage('Only .json conversation files can be dropped here to import them.');
+      return;
+    }
+    await vscode.commands.executeCommand(Commands.importConversation, uris);
+  }
 }
 
 /** Registers the Conversations tree view. */
 export function registerTreeView(context: vscode.ExtensionContext, deps: { services: Services; clock?: ActivationClock }): TreeViewHandle {
   const provider = new ConversationsTreeProvider(deps.services, deps.clock);
-  const view = vscode.window.createTreeView(Views.conversations, { treeDataProvider: provider, showCollapseAll: true });
+  const view = vscode.window.createTreeView(Views.conversations, {
+    treeDataProvider: provider,
+    showCollapseAll: true,
+    dragAndDropController: new ImportOnDrop(),
+  });
   // Relative times ("5 min ago") age; redraw the list now and then while it is visible.
   const clockTimer = setInterval(() => {
     if (view.visible) provider.refreshList();
   }, 60_000);
   context.subscriptions.push(provider, view, { dispose: () => clearInterval(clockTimer) });
-  return { provider, view };
+  const revealConversation = async (conversationId: string) => {
+    provider.refreshList();
+    const entry = (await provider.getChildren()).find((e) => e.conversationId === conversationId);
+    if (entry) await view.reveal(entry, { select: true, focus: false });
+  };
+  return { provider, view, revealConversation };
 }

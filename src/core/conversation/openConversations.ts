@@ -3,6 +3,7 @@ import { Emitter, type ArborEvent } from '../emitter';
 import type { Disposable, Logger } from '../files';
 import type { ConversationStorage } from '../storage/storage';
 import { ConversationManager } from './conversationManager';
+import { importConversation, type ImportedConversation } from './importConversation';
 import type { ConversationManagerOptions, CreateConversationOptions } from './managerTypes';
 
 /** What `OpenConversations.create` takes besides the shared manager options. */
@@ -59,6 +60,17 @@ export class OpenConversations implements Disposable {
     const manager = await ConversationManager.create({ ...(await this.managerOptions()), ...init });
     this.adopt(manager);
     return manager;
+  }
+
+  /**
+   * Imports a parsed conversation file (see `importConversation`: a taken id becomes a copy), keeps
+   * its manager open and announces the new conversation.
+   */
+  async import(obj: unknown): Promise<ImportedConversation> {
+    const imported = await importConversation(obj, await this.managerOptions());
+    this.adopt(imported.manager);
+    this.changeEmitter.fire(imported.manager.conversationId);
+    return imported;
   }
 
   /** The open manager of a stored conversation, opened on first use (`ConversationNotFoundError` if there is none). */

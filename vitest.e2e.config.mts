@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import { SummaryReporter } from './test/e2e/harness/summaryReporter';
+import { SummaryReporter } from './test/e2e/harness/summaryReporter.mts';
 
 /**
  * The end-to-end suite: one code-server and one fake model server for all files (global setup), files

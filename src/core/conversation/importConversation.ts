@@ -1,0 +1,45 @@
+import { randomUUID } from 'node:crypto';
+import { InvalidArgumentError, InvalidOperationError } from '../errors';
+import { ConversationManager } from './conversationManager';
+import type { ConversationManagerOptions } from './managerTypes';
+
+/** A conversation read from a file: its manager and, when the file's id was already stored, that id. */
+export interface ImportedConversation {
+  manager: ConversationManager;
+  /** Set when the file's conversation id was taken, so it was imported as a copy under a new id. */
+  copyOf?: string;
+}
+
+/**
+ * Parses the text of a conversation file (Arbor/dataknobs JSON or a Meton session). Text that is not
+ * JSON throws `InvalidArgumentError` saying so; whether it is a conversation is checked on import.
+ */
+export function parseConversationJson(text: string): unknown {
+  try {
+    // A byte-order mark is valid in a file but not in JSON.
+    return JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch (error) {
+    throw new InvalidArgumentError(`The file is not JSON (${error instanceof Error ? error.message : String(error)}).`);
+  }
+}
+
+/**
+ * Stores a parsed conversation file as a new conversation. When its id is already in the store, it is
+ * imported as a copy under a fresh id (and `copyOf` names the original) rather than refused.
+ */
+export async function importConversation(obj: unknown, options: ConversationManagerOptions): Promise<ImportedConversation> {
+  try {
+    return { manager: await ConversationManager.importJson(obj, options) };
+  } catch (error) {
+    // importJson refuses only a taken id with this error; anything else (a malformed file) propagates.
+    if (!(error instanceof InvalidOperationError)) throw error;
+    const manager = await ConversationManager.importJson(obj, { ...options, conversationId: randomUUID() });
+    return { manager, copyOf: sourceId(obj) };
+  }
+}
+
+function sourceId(obj: unknown): string | undefined {
+  const data = obj as { conversation_id?: unknown; session_id?: unknown };
+  const id = data.conversation_id ?? data.session_id;
+  return typeof id === 'string' ? id : undefined;
+}
