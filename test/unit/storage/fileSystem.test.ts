@@ -34,9 +34,11 @@ describe('the store on the file system', () => {
   it('takes over at once a lock left by a process killed while holding it', async () => {
     // Kill a busy writer until a kill lands while it holds the lock (it almost always does).
     let leftLocked = false;
-    for (let attempt = 0; attempt < 10 && !leftLocked; attempt++) {
+    for (let attempt = 0; attempt < 20 && !leftLocked; attempt++) {
       const child = spawn(process.execPath, ['--import', 'tsx', WRITER, file, 'c', `w${attempt}`, 'forever'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
       await new Promise<void>((resolve) => child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('ACK') && resolve()));
+      // A moment into its write loop, where it holds the lock most of the time (each write flushes to disk under it).
+      await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 200));
       child.kill('SIGKILL');
       await new Promise((resolve) => child.on('exit', resolve));
       leftLocked = existsSync(`${file}.lock`);
