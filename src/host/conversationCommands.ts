@@ -95,9 +95,22 @@ export function registerConversationCommands(context: vscode.ExtensionContext, d
     const t = targetOf(deps, arg);
     const id = conversationIdOf(deps, arg);
     if (!id) return;
-    const upToNodeId = t?.kind === 'run' ? t.lastNodeId : undefined;
+    let upToNodeId = t?.kind === 'run' ? t.lastNodeId : undefined;
+    if (upToNodeId === undefined) {
+      // On a whole conversation: the branch being read (the usual wish), or every branch.
+      const picked = await vscode.window.showQuickPick(
+        [
+          { label: 'This branch', description: 'the messages from the start to the current one', all: false },
+          { label: 'All branches', description: 'every message of every branch', all: true },
+        ],
+        { title: 'Fork into New Conversation', placeHolder: 'What the new conversation starts with' },
+      );
+      if (!picked) return;
+      if (!picked.all) upToNodeId = (await services.manager(id)).currentNodeId;
+    }
+    const forkFrom = upToNodeId;
     const { fork, title } = await services.withManager(id, async (m) => ({
-      fork: await m.fork(undefined, upToNodeId !== undefined ? { upToNodeId } : {}),
+      fork: await m.fork(undefined, forkFrom !== undefined ? { upToNodeId: forkFrom } : {}),
       title: chatTitle(m.getMetadata() as Record<string, unknown>, m.getAllNodes()),
     }));
     services.adopt(fork);

@@ -70,4 +70,26 @@ describe('branch switching remembers where the reader was', () => {
     await new Promise((resolve) => setTimeout(resolve, 2500));
     expect(await topRow().textContent()).toContain('A newer conversation');
   });
+
+  it('forks a conversation into a new one with this branch (the default) or with all branches', async () => {
+    const { workbench } = session;
+    await workbench.openArborView();
+    const forkWith = async (choice: string) => {
+      const source = workbench.page.locator('.part.sidebar .pane-body [role="treeitem"][aria-level="1"]', { hasText: /^Where do trees grow\?(?! \(fork\))/ }).first();
+      await source.click({ button: 'right' });
+      await workbench.pickMenuItem('Fork into New Conversation');
+      const option = workbench.page.locator('.quick-input-widget .monaco-list-row', { hasText: choice }).first();
+      await option.waitFor({ timeout: 10_000 });
+      await option.click();
+    };
+    const forks = () => workbench.page.locator('.part.sidebar .pane-body [role="treeitem"][aria-level="1"]', { hasText: 'Where do trees grow? (fork)' });
+    // The reader is on the first answer (left there by the test before): this branch is the question and that answer.
+    await forkWith('This branch');
+    await expect.poll(() => forks().count(), { timeout: 15_000 }).toBe(1);
+    expect(await forks().first().textContent()).toContain('2 messages');
+    await forkWith('All branches');
+    await expect.poll(() => forks().count(), { timeout: 15_000 }).toBe(2);
+    const counts = await forks().allTextContents();
+    expect(counts.some((t) => t.includes('7 messages'))).toBe(true);
+  });
 });
