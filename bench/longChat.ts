@@ -27,7 +27,7 @@ function sourceOf(manager: ConversationManager): PathSource {
 }
 
 function stateOf(manager: ConversationManager, window: ChatWindow): ChatState {
-  const base = { conversationId: manager.conversationId, title: 'Long', currentNodeId: manager.currentNodeId, totalCostUsd: 0, model: 'm', provider: 'ollama', busy: false, restricted: false };
+  const base = { conversationId: manager.conversationId, title: 'Long', currentNodeId: manager.currentNodeId, totalCostUsd: 0, branchCostUsd: 0, model: 'm', provider: 'ollama', busy: false, restricted: false };
   return buildChatState({ ...base, path: sourceOf(manager) }, window);
 }
 

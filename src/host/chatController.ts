@@ -142,6 +142,7 @@ export class ChatController extends Disposable {
               siblingIds: (id) => manager.getSiblingIds(id),
             },
             totalCostUsd: manager.getTotalCost(),
+            branchCostUsd: manager.getCostByBranch(),
             model: conversationModel(manager.getMetadata() as Record<string, unknown>, s),
             provider: s.provider,
             busy: this.busy,

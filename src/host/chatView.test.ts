@@ -10,7 +10,7 @@ function node(nodeId: string, role: Role, content: string, metadata: Record<stri
   return { nodeId, parentId: nodeId === '' ? null : dot < 0 ? '' : nodeId.slice(0, dot), position, message: { role, content }, timestamp: '2026-01-01T00:00:00Z', metadata };
 }
 
-const base = { conversationId: 'c', title: 'T', totalCostUsd: 0.01, model: 'm', provider: 'ollama', busy: false, restricted: false };
+const base = { conversationId: 'c', title: 'T', totalCostUsd: 0.01, branchCostUsd: 0.01, model: 'm', provider: 'ollama', busy: false, restricted: false };
 
 /** The views a fresh webview gets for the path to `currentNodeId`. */
 function shown(nodes: ConversationNode[], currentNodeId: string) {

@@ -42,6 +42,7 @@ export interface ChatStateInput {
   currentNodeId: string;
   path: PathSource;
   totalCostUsd: number;
+  branchCostUsd: number;
   model: string;
   provider: string;
   busy: boolean;
@@ -113,6 +114,7 @@ export function buildChatState(input: ChatStateInput, window: ChatWindow): ChatS
     currentNodeId: input.currentNodeId,
     ...update,
     totalCostUsd: input.totalCostUsd,
+    branchCostUsd: input.branchCostUsd,
     model: input.model,
     provider: input.provider,
     busy: input.busy,

@@ -97,6 +97,8 @@ export interface ChatState {
   /** Views of the window's messages that are new to the webview or changed; the rest it has. */
   readonly views: readonly MessageView[];
   readonly totalCostUsd: number;
+  /** The cost of the answers on the path root→current: what this branch cost. */
+  readonly branchCostUsd: number;
   readonly model: string;
   readonly provider: string;
   /** A request is streaming; the Stop button shows. */

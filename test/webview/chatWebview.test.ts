@@ -70,6 +70,11 @@ describe('chat webview', () => {
     expect(await answer.locator('[data-testid=message-tokens]').textContent()).toBe('42 tokens');
     expect(await answer.locator('[data-testid=message-cost]').textContent()).toBe('$0.0021');
     expect(await p.locator('[data-testid=total-cost]').textContent()).toBe('$0.50');
+    // One branch cost all of it: no separate branch cost.
+    expect(await p.locator('[data-testid=branch-cost]').isVisible()).toBe(false);
+    await postToWebview(p, { type: 'state', state: chatState(twoTurns, { totalCostUsd: 0.5, branchCostUsd: 0.2, restricted: true, title: 'Cache design' }) });
+    await expect.poll(() => p.locator('[data-testid=branch-cost]').textContent()).toBe('this branch $0.20 ·');
+    expect(await p.locator('[data-testid=total-cost]').textContent()).toBe('$0.50');
     expect(await p.locator('[data-testid=message-list]').getAttribute('aria-live')).toBe('polite');
     expect(await p.locator('[data-testid=title]').textContent()).toBe('Cache design');
     expect(await p.locator('[data-testid=restricted]').isVisible()).toBe(true);

@@ -32,6 +32,7 @@ export function chatState(path: MessageView[], overrides: Partial<ChatState> = {
     ids: path.map((m) => m.nodeId),
     views: path,
     totalCostUsd: 0.0123,
+    branchCostUsd: overrides.totalCostUsd ?? 0.0123,
     model: 'llama3.2',
     provider: 'ollama',
     busy: false,

@@ -1,5 +1,6 @@
 /**
- * The chat's header: the conversation title, its total cost, the provider and model, a badge in
+ * The chat's header: the conversation title, its total cost (and this branch's, when other branches
+ * cost something too), the provider and model, a badge in
  * restricted mode, and the notice banner for problems not tied to one answer (no model server…).
  */
 import type { ChatState, NoticeMessage } from '../../src/shared/protocol';
@@ -12,6 +13,8 @@ export class Header {
   readonly element: HTMLElement;
   private readonly title = h('h1', { className: 'chat-title', testId: 'title', text: 'Arbor' });
   private readonly cost = h('span', { className: 'total-cost', testId: 'total-cost', text: formatCost(0), title: 'Total cost of this conversation, all branches' });
+  /** Shown when the conversation has branches that cost something apart from the one read now. */
+  private readonly branchCost = h('span', { className: 'branch-cost', testId: 'branch-cost', title: 'Cost of the answers on this branch, from the start to here' });
   private readonly model = h('span', { className: 'chat-model', testId: 'chat-model' });
   private readonly restricted = h('span', {
     className: 'badge badge-restricted',
@@ -26,7 +29,7 @@ export class Header {
     this.element = h(
       'div',
       { className: 'chat-header-wrap' },
-      h('header', { className: 'chat-header' }, this.title, this.restricted, h('span', { className: 'spacer' }), this.model, this.cost),
+      h('header', { className: 'chat-header' }, this.title, this.restricted, h('span', { className: 'spacer' }), this.model, this.branchCost, this.cost),
       this.notices,
     );
   }
@@ -34,6 +37,10 @@ export class Header {
   update(state: ChatState): void {
     this.title.textContent = state.title || 'New conversation';
     this.cost.textContent = formatCost(state.totalCostUsd);
+    const differs = Math.abs(state.totalCostUsd - state.branchCostUsd) > 1e-12;
+    this.branchCost.hidden = !differs;
+    this.branchCost.textContent = differs ? `this branch ${formatCost(state.branchCostUsd)} ·` : '';
+    this.cost.title = differs ? 'Total cost of this conversation, all branches' : 'Total cost of this conversation';
     this.model.textContent = state.provider && state.model ? `${state.provider} · ${state.model}` : state.model;
     this.restricted.hidden = !state.restricted;
   }
