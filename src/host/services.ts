@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { FilesAdapter, LoggingMiddleware, OllamaProvider, OpenAIProvider, OpenConversations, RedactionMiddleware, SqlJsConversationStorage } from '../core/index';
+import { LoggingMiddleware, OllamaProvider, OpenAIProvider, OpenConversations, RedactionMiddleware, SqlJsConversationStorage } from '../core/index';
 import type {
   ImportedConversation,
   ConversationManager,
@@ -73,10 +73,9 @@ export class Services extends Disposable {
     this.logger = new OutputChannelLogger('Arbor');
     this.middleware = [new RedactionMiddleware(), new LoggingMiddleware(this.logger)];
     this.apiKeys = new ApiKeyStore(context.secrets);
-    // A file picked by hand is read even when the index's rules leave it out; the reader marks it so.
-    this.workspaceFiles = new WorkspaceFileReader(this.files, () => this.folderPaths(), (relPath) =>
-      new FilesAdapter({ folders: this.folderPaths(), files: this.files, exclude: this.current.ragExclude, maxFileBytes: this.current.ragMaxFileBytes }).ignoredReason(relPath),
-    );
+    // A file picked by hand is read even when the index's rules leave it out (the reader marks it so),
+    // never when the engine refuses it (secrets, .git): the same adapter prompts read through.
+    this.workspaceFiles = new WorkspaceFileReader(this.files, () => this.folderPaths(), () => this.workspace.filesAdapter());
     this.workspace = new WorkspaceServices({
       files: this.files,
       logger: this.logger,

@@ -17,7 +17,7 @@ describe('WorkspaceFileReader', () => {
     await fs.writeFile(path.join(ws, 'src', 'a.ts'), 'one\ntwo\nthree\nfour\n');
     await fs.writeFile(path.join(root, 'secret.txt'), 'outside');
     await fs.symlink(path.join(root, 'secret.txt'), path.join(ws, 'link.txt'));
-    reader = new WorkspaceFileReader(nodeFiles, () => [ws]);
+    reader = new WorkspaceFileReader(nodeFiles, () => [ws], () => new FilesAdapter({ folders: [ws], files: nodeFiles }));
   });
   afterEach(async () => {
     await fs.rm(root, { recursive: true, force: true });
@@ -44,6 +44,12 @@ describe('WorkspaceFileReader', () => {
     await fs.writeFile(path.join(ws, 'deploy', 'prod.tfvars'), 'token = "x"');
     await expect(reader.resolveAttachments([{ kind: 'file', path: '.env' }])).rejects.toThrow(/looks like a secrets file/);
     await expect(reader.readText('deploy/prod.tfvars')).rejects.toThrow(WorkspaceAccessError);
+    // A link inside the workspace to a secret, and .git's own files, are refused the same way.
+    await fs.symlink(path.join(ws, '.env'), path.join(ws, 'notes.txt'));
+    await expect(reader.readText('notes.txt')).rejects.toThrow(/links to a secret file/);
+    await fs.mkdir(path.join(ws, '.git'));
+    await fs.writeFile(path.join(ws, '.git', 'config'), '[remote "origin"]\n\turl = https://user:token@example.com/r.git\n');
+    await expect(reader.readText('.git/config')).rejects.toThrow(/inside \.git/);
     // A selection the user copied out of such a file is theirs to send: it is not read from disk.
     const [sel] = await reader.resolveAttachments([{ kind: 'selection', path: '.env', startLine: 1, endLine: 1, text: 'DB_HOST=db' }]);
     expect(sel.text).toBe('DB_HOST=db');
@@ -53,8 +59,7 @@ describe('WorkspaceFileReader', () => {
     await fs.writeFile(path.join(ws, '.gitignore'), 'build/\n');
     await fs.mkdir(path.join(ws, 'build'));
     await fs.writeFile(path.join(ws, 'build', 'out.js'), 'compiled');
-    const marking = new WorkspaceFileReader(nodeFiles, () => [ws], (rel) => new FilesAdapter({ folders: [ws], files: nodeFiles }).ignoredReason(rel));
-    const [built, source] = await marking.resolveAttachments([
+    const [built, source] = await reader.resolveAttachments([
       { kind: 'file', path: 'build/out.js' },
       { kind: 'file', path: 'src/a.ts' },
     ]);

@@ -2,7 +2,7 @@
  * Reads workspace files for attachments and context chips through the engine's `WorkspaceFiles`,
  * only inside the workspace folders and never following a link out of them. Pure (no `vscode`).
  */
-import { FileRules, WorkspaceAccessError } from '../core/index';
+import { WorkspaceAccessError, type FilesAdapter } from '../core/index';
 import type { WorkspaceFiles } from '../core/index';
 import type { Attachment } from '../shared/protocol';
 import { isInside, resolveInWorkspace, sliceLines, type ResolvedAttachment } from './workspacePaths';
@@ -12,17 +12,15 @@ export const MAX_ATTACHMENT_BYTES = 200_000;
 
 /** Workspace-relative reads, refused outside the workspace. */
 export class WorkspaceFileReader {
-  /** Secret files (`.env`, keys, credentials) stay unread even when picked by hand: they would go to a model. */
-  private readonly rules = new FileRules();
-
   /**
-   * `ignoredReason` tells why the workspace's rules would leave a file out (gitignored, excluded…),
-   * so a file the user picks anyway is read and marked `ignored`.
+   * `adapter` is the engine's files adapter of the current settings: it refuses what is never sent to
+   * a model (secrets, `.git`, links to either) and says why the workspace's rules would leave a file
+   * out (gitignored, excluded…), so a file the user picks anyway is read and marked `ignored`.
    */
   constructor(
     private readonly files: WorkspaceFiles,
     private readonly folders: () => string[],
-    private readonly ignoredReason?: (relPath: string) => Promise<string | undefined>,
+    private readonly adapter: () => FilesAdapter,
   ) {}
 
   /** The absolute path of a workspace file; `WorkspaceAccessError` when it is outside the workspace. */
@@ -44,14 +42,17 @@ export class WorkspaceFileReader {
 
   /** The text of a workspace file; secret files are refused with a `WorkspaceAccessError`. */
   async readText(relPath: string): Promise<string> {
+    return (await this.read(relPath)).text;
+  }
+
+  /** Reads a picked file after the engine's access check, with the reason the index would leave it out. */
+  private async read(relPath: string): Promise<{ text: string; ignored: boolean }> {
     const abs = await this.resolve(relPath);
-    if (this.rules.isSecret(relPath.replace(/\\/g, '/'))) {
-      throw new WorkspaceAccessError(`"${relPath}" looks like a secrets file (keys, tokens, passwords), so Arbor will not send it to a model. Attach a selection of what you need instead.`, relPath);
-    }
+    const ignored = (await this.adapter().ignoredReason(relPath)) !== undefined;
     const bytes = await this.files.readFile(abs);
     const cut = bytes.byteLength > MAX_ATTACHMENT_BYTES;
     const text = new TextDecoder('utf-8').decode(cut ? bytes.subarray(0, MAX_ATTACHMENT_BYTES) : bytes);
-    return cut ? `${text}\n[… cut at ${MAX_ATTACHMENT_BYTES} bytes]` : text;
+    return { text: cut ? `${text}\n[… cut at ${MAX_ATTACHMENT_BYTES} bytes]` : text, ignored };
   }
 
   /** Attachments with their text: selections keep theirs, files (or ranges of them) are read now. */
@@ -59,8 +60,7 @@ export class WorkspaceFileReader {
     return Promise.all(
       attachments.map(async (a) => {
         if (a.text !== undefined) return { ...a, text: a.text };
-        const text = await this.readText(a.path);
-        const ignored = this.ignoredReason ? (await this.ignoredReason(a.path).catch(() => undefined)) !== undefined : false;
+        const { text, ignored } = await this.read(a.path);
         return { ...a, ...(ignored ? { ignored: true } : {}), text: sliceLines(text, a.startLine, a.endLine) };
       }),
     );

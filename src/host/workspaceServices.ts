@@ -28,6 +28,7 @@ export class WorkspaceServices implements vscode.Disposable {
   private libraryPromise?: Promise<FileSystemPromptLibrary | undefined>;
   private builderPromise?: Promise<PromptBuilder | undefined>;
   private indexPromise?: Promise<WorkspaceIndex | undefined>;
+  private files?: FilesAdapter;
 
   constructor(private readonly deps: WorkspaceServicesDeps) {}
 
@@ -61,7 +62,20 @@ export class WorkspaceServices implements vscode.Disposable {
     const old = this.indexPromise;
     this.indexPromise = undefined;
     this.builderPromise = undefined;
+    this.files = undefined;
     void old?.then((i) => i?.dispose()).catch(() => undefined);
+  }
+
+  /**
+   * The `files` adapter of the current retrieval settings, shared by prompts and attachments so its
+   * scanner's `.gitignore` cache serves both; rebuilt when the settings change (`reopenIndex`).
+   */
+  filesAdapter(): FilesAdapter {
+    if (!this.files) {
+      const s = this.deps.settings();
+      this.files = new FilesAdapter({ folders: this.deps.folders(), files: this.deps.files, exclude: s.ragExclude, maxFileBytes: s.ragMaxFileBytes });
+    }
+    return this.files;
   }
 
   /** The prompt builder over the library, with the `workspace` (index) and `files` retrieval adapters. */
@@ -70,9 +84,7 @@ export class WorkspaceServices implements vscode.Disposable {
       const library = await this.promptLibrary();
       if (!library) return undefined;
       const s = this.deps.settings();
-      const adapters: Record<string, RagAdapter> = {
-        files: new FilesAdapter({ folders: this.deps.folders(), files: this.deps.files, exclude: s.ragExclude, maxFileBytes: s.ragMaxFileBytes }),
-      };
+      const adapters: Record<string, RagAdapter> = { files: this.filesAdapter() };
       const index = await this.workspaceIndex();
       if (index) adapters.workspace = index;
       return new PromptBuilder(library, { adapters });

@@ -164,7 +164,7 @@ export class FilesAdapter implements RagAdapter {
         throw new WorkspaceAccessError(`"${p}" is inside .git, whose files can hold credentials (remote URLs, hooks); Arbor does not send them to a model.`, p);
       }
       if (this.rules.isSecret(loc.relPath)) {
-        throw new WorkspaceAccessError(`"${p}" looks like a secret (credentials, keys or environment file), so Arbor does not send it to a model.`, p);
+        throw new WorkspaceAccessError(`"${p}" looks like a secrets file (credentials, keys or an environment file), so Arbor does not send it to a model.`, p);
       }
       const st = await this.files.stat(abs);
       if (!st) continue;
