@@ -83,7 +83,6 @@ export class WorkspaceServices implements vscode.Disposable {
     this.builderPromise ??= (async () => {
       const library = await this.promptLibrary();
       if (!library) return undefined;
-      const s = this.deps.settings();
       const adapters: Record<string, RagAdapter> = { files: this.filesAdapter() };
       const index = await this.workspaceIndex();
       if (index) adapters.workspace = index;
