@@ -108,7 +108,6 @@ export class ChatController extends Disposable {
     await this.postState();
   }
 
-  /** Shows the branch through `nodeId` (Switch to Here, or a search match). */
   /** Opens the path at the end of the branch through `nodeId` the reader last followed (Switch to Here). */
   async switchTo(nodeId: string): Promise<void> {
     await this.services.withManager(this.conversationId, (m) => m.switchToNode(m.getLastVisitedLeaf(nodeId)));
@@ -124,10 +123,12 @@ export class ChatController extends Disposable {
   async postState(): Promise<void> {
     try {
       const manager = await this.services.manager(this.conversationId);
-      // The window mirrors what the webview holds: nothing is computed for a webview not listening yet.
-      if (!this.ready || this.isDisposed) return;
-      const title = chatTitle(manager.getMetadata() as Record<string, unknown>, manager.getChildren(ROOT_NODE_ID));
+      if (this.isDisposed) return;
+      const metadata = manager.getMetadata() as Record<string, unknown>;
+      const title = chatTitle(metadata, manager.getChildren(ROOT_NODE_ID));
       this.panel.title = firstLine(title, 40);
+      // The window mirrors what the webview holds: no state is built for a webview not listening yet.
+      if (!this.ready) return;
       const s = this.services.settings;
       this.post({
         type: 'state',
@@ -143,7 +144,7 @@ export class ChatController extends Disposable {
             },
             totalCostUsd: manager.getTotalCost(),
             branchCostUsd: manager.getCostByBranch(),
-            model: conversationModel(manager.getMetadata() as Record<string, unknown>, s),
+            model: conversationModel(metadata, s),
             provider: s.provider,
             busy: this.busy,
             restricted: !this.services.trusted,
@@ -172,8 +173,7 @@ export class ChatController extends Disposable {
         case 'edit':
           return await this.mutate(() => this.edit(msg));
         case 'switch':
-          await this.services.withManager(this.conversationId, (m) => m.switchToNode(m.getLastVisitedLeaf(msg.nodeId)));
-          return await this.postState();
+          return await this.switchTo(msg.nodeId);
         case 'loadEarlier':
           this.window.loadEarlier();
           return await this.postState();
@@ -235,10 +235,11 @@ export class ChatController extends Disposable {
   /** The chat answers with `model` from now on, and new chats start with it (`arbor.model`); other chats keep theirs. */
   private async selectModel(model: string): Promise<void> {
     if (!model.trim()) return;
+    const unchangedDefault = this.services.settings.model === modelKey(model);
+    // The conversation's change redraws the chat; a changed default re-lists the models (settings event).
     await this.services.withManager(this.conversationId, (m) => m.setMetadata(modelMetadata(model, this.services.settings.provider)));
     await this.services.updateSetting(Settings.model, modelKey(model));
-    await this.postState();
-    await this.postModels();
+    if (unchangedDefault) await this.postModels();
   }
 
   private async postModels(): Promise<void> {

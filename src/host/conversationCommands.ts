@@ -4,7 +4,7 @@ import { Commands } from './constants';
 import { conversationIdOf, targetOf, type CommandDeps } from './commandDeps';
 import { fileAttachment, selectionAttachment } from './editorActions';
 import { firstLine, roleIcon } from './labels';
-import { chatTitle, conversationTitle } from './conversationRules';
+import { conversationTitle, managerTitle } from './conversationRules';
 
 function safeFileName(title: string): string {
   return (title.replace(/[^\w\- ]+/g, '').trim().replace(/\s+/g, '-').slice(0, 60) || 'conversation').toLowerCase();
@@ -86,7 +86,7 @@ export function registerConversationCommands(context: vscode.ExtensionContext, d
     const id = conversationIdOf(deps, arg);
     if (!id) return;
     const manager = await services.manager(id);
-    const current = chatTitle(manager.getMetadata() as Record<string, unknown>, manager.getAllNodes());
+    const current = managerTitle(manager);
     const title = await vscode.window.showInputBox({ prompt: 'New title for the conversation', value: current, validateInput: (v) => (v.trim() ? undefined : 'The title cannot be empty.') });
     if (title?.trim()) await services.withManager(id, (m) => m.setMetadata({ title: title.trim() } satisfies ConversationMetadata));
   });
@@ -111,7 +111,7 @@ export function registerConversationCommands(context: vscode.ExtensionContext, d
     const forkFrom = upToNodeId;
     const { fork, title } = await services.withManager(id, async (m) => ({
       fork: await m.fork(undefined, forkFrom !== undefined ? { upToNodeId: forkFrom } : {}),
-      title: chatTitle(m.getMetadata() as Record<string, unknown>, m.getAllNodes()),
+      title: managerTitle(m),
     }));
     services.adopt(fork);
     await services.withManager(fork.conversationId, (m) => m.setMetadata({ title: `${title} (fork)` } satisfies ConversationMetadata));
@@ -146,7 +146,7 @@ export function registerConversationCommands(context: vscode.ExtensionContext, d
     if (!id) return;
     const manager = await services.manager(id);
     const title = conversationTitle(manager.getMetadata() as Record<string, unknown>);
-    const count = manager.getAllNodes().length - 1;
+    const count = manager.nodeCount - 1;
     const answer = await vscode.window.showWarningMessage(
       `Delete the conversation "${firstLine(title, 60)}"?`,
       { modal: true, detail: `All ${count} messages on every branch are deleted. This cannot be undone.` },

@@ -3,8 +3,8 @@
  * a message shows, and what a user message keeps in its metadata. Pure (no `vscode`), so they are
  * unit tested; `chatController.ts` only dispatches and streams, and calls these.
  */
-import { nodeMetadata, readConversationMetadata, readNodeMetadata } from '../core/index';
-import type { ConversationMetadata, ConversationNode, NodeMetadata, StoredAttachment } from '../core/index';
+import { ROOT_NODE_ID, nodeMetadata, readConversationMetadata, readNodeMetadata } from '../core/index';
+import type { ConversationMetadata, ConversationNode, ConversationReader, NodeMetadata, StoredAttachment } from '../core/index';
 import type { Attachment } from '../shared/protocol';
 import { firstLine } from './labels';
 
@@ -32,6 +32,14 @@ export function messageDisplayText(node: ConversationNode): string {
 export function chatTitle(metadata: Readonly<Record<string, unknown>>, nodes: readonly ConversationNode[]): string {
   const firstUser = nodes.find((n) => n.message.role === 'user');
   return conversationTitle(metadata, firstUser ? messageDisplayText(firstUser) : undefined);
+}
+
+/**
+ * The title of an open conversation: `chatTitle` over its first messages (the root's children, in
+ * the order they were written), without copying every node of a long conversation.
+ */
+export function managerTitle(manager: Pick<ConversationReader, 'getMetadata' | 'getChildren'>): string {
+  return chatTitle(manager.getMetadata() as Record<string, unknown>, manager.getChildren(ROOT_NODE_ID));
 }
 
 /** What the first message of a conversation is made of, for naming it. */

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { ArborError, parseConversationJson, readConversationMetadata, type ConversationMetadata } from '../core/index';
+import { ArborError, ROOT_NODE_ID, parseConversationJson, readConversationMetadata, type ConversationMetadata } from '../core/index';
 import type { CommandDeps } from './commandDeps';
 import { Commands } from './constants';
 import { chatTitle } from './conversationRules';
@@ -45,12 +45,13 @@ async function importFile(deps: CommandDeps, uri: vscode.Uri): Promise<string | 
   }
   const { manager, copyOf } = imported;
   const metadata = manager.getMetadata() as Record<string, unknown>;
-  const title = firstLine(chatTitle(metadata, manager.getAllNodes()), 60);
+  const firstMessages = manager.getChildren(ROOT_NODE_ID);
+  const title = firstLine(chatTitle(metadata, firstMessages), 60);
   // A Meton session has no title: name it by its first question, as the list names a chat of this window.
-  if (!readConversationMetadata(metadata, 'title')?.trim() && manager.getAllNodes().some((n) => n.message.role === 'user')) {
+  if (!readConversationMetadata(metadata, 'title')?.trim() && firstMessages.some((n) => n.message.role === 'user')) {
     await deps.services.withManager(manager.conversationId, (m) => m.setMetadata({ title } satisfies ConversationMetadata));
   }
-  const count = manager.getAllNodes().length - 1;
+  const count = manager.nodeCount - 1;
   void vscode.window.showInformationMessage(
     copyOf !== undefined
       ? `Imported "${title}" from ${name} as a copy: a conversation with its id (${copyOf}) is already here, so the copy has a new id.`
