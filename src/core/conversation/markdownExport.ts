@@ -1,3 +1,4 @@
+import { fenceFor } from '../markdownFence';
 import { nodeMetadata, readConversationMetadata } from '../metadataKeys';
 import { ConversationTree, ROOT_NODE_ID } from './conversationTree';
 import type { ConversationNode, ConversationState } from '../types';
@@ -11,10 +12,7 @@ export interface MarkdownExportOptions {
 const ROLE_TITLES: Record<string, string> = { system: 'System', user: 'User', assistant: 'Assistant', tool: 'Tool', function: 'Function' };
 
 function fence(text: string, lang = ''): string {
-  // A loop, not Math.max(...runs): text with hundreds of thousands of backtick runs would overflow the stack.
-  let longest = 2;
-  for (const match of text.matchAll(/`+/g)) if (match[0].length > longest) longest = match[0].length;
-  const ticks = '`'.repeat(longest + 1);
+  const ticks = fenceFor(text);
   return `${ticks}${lang}\n${text}\n${ticks}`;
 }
 

@@ -1,4 +1,5 @@
 import { PromptError, PromptLimitError } from '../errors';
+import { fenceFor } from '../markdownFence';
 import { sha256Hex } from './hashes';
 import { DEFAULT_PROMPT_LIMITS, scanTemplateText, type PromptLimits } from './promptLimits';
 import { RenderBudget } from './renderBudget';
@@ -32,12 +33,17 @@ export interface RagRunOptions {
   source?: string;
 }
 
-/** Renders one template of a retrieval config under the limits (a config file may be as hostile as a prompt). */
-function renderBounded(template: string, values: Record<string, unknown>, limits: PromptLimits, source: string): string {
+/** Checks a template of a retrieval config against the limits before it renders (a config file may be as hostile as a prompt). */
+function checkTemplate(template: string, limits: PromptLimits, source: string): void {
   const offset = { line: 1, column: 0 };
   scanTemplateText(template, source, offset, limits);
   parseTemplate(template, source, offset, limits);
-  return new RenderBudget(limits, source, offset).render(template, values, {});
+}
+
+/** Renders one template of a retrieval config under the limits. */
+function renderBounded(template: string, values: Record<string, unknown>, limits: PromptLimits, source: string): string {
+  checkTemplate(template, limits, source);
+  return new RenderBudget(limits, source, { line: 1, column: 0 }).render(template, values, {});
 }
 
 /** Per placeholder: the text to insert, the metadata to keep, and warnings for failed retrievals. */
@@ -73,9 +79,14 @@ export function formatRagResults(
   source = `rag config "${config.adapter}"`,
 ): string {
   if (results.length === 0) return '';
-  const item = (v: Record<string, unknown>) => renderBounded(config.itemTemplate ?? DEFAULT_ITEM_TEMPLATE, v, limits, source);
+  // Each template is checked once, and the header and every item share one budget: a placeholder's
+  // whole text is held to the output and time limits, not each item on its own.
+  const itemTemplate = config.itemTemplate ?? DEFAULT_ITEM_TEMPLATE;
+  checkTemplate(itemTemplate, limits, source);
+  if (config.header) checkTemplate(config.header, limits, source);
+  const budget = new RenderBudget(limits, source, { line: 1, column: 0 });
+  const item = (v: Record<string, unknown>) => budget.render(itemTemplate, v, {});
   const parts = results.map((r, i) => {
-    const longest = Math.max(2, ...[...r.content.matchAll(/`+/g)].map((m) => m[0].length));
     const ext = r.path ? /\.([A-Za-z0-9]+)$/.exec(r.path)?.[1]?.toLowerCase() : undefined;
     return item({
       index: i + 1,
@@ -85,11 +96,11 @@ export function formatRagResults(
       startLine: r.startLine,
       endLine: r.endLine ?? r.startLine,
       metadata: r.metadata,
-      fence: '`'.repeat(longest + 1),
+      fence: fenceFor(r.content),
       lang: ext ? (LANGS[ext] ?? ext) : '',
     });
   });
-  const header = config.header ? renderBounded(config.header, { ...values, count: results.length }, limits, source) : '';
+  const header = config.header ? budget.render(config.header, { ...values, count: results.length }, {}) : '';
   const body = parts.map((p) => (p.endsWith('\n') ? p : `${p}\n`)).join('\n');
   return (header ? (header.endsWith('\n') ? header : `${header}\n`) : '') + body.replace(/\n+$/, '\n');
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PromptError } from '../../../src/core/errors';
 import type { PromptBuilderOptions } from '../../../src/core/prompts/promptBuilder';
-import { ragQueryHash } from '../../../src/core/prompts/ragRunner';
+import { formatRagResults, ragQueryHash } from '../../../src/core/prompts/ragRunner';
 import type { RagAdapter, RagResultItem } from '../../../src/core/rag/ragAdapter';
 import { usePromptFolders } from './promptFolders';
 import { CountingAdapter } from './tempPrompts';
@@ -207,5 +207,14 @@ describe('RAG execution', () => {
     const moved = { ...first.ragMetadata!.CODE, placeholder: 'OTHER' };
     await b.renderUserPrompt('review', { params: { topic: 'sums' }, cachedRag: [moved] });
     expect(workspace.calls).toHaveLength(2);
+  });
+});
+
+describe('formatting retrieved chunks', () => {
+  it('fences a chunk holding 200,000 backtick runs longer than its longest run, without overflowing the stack', () => {
+    const content = '`a'.repeat(200_000) + '````';
+    const text = formatRagResults({ adapter: 'files', query: 'q' }, [{ content, score: 1, path: 'src/a.ts' }]);
+    expect(text.startsWith('src/a.ts\n`````typescript\n')).toBe(true);
+    expect(text.endsWith('\n`````\n')).toBe(true);
   });
 });
