@@ -1,4 +1,5 @@
 /** Typed errors of the engine. Each message says what went wrong and what to do about it. */
+import type { PromptLimits } from './prompts/promptLimits';
 
 /** Base class, so callers can tell engine errors from bugs. */
 export class ArborError extends Error {
@@ -78,14 +79,7 @@ export class PromptError extends ArborError {
 }
 
 /** Which limit of `PromptLimits` a template passed. */
-export type PromptLimitName =
-  | 'maxTemplateBytes'
-  | 'maxExpressions'
-  | 'maxNestingDepth'
-  | 'maxPartialDepth'
-  | 'maxPartialExpansions'
-  | 'maxOutputChars'
-  | 'maxRenderMs';
+export type PromptLimitName = keyof PromptLimits;
 
 /**
  * A prompt template passed one of the library's safety limits (size, expressions, nesting, includes, output,

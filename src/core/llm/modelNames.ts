@@ -19,10 +19,6 @@ export function sameModel(a: string, b: string): boolean {
  * sorted; `current` is the entry that stands for the model in use.
  */
 export function modelChoices(current: string, listed: readonly string[]): { models: string[]; current: string } {
-  const byKey = new Map<string, string>();
-  for (const id of [current, ...listed]) {
-    const key = modelKey(id);
-    if (key && !byKey.has(key)) byKey.set(key, key);
-  }
-  return { models: [...byKey.values()].sort((a, b) => a.localeCompare(b)), current: modelKey(current) };
+  const keys = new Set([current, ...listed].map(modelKey).filter(Boolean));
+  return { models: [...keys].sort((a, b) => a.localeCompare(b)), current: modelKey(current) };
 }

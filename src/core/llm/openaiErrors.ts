@@ -11,7 +11,6 @@ import {
   type ErrorContext,
 } from './providerErrors';
 
-/** Turns anything the `openai` package throws into a `ProviderError` with an actionable message. */
 /**
  * What to do when the OpenAI-compatible server cannot be reached: a local server may not be running, but
  * OpenAI's own API is not something to start, so there the network (or a proxy) is what to check.
@@ -28,6 +27,7 @@ export function openaiConnectionHint(baseURL: string): string {
     : 'Is the server running? Start it, or change arbor.openai.baseUrl.';
 }
 
+/** Turns anything the `openai` package throws into a `ProviderError` with an actionable message. */
 export function toOpenAIProviderError(err: unknown, ctx: ErrorContext): ProviderError {
   const common = mapCommonFailure(err, ctx);
   if (common) return common;

@@ -47,7 +47,7 @@ export async function runPromptsCli(argv: string[], io: CliIo = { out: (l) => co
  * Escapes control characters (and Unicode line separators) as `\n`, `\x1b`, `\u2028`..., so a file name
  * or message cannot start a new output line that looks like another problem, or drive the terminal.
  */
-export function printable(text: string): string {
+function printable(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => {
     if (c === '\n') return '\\n';
     if (c === '\r') return '\\r';

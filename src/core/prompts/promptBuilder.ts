@@ -5,7 +5,7 @@ import type { PromptKind, PromptParam, PromptTemplate, ValidationLevel } from '.
 import type { ResolvedTemplate } from './partialResolver';
 import { DEFAULT_RAG_PLACEHOLDER, runRagConfigs } from './ragRunner';
 import type { RagAdapter } from '../rag/ragAdapter';
-import { resolvePromptLimits, type RenderLimits } from './promptLimits';
+import { resolvePromptLimits, type PromptLimits, type RenderLimits } from './promptLimits';
 import { RenderBudget } from './renderBudget';
 import type {
   ConversationPromptBuilder,
@@ -68,7 +68,7 @@ export class PromptBuilder implements ConversationPromptBuilder {
   private readonly defaultValidation: ValidationLevel;
   private readonly raiseOnRagError: boolean;
   private readonly now: () => Date;
-  private readonly limits: RenderLimits;
+  private readonly limits: PromptLimits;
 
   constructor(
     private readonly library: FileSystemPromptLibrary,
@@ -250,7 +250,7 @@ export class PromptBuilder implements ConversationPromptBuilder {
             cachedRag: options.cachedRag,
             raiseOnRagError: this.raiseOnRagError,
             now: this.now,
-            limits: resolvePromptLimits(this.limits, this.library.limits),
+            limits: this.limits,
             source: job.prompt?.path ?? job.name,
           });
     warnings.push(...rag.warnings);

@@ -1,14 +1,9 @@
 import * as nodePath from 'node:path';
 import type { WorkspaceFiles } from '../files';
+import { isInside } from '../rag/workspaceScanner';
 
 /** Where a listed prompt file may be read from, or why it may not be. */
 export type PromptReadPath = { path: string } | { refused: string } | { skip: true };
-
-/** Whether `child` is `root` or lies below it. */
-function isInside(root: string, child: string): boolean {
-  const rel = nodePath.relative(root, child);
-  return rel === '' || (!rel.startsWith('..') && !nodePath.isAbsolute(rel));
-}
 
 /**
  * Resolves a file listed below the prompts folder to the path to read. A file whose real path (every

@@ -46,7 +46,7 @@ function allows(list: Allowlist, secret: string, match: string, line: string): b
 }
 
 /** Shannon entropy in bits per character, as gitleaks computes it. */
-export function shannonEntropy(text: string): number {
+function shannonEntropy(text: string): number {
   if (text.length === 0) return 0;
   const counts = new Map<string, number>();
   for (const c of text) counts.set(c, (counts.get(c) ?? 0) + 1);

@@ -98,8 +98,8 @@ export function re2ToJs(source: string): string {
       if (f === '-') on = false;
       else if (f === 'i') next.ci = on;
       else if (f === 's') next.dotAll = on;
-      else if (f !== 'm' && f !== 'U') throw new UnsupportedRegexError(`flag ${f}`);
       else if (f === 'U') throw new UnsupportedRegexError('ungreedy flag');
+      else if (f !== 'm') throw new UnsupportedRegexError(`flag ${f}`);
     }
     return next;
   };

@@ -22,7 +22,7 @@ export interface RedactionPattern {
  * private keys (PGP blocks, and keys cut before their END line), passwords in URLs, and settings
  * such as `api_key=…`, `DB_PASSWORD=…`, `export X_TOKEN=…` or YAML `password: …`.
  */
-export const ARBOR_REDACTION_PATTERNS: readonly RedactionPattern[] = [
+const ARBOR_REDACTION_PATTERNS: readonly RedactionPattern[] = [
   {
     name: 'private-key',
     // The whole block; or, with no END line, the BEGIN line and the key's lines that follow it.
