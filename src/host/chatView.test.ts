@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ConversationNode, Role } from '../core/index';
-import { buildChatState, chipsOf, pathSourceOf, promptSummaries } from './chatView';
+import { ConversationTree } from '../core/index';
+import { buildChatState, chipsOf, promptSummaries, type PathSource } from './chatView';
 import { ChatWindow } from './chatWindow';
 
 /** Fixtures spell the tree as dot paths for readability; the code under test reads only parentId and position. */
@@ -8,6 +9,23 @@ function node(nodeId: string, role: Role, content: string, metadata: Record<stri
   const dot = nodeId.lastIndexOf('.');
   const position = nodeId === '' ? 0 : Number(nodeId.slice(dot + 1));
   return { nodeId, parentId: nodeId === '' ? null : dot < 0 ? '' : nodeId.slice(0, dot), position, message: { role, content }, timestamp: '2026-01-01T00:00:00Z', metadata };
+}
+
+/** A `PathSource` over a list of nodes, as `ConversationManager` gives one (an empty root left out). */
+function pathSourceOf(nodes: readonly ConversationNode[], currentNodeId: string): PathSource {
+  const tree = new ConversationTree(nodes);
+  const current = tree.has(currentNodeId) ? currentNodeId : '';
+  return {
+    pathIds: tree
+      .path(current)
+      .filter((n) => !(n.parentId === null && n.message.content === ''))
+      .map((n) => n.nodeId),
+    node: (id) => tree.get(id),
+    siblingIds: (id) => {
+      const parentId = tree.get(id).parentId;
+      return parentId === null ? [id] : tree.children(parentId).map((n) => n.nodeId);
+    },
+  };
 }
 
 const base = { conversationId: 'c', title: 'T', totalCostUsd: 0.01, branchCostUsd: 0.01, model: 'm', provider: 'ollama', busy: false, restricted: false };

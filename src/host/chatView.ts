@@ -4,7 +4,7 @@
  * attachments. Pure: the path comes through a `PathSource`, so a 10,000-message path costs its ids
  * and the few views in the window, not a copy of every node.
  */
-import { ConversationTree, nodeMetadata, nodeRagMetadata, type ConversationNode, type PromptInfo, type RagMetadata } from '../core/index';
+import { nodeMetadata, nodeRagMetadata, type ConversationNode, type PromptInfo, type RagMetadata } from '../core/index';
 import type { Attachment, ChatState, ContextChip, MessageView, PromptSummary, SiblingInfo } from '../shared/protocol';
 import type { ChatWindow } from './chatWindow';
 import { messageDisplayText } from './conversationRules';
@@ -16,23 +16,6 @@ export interface PathSource {
   node(nodeId: string): ConversationNode;
   /** The ids of a node's parent's children in sibling order (the node alone for the root). */
   siblingIds(nodeId: string): readonly string[];
-}
-
-/** A `PathSource` over a list of nodes, for tests and callers that hold the whole tree. */
-export function pathSourceOf(nodes: readonly ConversationNode[], currentNodeId: string): PathSource {
-  const tree = new ConversationTree(nodes);
-  const current = tree.has(currentNodeId) ? currentNodeId : '';
-  return {
-    pathIds: tree
-      .path(current)
-      .filter((n) => !(n.parentId === null && !n.message.content.trim()))
-      .map((n) => n.nodeId),
-    node: (id) => tree.get(id),
-    siblingIds: (id) => {
-      const parentId = tree.get(id).parentId;
-      return parentId === null ? [id] : tree.children(parentId).map((n) => n.nodeId);
-    },
-  };
 }
 
 /** What `buildChatState` needs besides the path. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { MessageView } from '../shared/protocol';
+import type { ChatState, MessageView } from '../shared/protocol';
+import { PathWindow } from '../../webview/pathWindow';
 import { ChatWindow, WINDOW_SIZE, type WindowUpdate } from './chatWindow';
 
 function view(nodeId: string, content = `text of ${nodeId}`): MessageView {
@@ -10,21 +11,11 @@ function path(length: number, prefix = 'm'): string[] {
   return Array.from({ length }, (_, i) => `${prefix}${i}`);
 }
 
-/** What the webview does with updates: keeps the window's ids and the views it was sent. */
+/** The webview's side of the window: the real `PathWindow`, fed each update as the state it arrives in. */
 class WebviewMirror {
-  ids: string[] = [];
-  start = 0;
-  views = new Map<string, MessageView>();
+  private readonly window = new PathWindow();
   apply(update: WindowUpdate): MessageView[] {
-    this.ids = update.keep > 0 ? [...this.ids.slice(0, update.keep), ...update.ids] : [...update.ids];
-    this.start = update.windowStart;
-    for (const v of update.views) this.views.set(v.nodeId, v);
-    for (const id of [...this.views.keys()]) if (!this.ids.includes(id)) this.views.delete(id);
-    return this.ids.map((id) => {
-      const v = this.views.get(id);
-      if (!v) throw new Error(`the webview has no view of ${id}`);
-      return v;
-    });
+    return this.window.apply(update as unknown as ChatState);
   }
 }
 
