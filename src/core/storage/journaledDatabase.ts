@@ -7,7 +7,7 @@ import { applyEntry, inTransaction, queryRows, readStoreMeta, writeStoreMeta } f
 import { fileIdentity, moveAside, readDatabaseFile, sameIdentity, type FileIdentity } from './databaseFile';
 import { appendJournal, newGeneration, preserveDamagedLines, readJournal, resetJournal, writeFileAtomic, type JournalEntry } from './journal';
 import { applyLegacyEntry, migrateV1ToV2, type LegacyJournalEntry } from './legacyV1';
-import { salvageGeneration, salvageInto, type SalvageReport } from './salvage';
+import { describeLosses, salvageGeneration, salvageInto, type SalvageReport } from './salvage';
 import { LOCK_GONE, LOCK_NEW, withStoreLock } from './storeLock';
 import { CURRENT_SCHEMA, checkSchemaReadable, createSchema, formatSchemaVersion } from './schema';
 
@@ -172,7 +172,8 @@ export class JournaledDatabase {
       const before = this.summaryVersions();
       this.db.close();
       this.db = fresh;
-      changed.push(...diffVersions(before, this.summaryVersions()), ...before.keys());
+      // A salvage keeps or loses conversations, never adds one: each of them may have changed.
+      changed.push(...before.keys());
       this.warn(
         `A read of the conversation store ${this.files?.db ?? '(in memory)'} failed on damaged data (${reason}). ` +
           `${movedTo ? `The file was moved to ${movedTo} and t` : 'T'}he store was rebuilt from what could be read: ${report.conversations} conversation(s) with ${report.nodes} message(s). ` +
@@ -190,8 +191,6 @@ export class JournaledDatabase {
     }
     return withStoreLock(this.files, this.options, this.warn, task);
   }
-
-
 
   /**
    * Brings the in-memory database up to date with the files: a full reload when the database file
@@ -447,16 +446,6 @@ export class JournaledDatabase {
     this.journalEntries = 0;
     this.journalId = await fileIdentity(files.journal);
   }
-}
-
-/** What a salvage could not keep, in a sentence. */
-function describeLosses(report: SalvageReport): string {
-  const parts: string[] = [];
-  if (report.lostConversations) parts.push(`${report.lostConversations} conversation(s) could not be read`);
-  if (report.partialConversations) parts.push(`${report.partialConversations} conversation(s) lost the messages in the damaged part`);
-  if (report.lostNodes) parts.push(`${report.lostNodes} message(s) were left out because they or their parent could not be used`);
-  if (report.repairedNodes) parts.push(`${report.repairedNodes} message(s) kept their text but lost their details`);
-  return parts.length ? `${parts.join('; ')}.` : 'Nothing that was readable was lost.';
 }
 
 function diffVersions(before: Map<string, string>, after: Map<string, string>): string[] {

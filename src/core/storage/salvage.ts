@@ -117,3 +117,13 @@ export function salvageGeneration(source: Database): string | null {
   const { rows } = readRows(source, `SELECT value FROM store_meta WHERE key = 'generation'`, []);
   return rows.length && typeof rows[0][0] === 'string' ? rows[0][0] : null;
 }
+
+/** What a salvage could not keep, in a sentence. */
+export function describeLosses(report: SalvageReport): string {
+  const parts: string[] = [];
+  if (report.lostConversations) parts.push(`${report.lostConversations} conversation(s) could not be read`);
+  if (report.partialConversations) parts.push(`${report.partialConversations} conversation(s) lost the messages in the damaged part`);
+  if (report.lostNodes) parts.push(`${report.lostNodes} message(s) were left out because they or their parent could not be used`);
+  if (report.repairedNodes) parts.push(`${report.repairedNodes} message(s) kept their text but lost their details`);
+  return parts.length ? `${parts.join('; ')}.` : 'Nothing that was readable was lost.';
+}
