@@ -1,7 +1,7 @@
 import * as nodePath from 'node:path';
 import { Emitter, type ArborEvent } from '../emitter';
 import { PromptError } from '../errors';
-import type { Disposable, WorkspaceFiles } from '../files';
+import type { Disposable, FileStat, WorkspaceFiles } from '../files';
 import { nodeFiles } from '../nodeFiles';
 import type { PromptDiagnostic, PromptInfo, PromptKind, PromptTemplate } from './libraryTypes';
 import { PartialResolver, type ResolvedTemplate } from './partialResolver';
@@ -195,7 +195,7 @@ export class FileSystemPromptLibrary implements Disposable {
           problems.push({ file: rel, line: 1, column: 1, severity: 'error', message: where.refused });
           continue;
         }
-        const parsed = await this.readParsed(abs, where.path, rel, kind, promptName(rel, folder));
+        const parsed = await this.readParsed(abs, where.path, rel, kind, promptName(rel, folder), where.stat);
         problems.push(...parsed.diagnostics);
         if (parsed.error && !refused.has(`${kind}/${promptName(rel, folder)}`)) refused.set(`${kind}/${promptName(rel, folder)}`, parsed.error);
         if (!parsed.prompt) continue;
@@ -223,8 +223,8 @@ export class FileSystemPromptLibrary implements Disposable {
   }
 
   /** Parses the file listed as `abs`, read from `readPath` (its checked real path), unless unchanged since last time. */
-  private async readParsed(abs: string, readPath: string, rel: string, kind: PromptKind, name: string): Promise<ParsedPromptFile> {
-    const stat = await this.files.stat(readPath);
+  private async readParsed(abs: string, readPath: string, rel: string, kind: PromptKind, name: string, known?: FileStat): Promise<ParsedPromptFile> {
+    const stat = known ?? (await this.files.stat(readPath));
     const cached = this.cache.get(abs);
     if (stat && cached && cached.mtimeMs === stat.mtimeMs && cached.size === stat.size) return cached.parsed;
     let parsed: ParsedPromptFile;

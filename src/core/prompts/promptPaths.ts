@@ -1,9 +1,9 @@
 import * as nodePath from 'node:path';
-import type { WorkspaceFiles } from '../files';
+import type { FileStat, WorkspaceFiles } from '../files';
 import { isInside } from '../rag/workspaceScanner';
 
 /** Where a listed prompt file may be read from, or why it may not be. */
-export type PromptReadPath = { path: string } | { refused: string } | { skip: true };
+export type PromptReadPath = { path: string; stat?: FileStat } | { refused: string } | { skip: true };
 
 /**
  * Resolves a file listed below the prompts folder to the path to read. A file whose real path (every
@@ -22,7 +22,9 @@ export async function promptReadPath(files: WorkspaceFiles, promptDir: string, r
     if (!isInside(realRoot, real)) {
       return { refused: 'this file is (or lies below) a symbolic link that leads outside the prompts folder; it was not read: keep prompts inside the folder' };
     }
-    return (await files.stat(real))?.type === 'directory' ? { skip: true } : { path: real };
+    const stat = await files.stat(real);
+    // The stat goes along, so the reader does not ask for it again.
+    return stat?.type === 'directory' ? { skip: true } : { path: real, ...(stat ? { stat } : {}) };
   }
   let cur = promptDir;
   for (const part of nodePath.relative(promptDir, abs).split(nodePath.sep).filter(Boolean)) {
