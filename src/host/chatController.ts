@@ -1,11 +1,11 @@
 import * as vscode from 'vscode';
-import { modelKey, ROOT_NODE_ID, type ConversationMetadata, type FileSystemPromptLibrary } from '../core/index';
+import { ROOT_NODE_ID, type ConversationMetadata, type FileSystemPromptLibrary } from '../core/index';
 import { assertNever, isStreamedRequest } from '../shared/protocol';
 import type { AnswerMessage, Attachment, EditMessage, FromWebview, RegenerateMessage, RequestMessage, RetryMessage, SendMessage, StreamedRequestType, ToWebview } from '../shared/protocol';
 import { buildChatState, promptSummaries } from './chatView';
 import { chatModels } from './chatModels';
 import { ChatWindow } from './chatWindow';
-import { conversationModel, modelMetadata, pinModelUpdate } from './conversationModel';
+import { conversationModel, pinModelUpdate } from './conversationModel';
 import { chatTitle, editedUserMessage, promptDisplayText, titleFromMessage, totalCostUpdate, userMessageMetadata } from './conversationRules';
 import { editorValues, findWorkspaceFiles, insertIntoEditor, openWorkspaceFile, selectionAttachment } from './editorActions';
 import { checkReadyToSend, runErrorAction } from './errorActions';
@@ -14,7 +14,6 @@ import { firstLine } from './labels';
 import { Disposable, toDisposable } from './lifecycle';
 import type { Services } from './services';
 import { noServerHint } from './settings';
-import { Settings } from './constants';
 import { composeUserMessage } from './workspacePaths';
 
 /** After Stop, how long to wait for the next chunk before cutting the connection. */
@@ -235,11 +234,8 @@ export class ChatController extends Disposable {
   /** The chat answers with `model` from now on, and new chats start with it (`arbor.model`); other chats keep theirs. */
   private async selectModel(model: string): Promise<void> {
     if (!model.trim()) return;
-    const unchangedDefault = this.services.settings.model === modelKey(model);
     // The conversation's change redraws the chat; a changed default re-lists the models (settings event).
-    await this.services.withManager(this.conversationId, (m) => m.setMetadata(modelMetadata(model, this.services.settings.provider)));
-    await this.services.updateSetting(Settings.model, modelKey(model));
-    if (unchangedDefault) await this.postModels();
+    if (await this.services.selectModel(model, this.conversationId)) await this.postModels();
   }
 
   private async postModels(): Promise<void> {

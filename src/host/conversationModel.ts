@@ -9,12 +9,16 @@ import type { ArborSettings } from './settings';
 
 type ModelSettings = Pick<ArborSettings, 'provider' | 'model'>;
 
+/** The model stored on a chat when it belongs to the current provider, else `undefined`. */
+function storedModel(metadata: Readonly<Record<string, unknown>> | undefined, provider: ArborSettings['provider']): string | undefined {
+  const stored = readConversationMetadata(metadata, 'model');
+  const storedProvider = readConversationMetadata(metadata, 'modelProvider');
+  return stored?.trim() && (storedProvider === undefined || storedProvider === provider) ? stored : undefined;
+}
+
 /** The chat's model: the one stored for the current provider, else the default from the settings. */
 export function conversationModel(metadata: Readonly<Record<string, unknown>> | undefined, settings: ModelSettings): string {
-  const stored = readConversationMetadata(metadata, 'model');
-  const provider = readConversationMetadata(metadata, 'modelProvider');
-  const usable = stored?.trim() && (provider === undefined || provider === settings.provider);
-  return modelKey(usable && stored ? stored : settings.model);
+  return modelKey(storedModel(metadata, settings.provider) ?? settings.model);
 }
 
 /** The metadata that makes `model` the chat's model under `provider`. */
@@ -24,8 +28,5 @@ export function modelMetadata(model: string, provider: ArborSettings['provider']
 
 /** Pins the default model on a chat that has none for the current provider (before its answer), else `undefined`. */
 export function pinModelUpdate(metadata: Readonly<Record<string, unknown>> | undefined, settings: ModelSettings): Pick<ConversationMetadata, 'model' | 'modelProvider'> | undefined {
-  const stored = readConversationMetadata(metadata, 'model');
-  const provider = readConversationMetadata(metadata, 'modelProvider');
-  if (stored?.trim() && (provider === undefined || provider === settings.provider)) return undefined;
-  return modelMetadata(settings.model, settings.provider);
+  return storedModel(metadata, settings.provider) ? undefined : modelMetadata(settings.model, settings.provider);
 }

@@ -1,9 +1,9 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { modelChoices, modelKey, sameModel } from '../core/index';
+import { modelChoices, modelKey } from '../core/index';
 import type { CommandDeps } from './commandDeps';
 import { Commands, Settings } from './constants';
-import { conversationModel, modelMetadata } from './conversationModel';
+import { conversationModel } from './conversationModel';
 import { newPromptTemplate, validatePromptName } from './promptTemplate';
 
 /** Settings, prompt and index commands: prompts folder, new prompt, API key, model, reindex, timing. */
@@ -98,8 +98,7 @@ export function registerGeneralCommands(context: vscode.ExtensionContext, deps: 
     });
     pick.dispose();
     if (!chosen) return;
-    if (chatId) await services.withManager(chatId, (m) => m.setMetadata(modelMetadata(chosen, services.settings.provider)));
-    if (!sameModel(chosen, services.settings.model)) await services.updateSetting(Settings.model, modelKey(chosen));
+    await services.selectModel(chosen, chatId);
   });
 
   reg(Commands.reindexWorkspace, () => deps.indexing.update('notification'));

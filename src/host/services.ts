@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { LoggingMiddleware, OllamaProvider, OpenAIProvider, OpenConversations, RedactionMiddleware, SqlJsConversationStorage } from '../core/index';
+import { LoggingMiddleware, modelKey, sameModel, OllamaProvider, OpenAIProvider, OpenConversations, RedactionMiddleware, SqlJsConversationStorage } from '../core/index';
 import type {
   ImportedConversation,
   ConversationManager,
@@ -14,6 +14,7 @@ import type {
   WorkspaceIndex,
 } from '../core/index';
 import { Settings } from './constants';
+import { modelMetadata } from './conversationModel';
 import { DelegatingPromptBuilder, DelegatingProvider } from './delegates';
 import { Disposable, toDisposable } from './lifecycle';
 import { OutputChannelLogger } from './logger';
@@ -180,6 +181,17 @@ export class Services extends Disposable {
     const config = vscode.workspace.getConfiguration(Settings.section);
     const target = config.inspect(key)?.workspaceValue !== undefined ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
     await config.update(key, value, target);
+  }
+
+  /**
+   * Makes `model` the model of chat `conversationId` (when given) and the default for new chats
+   * (`arbor.model`). Returns whether the default was already that model, so nothing else announces it.
+   */
+  async selectModel(model: string, conversationId?: string): Promise<boolean> {
+    if (conversationId) await this.withManager(conversationId, (m) => m.setMetadata(modelMetadata(model, this.current.provider)));
+    const unchanged = sameModel(model, this.current.model);
+    if (!unchanged) await this.updateSetting(Settings.model, modelKey(model));
+    return unchanged;
   }
 
   private readSettings(): ArborSettings {
