@@ -23,7 +23,9 @@
  *   insert-code, composer-input, send, stop, model-picker, attachment, attachment-remove,
  *   attach-file, attach-selection, prompt-menu, prompt-option, prompt-form, prompt-param (data-name),
  *   file-picker, file-query, file-option, title, total-cost, chat-model, restricted, notice,
- *   notice-dismiss, message-list, load-earlier (above the oldest message held, when the path has older ones).
+ *   notice-dismiss, message-list, load-earlier (above the oldest message held, when the path has older ones),
+ *   branch-here (a message's Branch from Here), branch-banner, branch-banner-text, branch-cancel,
+ *   unanswered (a user message with no answer and no known error; it has a retry button).
  */
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-option/index.js';
@@ -37,6 +39,7 @@ import { MarkdownRenderer } from './render/markdown';
 import { StreamBuffer } from './streamBuffer';
 import { connectVsCode, newRequestId } from './vscodeApi';
 import type { PersistedState } from './vscodeApi';
+import { BranchBanner } from './view/branchBanner';
 import { Composer } from './view/composer';
 import { Header } from './view/header';
 import { MessageList } from './view/messageList';
@@ -68,6 +71,7 @@ const list = new MessageList(
     retry: () => {
       startRequest((requestId) => ({ type: 'retry', requestId }));
     },
+    branchHere: (nodeId) => vscode.postMessage({ type: 'branchHere', nodeId }),
     runAction: (command) => vscode.postMessage({ type: 'runAction', command }),
     openFile: (path, startLine, endLine) => vscode.postMessage({ type: 'openFile', path, startLine, endLine }),
     models: () => models,
@@ -93,9 +97,11 @@ const composer = new Composer({
   saveDraft: (draft, attachments) => save({ draft, attachments }),
 });
 
+const banner = new BranchBanner(() => vscode.postMessage({ type: 'cancelBranch' }));
+
 const root = document.getElementById('root') ?? document.body.appendChild(h('div', { attrs: { id: 'root' } }));
 root.classList.add('chat');
-root.replaceChildren(header.element, list.element, composer.element);
+root.replaceChildren(header.element, list.element, banner.element, composer.element);
 composer.restore(persisted.draft, persisted.attachments);
 
 window.addEventListener('message', (event: MessageEvent<unknown>) => {
@@ -119,6 +125,10 @@ function handle(message: ToWebview): void {
       setBusy(chat.busy || streamingId !== undefined);
       list.setPath(pathWindow.apply(chat), busy, chat.windowStart);
       composer.setCurrentModel(chat.model);
+      if (banner.update(chat.branchPoint)) {
+        // A new version of a message starts from its text, unless a draft is already there.
+        composer.startBranch(chat.branchPoint?.text);
+      }
       break;
     }
     case 'streamStart':

@@ -1,12 +1,12 @@
 import * as vscode from 'vscode';
-import { ROOT_NODE_ID, type ConversationMetadata, type FileSystemPromptLibrary } from '../core/index';
+import { ROOT_NODE_ID, type ConversationManager, type ConversationMetadata, type ConversationNode, type FileSystemPromptLibrary } from '../core/index';
 import { assertNever, isStreamedRequest } from '../shared/protocol';
-import type { AnswerMessage, Attachment, EditMessage, FromWebview, RegenerateMessage, RequestMessage, RetryMessage, SendMessage, StreamedRequestType, ToWebview } from '../shared/protocol';
+import type { AnswerMessage, Attachment, BranchPoint, EditMessage, ErrorView, FromWebview, RegenerateMessage, RequestMessage, RetryMessage, SendMessage, StreamedRequestType, ToWebview } from '../shared/protocol';
 import { buildChatState, promptSummaries } from './chatView';
 import { chatModels } from './chatModels';
 import { ChatWindow } from './chatWindow';
 import { conversationModel, pinModelUpdate } from './conversationModel';
-import { chatTitle, editedUserMessage, promptDisplayText, titleFromMessage, totalCostUpdate, userMessageMetadata } from './conversationRules';
+import { chatTitle, editedUserMessage, messageDisplayText, promptDisplayText, titleFromMessage, totalCostUpdate, userMessageMetadata } from './conversationRules';
 import { editorValues, findWorkspaceFiles, insertIntoEditor, openWorkspaceFile, selectionAttachment } from './editorActions';
 import { checkReadyToSend, runErrorAction } from './errorActions';
 import { isNoServer, isUserAbort, toErrorView } from './errorView';
@@ -34,6 +34,13 @@ interface ActiveStream {
   thinking: string;
 }
 
+/** The banner of a pending Branch from Here at `node`. */
+function branchPointView(node: ConversationNode): BranchPoint {
+  const replaces = node.message.role === 'user';
+  const text = messageDisplayText(node);
+  return { nodeId: node.nodeId, preview: firstLine(text, 60), replaces, ...(replaces ? { text } : {}) };
+}
+
 /**
  * One chat panel's conversation: answers every message the webview sends (exhaustively), streams
  * model answers into it, and posts a fresh `state` after every change. Posts are queued until the
@@ -48,6 +55,12 @@ export class ChatController extends Disposable {
   private librarySub?: vscode.Disposable;
   private readonly pending: ToWebview[] = [];
   private stream?: ActiveStream;
+  /** A message is being sent or edited and its answer has not started: it is not "unanswered" yet. */
+  private sending = false;
+  /** Why the last request failed before any answer, by the user message it was for (this window only). */
+  private readonly failures = new Map<string, ErrorView>();
+  /** Branch from Here is pending at `nodeId`; Cancel returns to `returnTo`. */
+  private branchPoint?: { nodeId: string; returnTo: string };
   private readonly _onDidDispose = this._register(new vscode.EventEmitter<void>());
   /** Fires when the panel closed. */
   readonly onDidDispose = this._onDidDispose.event;
@@ -101,21 +114,55 @@ export class ChatController extends Disposable {
     this.post({ type: 'attach', attachments, text });
   }
 
-  /** Moves to the parent of `nodeId`, so the next message becomes its sibling (Branch from Here). */
-  async branchFrom(nodeId: string): Promise<void> {
-    await this.services.withManager(this.conversationId, (m) => m.branchFrom(nodeId));
+  /**
+   * Branch from Here: shows the path up to `nodeId` and makes the next message start a new branch
+   * there. After an answer (or any message but a user's) the next message is a new follow-up beside
+   * the others; on a user message it is a new version of that message (its sibling), since two user
+   * messages never follow each other. A banner says so until the message is sent or Cancel is pressed.
+   */
+  async startBranch(nodeId: string): Promise<void> {
+    await this.services.withManager(this.conversationId, async (m) => {
+      const returnTo = this.branchPoint?.returnTo ?? m.currentNodeId;
+      const node = m.getNode(nodeId);
+      await m.switchToNode(node.nodeId);
+      this.branchPoint = { nodeId: node.nodeId, returnTo };
+    });
+    await this.postState();
+  }
+
+  /** Cancel on the banner: back to where the reader was before Branch from Here. */
+  private async cancelBranch(): Promise<void> {
+    const point = this.branchPoint;
+    this.branchPoint = undefined;
+    if (point) {
+      await this.services.withManager(this.conversationId, async (m) => {
+        if (m.hasNode(point.returnTo)) await m.switchToNode(point.returnTo);
+      });
+    }
     await this.postState();
   }
 
   /** Opens the path at the end of the branch through `nodeId` the reader last followed (Switch to Here). */
   async switchTo(nodeId: string): Promise<void> {
+    this.branchPoint = undefined;
     await this.services.withManager(this.conversationId, (m) => m.switchToNode(m.getLastVisitedLeaf(nodeId)));
     await this.postState();
   }
 
-  /** Runs a change with the conversation marked busy (see `Services.whileBusy`). */
+  /**
+   * Runs a change with the conversation marked busy (see `Services.whileBusy`). A new branch the
+   * reader started ends with it, and until its answer starts the path's end is not "unanswered".
+   */
   private mutate(work: () => Promise<void>): Promise<void> {
-    return this.services.whileBusy(this.conversationId, work);
+    this.branchPoint = undefined;
+    return this.services.whileBusy(this.conversationId, async () => {
+      this.sending = true;
+      try {
+        await work();
+      } finally {
+        this.sending = false;
+      }
+    });
   }
 
   /** Sends the whole chat state; the panel's title follows the conversation's. */
@@ -129,6 +176,9 @@ export class ChatController extends Disposable {
       // The window mirrors what the webview holds: no state is built for a webview not listening yet.
       if (!this.ready) return;
       const s = this.services.settings;
+      const current = manager.currentNodeId;
+      // The banner holds while the reader stays at the branch point (another window may move on).
+      if (this.branchPoint && this.branchPoint.nodeId !== current) this.branchPoint = undefined;
       this.post({
         type: 'state',
         state: buildChatState(
@@ -147,6 +197,8 @@ export class ChatController extends Disposable {
             provider: s.provider,
             busy: this.busy,
             restricted: !this.services.trusted,
+            branchPoint: this.branchPoint && branchPointView(manager.getNode(current)),
+            unanswered: this.unansweredAt(manager),
           },
           this.window,
         ),
@@ -155,6 +207,15 @@ export class ChatController extends Disposable {
       this.services.logger.error(`Could not show conversation ${this.conversationId}`, err);
       this.post({ type: 'notice', level: 'error', message: toErrorView(err).message });
     }
+  }
+
+  /** The user message at the end of the path when it has no answer and none is on its way. */
+  private unansweredAt(manager: ConversationManager): { nodeId: string; error?: ErrorView } | undefined {
+    if (this.stream || this.sending) return undefined;
+    const node = manager.getNode(manager.currentNodeId);
+    if (node.message.role !== 'user' || manager.getChildren(node.nodeId).length > 0) return undefined;
+    const error = this.failures.get(node.nodeId);
+    return error ? { nodeId: node.nodeId, error } : { nodeId: node.nodeId };
   }
 
   private async handle(msg: FromWebview): Promise<void> {
@@ -173,6 +234,10 @@ export class ChatController extends Disposable {
           return await this.mutate(() => this.edit(msg));
         case 'switch':
           return await this.switchTo(msg.nodeId);
+        case 'branchHere':
+          return await this.startBranch(msg.nodeId);
+        case 'cancelBranch':
+          return await this.cancelBranch();
         case 'loadEarlier':
           this.window.loadEarlier();
           return await this.postState();
@@ -292,6 +357,10 @@ export class ChatController extends Disposable {
     if (this.refuseWhileBusy(msg)) return;
     const manager = await this.services.manager(this.conversationId);
     const resolved = await this.services.workspaceFiles.resolveAttachments(msg.attachments);
+    // Two user messages never follow each other: a message sent while the last one is unanswered (its
+    // request failed) or on a user message chosen with Branch from Here becomes its sibling, `‹ n/m ›`.
+    const current = manager.getNode(manager.currentNodeId);
+    if (current.message.role === 'user') await manager.branchFrom(current.nodeId);
     if (msg.promptName) {
       // A field left empty in the form falls back to the prompt's default (or the editor value).
       const given = Object.fromEntries(Object.entries(msg.params ?? {}).filter(([, v]) => typeof v === 'string' && v.trim() !== ''));
@@ -350,6 +419,7 @@ export class ChatController extends Disposable {
     if (pin) await manager.setMetadata(pin);
     const stream: ActiveStream = { request, abort: new AbortController(), stopRequested: false, parentNodeId: manager.currentNodeId, model: chosen, text: '', thinking: '' };
     this.stream = stream;
+    this.failures.delete(stream.parentNodeId);
     this.reply(request, { type: 'streamStart', parentNodeId: stream.parentNodeId, model: chosen });
     let error: ReturnType<typeof toErrorView> | undefined;
     try {
@@ -369,6 +439,8 @@ export class ChatController extends Disposable {
       if (!stream.stopRequested && !isUserAbort(err, stream.abort.signal)) {
         error = toErrorView(err);
         this.services.logger.warn(`Answer failed: ${error.message}`);
+        // No answer was kept (nothing had arrived): the error and Retry stay on the question.
+        if (manager.currentNodeId === stream.parentNodeId) this.failures.set(stream.parentNodeId, error);
         if (isNoServer(err)) {
           const hasKey = !!(await this.services.apiKeys.get());
           this.post({ type: 'notice', level: 'error', message: `No model server is reachable. ${noServerHint(this.services.settings, hasKey)}` });

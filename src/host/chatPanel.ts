@@ -12,7 +12,7 @@ export interface OpenChatOptions {
   /** Context to put in the input (Ask About Selection). */
   attachments?: Attachment[];
   text?: string;
-  /** Branch from this node: the next message becomes its sibling. */
+  /** Branch from Here at this node: the next message starts a new branch there (see `ChatController.startBranch`). */
   branchFrom?: string;
   /** Show the branch through this node. */
   switchTo?: string;
@@ -63,7 +63,7 @@ export class ChatPanels extends Disposable {
       const panel = vscode.window.createWebviewPanel(Views.chatPanel, 'Arbor', { viewColumn: column, preserveFocus: false }, this.webviewOptions());
       controller = this.adopt(panel, id);
     }
-    if (options.branchFrom !== undefined) await controller.branchFrom(options.branchFrom);
+    if (options.branchFrom !== undefined) await controller.startBranch(options.branchFrom);
     else if (options.switchTo !== undefined) await controller.switchTo(options.switchTo);
     if (options.attachments?.length || options.text) controller.attach(options.attachments ?? [], options.text);
     return controller;

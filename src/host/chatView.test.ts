@@ -54,6 +54,20 @@ describe('buildChatState', () => {
     expect(path[1]).toMatchObject({ interrupted: true, error: 'Stream broke' });
   });
 
+  it('marks the unanswered question at the end with its failure, resends it when that changes, and carries the branch point', () => {
+    const window = new ChatWindow();
+    const question = [node('', 'system', ''), node('0', 'user', 'Hello?')];
+    const input = { ...base, currentNodeId: '0', path: pathSourceOf(question, '0') };
+    const failure = { message: 'The server is down', kind: 'connection', retryable: true };
+    expect(buildChatState({ ...input, unanswered: { nodeId: '0' } }, window).views[0].unanswered).toEqual({});
+    const failed = buildChatState({ ...input, unanswered: { nodeId: '0', error: failure }, branchPoint: { nodeId: '0', preview: 'Hello?', replaces: true, text: 'Hello?' } }, window);
+    expect(failed.views.map((v) => v.unanswered)).toEqual([{ error: failure }]);
+    expect(failed.branchPoint).toEqual({ nodeId: '0', preview: 'Hello?', replaces: true, text: 'Hello?' });
+    const answered = buildChatState(input, window);
+    expect(answered.views.map((v) => v.unanswered)).toEqual([undefined]);
+    expect(answered.branchPoint).toBeUndefined();
+  });
+
   it('shows the typed text and attachments (without their text), and answer details', () => {
     const path = shown(nodes, '0.0');
     expect(path[0].content).toBe('Why?');

@@ -5,7 +5,7 @@
  * and the few views in the window, not a copy of every node.
  */
 import { nodeMetadata, nodeRagMetadata, type ConversationNode, type PromptInfo, type RagMetadata } from '../core/index';
-import type { Attachment, ChatState, ContextChip, MessageView, PromptSummary, SiblingInfo } from '../shared/protocol';
+import type { Attachment, BranchPoint, ChatState, ContextChip, ErrorView, MessageView, PromptSummary, SiblingInfo } from '../shared/protocol';
 import type { ChatWindow } from './chatWindow';
 import { messageDisplayText } from './conversationRules';
 
@@ -30,6 +30,10 @@ export interface ChatStateInput {
   provider: string;
   busy: boolean;
   restricted: boolean;
+  /** The banner of a pending Branch from Here. */
+  branchPoint?: BranchPoint;
+  /** The user message at the end of the path that has no answer, with the failure that left it so. */
+  unanswered?: { nodeId: string; error?: ErrorView };
 }
 
 function siblingInfo(node: ConversationNode, ids: readonly string[]): SiblingInfo {
@@ -87,9 +91,11 @@ export function messageView(node: ConversationNode, siblingIds: readonly string[
 /** The chat state: the window of the path root→current the webview holds (see `ChatWindow`), with only what changed. */
 export function buildChatState(input: ChatStateInput, window: ChatWindow): ChatState {
   const { path } = input;
+  const { unanswered } = input;
   const update = window.update(path.pathIds, (index) => {
     const id = path.pathIds[index];
-    return messageView(path.node(id), path.siblingIds(id));
+    const view = messageView(path.node(id), path.siblingIds(id));
+    return unanswered?.nodeId === id ? { ...view, unanswered: unanswered.error ? { error: unanswered.error } : {} } : view;
   });
   return {
     conversationId: input.conversationId,
@@ -102,6 +108,7 @@ export function buildChatState(input: ChatStateInput, window: ChatWindow): ChatS
     provider: input.provider,
     busy: input.busy,
     restricted: input.restricted,
+    ...(input.branchPoint ? { branchPoint: input.branchPoint } : {}),
   };
 }
 

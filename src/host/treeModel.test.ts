@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ConversationNode, Role } from '../core/index';
 import { conversationTitle } from './conversationRules';
-import { branchTip, buildRuns, conversationEntry, findRun } from './treeModel';
+import { branchTip, buildRuns, conversationEntry, distinctWords, findRun } from './treeModel';
 
 /** Fixtures spell the tree as dot paths for readability; the code under test reads only parentId and position. */
 function node(nodeId: string, role: Role, content: string, extra: Partial<ConversationNode> = {}): ConversationNode {
@@ -86,5 +86,50 @@ describe('conversationEntry', () => {
   it('falls back to the first message, then a placeholder, for the title', () => {
     expect(conversationTitle({}, '\n  Explain   this\nplease')).toBe('Explain this');
     expect(conversationTitle({})).toBe('New conversation');
+  });
+});
+
+describe('sibling labels', () => {
+  const now = Date.parse('2026-01-01T01:00:00Z');
+  const at = (iso: string) => ({ timestamp: iso });
+
+  it('show the words where sibling questions first differ, with the time, and the full text in the tooltip', () => {
+    const nodes = [
+      root,
+      node('0', 'user', 'Explain how the cache evicts entries in detail, with examples', at('2026-01-01T00:00:00Z')),
+      node('1', 'user', 'Explain how the cache evicts entries briefly', at('2026-01-01T00:55:00Z')),
+    ];
+    const [first, second] = buildRuns('c', nodes, '1', now);
+    expect(first.label).toBe('You: …in detail, with examples');
+    expect(second.label).toBe('You: …briefly');
+    expect(first.description).toBe('1 h ago');
+    expect(second.description).toBe('5 min ago · ● current');
+    expect(first.tooltip).toBe('You: Explain how the cache evicts entries in detail, with examples');
+  });
+
+  it('show each answer’s model in front, and keep the whole text when siblings share no first word', () => {
+    const nodes = [
+      root,
+      node('0', 'user', 'Q'),
+      node('0.0', 'assistant', 'A cache keeps recent items', { metadata: { model: 'llama3.2' }, timestamp: '2026-01-01T00:58:00Z' }),
+      node('0.1', 'assistant', 'Caches keep items close', { metadata: { model: 'qwen3' }, timestamp: '2026-01-01T00:59:50Z' }),
+    ];
+    const [a, b] = buildRuns('c', nodes, '0.1', now)[0].children;
+    expect(a.label).toBe('Assistant: A cache keeps recent items');
+    expect(a.description).toBe('llama3.2 · 2 min ago');
+    expect(b.description).toBe('qwen3 · just now · ● current');
+  });
+
+  it('leave a run without siblings as it was', () => {
+    const nodes = [root, node('0', 'user', 'Only question'), node('0.0', 'assistant', 'Only answer')];
+    expect(buildRuns('c', nodes, '0.0', now)[0]).toMatchObject({ label: 'You: Only question', description: '2 messages · ● current' });
+  });
+
+  it('cut what differs to fit beside the description', () => {
+    expect(distinctWords('Tell me about the tree view in great length please', ['Tell me about the tree model'])).toBe('…view in great length please');
+    expect(distinctWords('same words', ['same words'])).toBe('same words');
+    expect(distinctWords('short', ['short and longer'])).toBe('short');
+    const long = buildRuns('c', [root, node('0', 'user', `Why ${'very '.repeat(20)}long`), node('1', 'user', 'Other')], '1', now)[0];
+    expect(long.label.length).toBeLessThanOrEqual('You: '.length + 32);
   });
 });

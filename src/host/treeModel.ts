@@ -3,10 +3,10 @@
  * one "run" item, whose children are the runs that start where it forks. Pure, so the shaping is
  * unit tested without VS Code; `treeView.ts` turns these entries into `TreeItem`s.
  */
-import { ConversationTree } from '../core/index';
+import { ConversationTree, readNodeMetadata } from '../core/index';
 import type { ConversationNode, ConversationSummary, Role } from '../core/index';
 import { firstLine, formatCost, messageCount, relativeTime, roleName } from './labels';
-import { conversationCost, conversationTitle, nodeCost } from './conversationRules';
+import { conversationCost, conversationTitle, messageDisplayText, nodeCost } from './conversationRules';
 
 /** A chain of nodes, each the only child of the one before, shown as one tree item. */
 export interface RunEntry {
@@ -71,7 +71,7 @@ function buildRun(conversationId: string, start: ConversationNode, tree: Convers
   const nodeIds = run.map((n) => n.nodeId);
   const isCurrent = nodeIds.includes(currentNodeId);
   const branchName = run.find((n) => n.branchName)?.branchName;
-  const head = `${roleName(start.message.role)}: ${firstLine(start.message.content) || '(empty)'}`;
+  const head = `${roleName(start.message.role)}: ${firstLine(messageDisplayText(start)) || '(empty)'}`;
   const cost = run.reduce((sum, n) => sum + nodeCost(n), 0);
   const description = [
     run.length > 1 ? messageCount(run.length) : '',
@@ -79,11 +79,12 @@ function buildRun(conversationId: string, start: ConversationNode, tree: Convers
     formatCost(cost),
     isCurrent ? '● current' : '',
   ].filter(Boolean).join(' · ');
-  const tooltip = run
-    .slice(0, 6)
-    .map((n) => `${roleName(n.message.role)}: ${firstLine(n.message.content, 100)}${n.nodeId === currentNodeId ? '  ← current' : ''}`)
-    .concat(run.length > 6 ? [`… ${run.length - 6} more`] : [])
-    .join('\n');
+  const full = messageDisplayText(start).trim();
+  const tooltip = [
+    `${roleName(start.message.role)}: ${full.length > TOOLTIP_TEXT ? `${full.slice(0, TOOLTIP_TEXT - 1)}…` : full}${start.nodeId === currentNodeId ? '  ← current' : ''}`,
+    ...run.slice(1, 6).map((n) => `${roleName(n.message.role)}: ${firstLine(messageDisplayText(n), 100)}${n.nodeId === currentNodeId ? '  ← current' : ''}`),
+    ...(run.length > 6 ? [`… ${run.length - 6} more`] : []),
+  ].join('\n');
   return {
     kind: 'run',
     conversationId,
@@ -101,18 +102,58 @@ function buildRun(conversationId: string, start: ConversationNode, tree: Convers
   };
 }
 
+/** How much of a run's first message its tooltip shows. */
+const TOOLTIP_TEXT = 1000;
+/** How long a sibling's label text may be, so its model and time still fit a default-width sidebar. */
+const SIBLING_LABEL = 32;
+
+/**
+ * The words of `text` from where it first differs from all of `others`, with "…" for the shared
+ * words left out: "Explain the cache briefly" beside "Explain the cache in detail" is "…briefly".
+ * The whole text when nothing is shared, or when it differs only by ending early.
+ */
+export function distinctWords(text: string, others: readonly string[]): string {
+  const words = text.trim().split(/\s+/).filter(Boolean);
+  let shared = 0;
+  for (const other of others) {
+    const theirs = other.trim().split(/\s+/);
+    let k = 0;
+    while (k < words.length && k < theirs.length && words[k] === theirs[k]) k++;
+    shared = Math.max(shared, k);
+  }
+  return shared === 0 || shared >= words.length ? words.join(' ') : `…${words.slice(shared).join(' ')}`;
+}
+
+/**
+ * Siblings at a fork say what tells them apart: the words where their first messages differ, and
+ * the model and time of each in front of the description. Full texts stay in the tooltips.
+ */
+function labelSiblings(runs: readonly RunEntry[], tree: ConversationTree, now: number): void {
+  if (runs.length < 2) return;
+  const firsts = runs.map((r) => tree.get(r.firstNodeId));
+  const texts = firsts.map((n) => messageDisplayText(n).split(/\r?\n/).map((l) => l.trim()).filter(Boolean).join(' '));
+  runs.forEach((run, i) => {
+    const first = firsts[i];
+    const sameRole = runs.map((r, j) => (j !== i && r.role === run.role ? texts[j] : undefined)).filter((t): t is string => t !== undefined);
+    run.label = `${roleName(run.role)}: ${firstLine(distinctWords(texts[i], sameRole), SIBLING_LABEL) || '(empty)'}`;
+    const model = run.role === 'assistant' ? readNodeMetadata(first.metadata, 'model') : undefined;
+    run.description = [model ?? '', relativeTime(first.timestamp, now), run.description].filter(Boolean).join(' · ');
+  });
+}
+
 /**
  * The runs at the top of a conversation's message tree. The root is shown only when it holds a
  * system prompt; an empty root is skipped, so its children (the first user messages) are the top.
  * Built with a work list, not recursion, so a path with thousands of forks cannot overflow the stack.
  */
-export function buildRuns(conversationId: string, nodes: readonly ConversationNode[], currentNodeId: string): RunEntry[] {
+export function buildRuns(conversationId: string, nodes: readonly ConversationNode[], currentNodeId: string, now: number = Date.now()): RunEntry[] {
   if (!nodes.some((n) => n.parentId === null)) return [];
   const tree = new ConversationTree(nodes);
   const onCurrentPath = new Set(tree.has(currentNodeId) ? tree.path(currentNodeId).map((n) => n.nodeId) : []);
   const make = (start: ConversationNode) => buildRun(conversationId, start, tree, currentNodeId, onCurrentPath);
   const root = tree.root;
   const top = root.message.content.trim() ? [make(root)] : tree.children(root.nodeId).map(make);
+  labelSiblings(top, tree, now);
   const pending = [...top];
   while (pending.length > 0) {
     const run = pending.pop() as RunEntry;
@@ -121,6 +162,7 @@ export function buildRuns(conversationId: string, nodes: readonly ConversationNo
       run.children.push(entry);
       pending.push(entry);
     }
+    labelSiblings(run.children, tree, now);
   }
   return top;
 }

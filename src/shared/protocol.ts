@@ -67,6 +67,11 @@ export interface MessageView {
   readonly chips: readonly ContextChip[];
   readonly attachments: readonly Attachment[];
   readonly promptName?: string;
+  /**
+   * A user message at the end of the path that has no answer (its request failed, or never ran):
+   * the chat offers Retry on it, with the failure when this window saw it.
+   */
+  readonly unanswered?: { readonly error?: ErrorView };
 }
 
 /** A prompt of the workspace library offered by the `/` menu. */
@@ -105,6 +110,22 @@ export interface ChatState {
   readonly busy: boolean;
   /** Restricted mode (untrusted workspace): no workspace prompts, no retrieval. */
   readonly restricted: boolean;
+  /** Branch from Here is pending: the next message starts a new branch at this node (a banner says so). */
+  readonly branchPoint?: BranchPoint;
+}
+
+/**
+ * Where the next message starts a new branch (Branch from Here). After an answer, the message is a
+ * new follow-up beside any others; on a user message, it is a new version of that message.
+ */
+export interface BranchPoint {
+  readonly nodeId: string;
+  /** The first line of the node's text, for the banner. */
+  readonly preview: string;
+  /** The node is a user message: the next message becomes its sibling, starting from its text. */
+  readonly replaces: boolean;
+  /** The replaced message's text, to start the composer with (only when `replaces`). */
+  readonly text?: string;
 }
 
 /** The commands an error may offer as buttons; the host runs only these. */
@@ -238,6 +259,15 @@ export interface SwitchMessage {
   readonly type: 'switch';
   readonly nodeId: string;
 }
+/** Webview: Branch from Here on a message of the chat; the host answers with a `state` carrying its `branchPoint`. */
+export interface BranchHereMessage {
+  readonly type: 'branchHere';
+  readonly nodeId: string;
+}
+/** Webview: Cancel on the new-branch banner; the chat returns to where the reader was. */
+export interface CancelBranchMessage {
+  readonly type: 'cancelBranch';
+}
 /** Webview: Retry after an error (answer the current user message again). */
 export interface RetryMessage {
   readonly type: 'retry';
@@ -292,6 +322,8 @@ export type FromWebview =
   | RegenerateMessage
   | EditMessage
   | SwitchMessage
+  | BranchHereMessage
+  | CancelBranchMessage
   | RetryMessage
   | CopyMessage
   | InsertMessage

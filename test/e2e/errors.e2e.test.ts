@@ -19,5 +19,19 @@ describe('a failing model request', () => {
 
     await chat().send('Are you back?');
     await expect.poll(() => chat().textOf(chat().lastAnswer()), { timeout: 30_000 }).toBe('[arbor-test-model] Echo: Are you back?');
+    await chat().waitIdle();
+
+    // The message sent after the failure is a new version of the unanswered one, never a second
+    // question in a row; the failed one is still there, with its error and Retry.
+    const roles = () => chat().messages().evaluateAll((els) => els.map((el) => el.getAttribute('data-role')));
+    expect(await roles()).toEqual(['user', 'assistant']);
+    const question = chat().messagesOf('user').first();
+    expect(await question.locator('[data-testid="sibling-label"]').textContent()).toBe('2/2');
+    await question.locator('[data-testid="sibling-prev"]').click();
+    await expect.poll(() => chat().textOf(chat().messagesOf('user').first()), { timeout: 15_000 }).toBe('[[error]] please fail');
+    expect(await roles()).toEqual(['user']);
+    const kept = chat().messagesOf('user').first();
+    expect(await kept.locator('[data-testid="error"]').textContent()).toContain('failed on purpose');
+    await kept.locator('[data-testid="retry"]').waitFor({ timeout: 10_000 });
   });
 });

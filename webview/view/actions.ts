@@ -12,6 +12,8 @@ export interface MessageActions {
   edit(nodeId: string, text: string): void;
   regenerate(nodeId: string, model?: string): void;
   retry(): void;
+  /** Branch from Here: the next message starts a new branch at this message. */
+  branchHere(nodeId: string): void;
   /** An error's button: the host runs its command (Set OpenAI API Key, Select Model, Open Settings). */
   runAction(command: ErrorActionCommand): void;
   openFile(path: string, startLine?: number, endLine?: number): void;

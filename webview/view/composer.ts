@@ -170,6 +170,15 @@ export class Composer {
     this.input.focus();
   }
 
+  /** Branch from Here: focus, and for a new version of a message start from its text when the box is empty. */
+  startBranch(text: string | undefined): void {
+    if (text && !this.input.value.trim()) {
+      this.setText(text);
+      this.saveDraft();
+    }
+    this.input.focus();
+  }
+
   private onKeyDown(event: KeyboardEvent): void {
     if (event.isComposing) {
       return;

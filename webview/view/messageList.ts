@@ -150,7 +150,9 @@ export class MessageList {
     this.outgoing?.element.remove();
     this.outgoing = undefined;
     const live = this.live;
-    if (live && !busy && !(live.failed && path.at(-1)?.nodeId === live.parentNodeId)) {
+    const last = path.at(-1);
+    // A failed bubble stays under its question until the question itself shows the failure (`unanswered`).
+    if (live && !busy && !(live.failed && last?.nodeId === live.parentNodeId && !last.unanswered)) {
       live.element.remove();
       this.live = undefined;
     }

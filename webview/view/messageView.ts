@@ -3,7 +3,7 @@
  * Regenerate, the thinking text collapsed, the Markdown content, attachments and context chips,
  * and under an answer its model, tokens, cost and an interrupted or error badge with Retry.
  */
-import type { Attachment, ContextChip, ErrorAction, MessageView } from '../../src/shared/protocol';
+import type { Attachment, ContextChip, ErrorAction, ErrorView, MessageView } from '../../src/shared/protocol';
 import { h, icon, iconButton } from '../dom';
 import { formatCost, formatRange, formatTokens } from '../format';
 import { decorateCodeBlocks } from '../render/codeBlocks';
@@ -58,6 +58,7 @@ export function renderMessage(
     message.chips.length > 0 ? contextChips(message.chips, actions) : null,
     message.role === 'assistant' ? messageMeta(message) : null,
     message.error ? errorBlock(renderer.renderInline(message.error), placement.isLast, actions) : null,
+    message.unanswered ? unansweredBlock(message.unanswered.error, renderer, actions) : null,
   );
   return article;
 }
@@ -120,8 +121,35 @@ function siblingSwitcher(message: MessageView, actions: MessageActions): HTMLEle
   return h('span', { className: 'sibling-switcher', testId: 'sibling-switcher' }, prev, label, next);
 }
 
+/**
+ * Under a user message that has no answer: the failure with its fixes and Retry, or, when this
+ * window did not see why (a reload, another window), that it is unanswered, with Retry.
+ */
+function unansweredBlock(error: ErrorView | undefined, renderer: MarkdownRenderer, actions: MessageActions): HTMLElement {
+  if (error) {
+    return errorBlock(renderer.renderInline(error.message), error.retryable, actions, error.actions);
+  }
+  const retry = document.createElement('vscode-button');
+  retry.dataset.testid = 'retry';
+  retry.secondary = true;
+  retry.textContent = 'Retry';
+  retry.setAttribute('aria-label', 'Retry: answer this message');
+  retry.addEventListener('click', () => actions.retry());
+  return h('div', { className: 'message-unanswered', testId: 'unanswered' }, icon('info'), h('span', { className: 'message-error-text', text: 'No answer yet.' }), retry);
+}
+
 function messageActions(message: MessageView, content: HTMLElement, actions: MessageActions): HTMLElement {
   const bar = h('span', { className: 'message-actions' });
+  if (message.parentId !== null) {
+    const title = message.role === 'user' ? 'Branch from here: write a new version of this message' : 'Branch from here: continue from this message in a new branch';
+    bar.append(
+      iconButton('git-branch', title, 'branch-here', () => {
+        if (!actions.isBusy()) {
+          actions.branchHere(message.nodeId);
+        }
+      }),
+    );
+  }
   if (message.role === 'user') {
     bar.append(
       iconButton('edit', 'Edit this message into a new branch', 'edit', () => {
