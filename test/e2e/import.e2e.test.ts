@@ -1,5 +1,6 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChatPage } from './harness/chat';
 import { useWorkbench } from './harness/session';
@@ -96,6 +97,26 @@ describe('importing a conversation file', () => {
     await importFile('dataknobs-export.json');
     await expect.poll(() => session.workbench.treeRow('Conifers from dataknobs').count(), { timeout: 15_000 }).toBe(2);
     await expect.poll(async () => (await toasts()).join('\n'), { timeout: 10_000 }).toMatch(/as a copy.*e2e-dataknobs-export/);
+  });
+
+  it('imports a .json file dropped on the Conversations view', async () => {
+    const { workbench } = session;
+    const dropped = { ...metonSession, session_id: 'e2e-dropped-session', messages: [{ role: 'user', content: 'Was this file dropped?' }, { role: 'assistant', content: 'Yes, on the tree.' }] };
+    await writeFile(fixture('dropped.json'), JSON.stringify(dropped));
+    await workbench.openArborView();
+    const target = workbench.treeRows().first();
+    await target.waitFor({ timeout: 15_000 });
+    // What a file dragged from the Explorer carries: its URI as a `text/uri-list`, on the remote
+    // file system code-server serves the workspace from (`vscode-remote://host:port/path`).
+    const data = await workbench.page.evaluateHandle((file) => {
+      const page = globalThis as unknown as { DataTransfer: new () => { setData(type: string, value: string): void }; location: { host: string } };
+      const transfer = new page.DataTransfer();
+      transfer.setData('text/uri-list', `vscode-remote://${page.location.host}${file}`);
+      return transfer;
+    }, pathToFileURL(fixture('dropped.json')).pathname);
+    for (const type of ['dragenter', 'dragover', 'drop']) await target.dispatchEvent(type, { dataTransfer: data });
+    await workbench.treeRow('Was this file dropped?').first().waitFor({ timeout: 15_000 });
+    await expect.poll(() => chat().textOf(chat().lastAnswer()), { timeout: 15_000 }).toBe('Yes, on the tree.');
   });
 
   it('says which file could not be imported, and why', async () => {
