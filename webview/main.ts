@@ -23,7 +23,10 @@
  *   insert-code, composer-input, send, stop, model-picker, attachment, attachment-remove,
  *   attach-file, attach-selection, prompt-menu, prompt-option, prompt-form, prompt-param (data-name),
  *   file-picker, file-query, file-option, title, total-cost, chat-model, restricted, notice,
- *   notice-dismiss, message-list, load-earlier (above the oldest message held, when the path has older ones).
+ *   notice-dismiss, message-list, load-earlier (above the oldest message held, when the path has older ones),
+ *   system-prompt-picker, request-options (its summary: request-options-summary), request-options-form,
+ *   option-temperature, option-max-tokens, option-think, option-think-note, options-apply, options-reset,
+ *   request-options-error, message-system-prompt (under an answer: the system prompt it was made with).
  */
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-option/index.js';
@@ -37,6 +40,7 @@ import { MarkdownRenderer } from './render/markdown';
 import { StreamBuffer } from './streamBuffer';
 import { connectVsCode, newRequestId } from './vscodeApi';
 import type { PersistedState } from './vscodeApi';
+import { ChatOptionsControls } from './view/chatOptions';
 import { Composer } from './view/composer';
 import { Header } from './view/header';
 import { MessageList } from './view/messageList';
@@ -92,6 +96,12 @@ const composer = new Composer({
   editLast: () => list.editLastUserMessage(),
   saveDraft: (draft, attachments) => save({ draft, attachments }),
 });
+
+const chatOptions = new ChatOptionsControls({
+  selectSystemPrompt: (name) => vscode.postMessage({ type: 'selectSystemPrompt', name }),
+  setRequestOptions: (options) => vscode.postMessage({ type: 'setRequestOptions', options }),
+});
+header.addControl(chatOptions.element);
 
 const root = document.getElementById('root') ?? document.body.appendChild(h('div', { attrs: { id: 'root' } }));
 root.classList.add('chat');
@@ -156,6 +166,9 @@ function handle(message: ToWebview): void {
       break;
     case 'prompts':
       composer.setPrompts(message.prompts);
+      break;
+    case 'chatOptions':
+      chatOptions.update(message);
       break;
     case 'attach':
       composer.addAttachments(message.attachments, message.text);
