@@ -120,7 +120,8 @@ function asSystemPrompt(value: unknown, warnings: string[]): string {
 
 function asRequestOptions(value: unknown, warnings: string[]): Record<string, unknown> {
   if (value === undefined || value === null) return {};
-  if (typeof value === 'object' && !Array.isArray(value)) return { ...(value as Record<string, unknown>) };
+  // A JSON copy: VS Code hands settings over as read-only proxies, which cannot be cloned into a request or stored.
+  if (typeof value === 'object' && !Array.isArray(value)) return JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
   warnings.push('arbor.requestOptions must be an object of request fields, e.g. {"top_k": 40}; ignoring it.');
   return {};
 }

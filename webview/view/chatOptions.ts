@@ -109,7 +109,7 @@ export class ChatOptionsControls {
     this.picker.title = options.systemPromptNote ?? 'System prompt of this chat (from prompts/system/); a change applies from the next request';
     this.fillThink(options);
     this.fillFields(options.requestOptions);
-    this.summary.textContent = summarize(options.requestOptions);
+    this.summary.textContent = summarize(options.requestOptions, options.thinking === 'unsupported');
   }
 
   private fillThink(options: ChatOptionsMessage): void {
@@ -150,8 +150,9 @@ export class ChatOptionsControls {
       if (!Number.isInteger(value) || value < 1) return this.fail('Max tokens must be a whole number of at least 1.');
       out.maxTokens = value;
     }
-    const think = THINK_LABELS.find(([key]) => key === this.think.value)?.[1];
-    if (think !== undefined && !this.think.disabled) out.think = think;
+    // A model that cannot think shows no choice: the chat's setting is kept for its other models.
+    const think = this.think.disabled ? this.options?.requestOptions.think : THINK_LABELS.find(([key]) => key === this.think.value)?.[1];
+    if (think !== undefined) out.think = think;
     return out;
   }
 
@@ -180,11 +181,13 @@ function row(label: string, field: HTMLElement): HTMLElement {
   return h('label', { className: 'request-options-row' }, h('span', { className: 'prompt-param-name', text: label }), field);
 }
 
-/** A few words for the button: which options the chat sets. */
-function summarize(options: RequestOptionsView): string {
+/** A few words for the button: which options the chat sets (thinking marked when the model cannot take it). */
+function summarize(options: RequestOptionsView, thinkUnsupported: boolean): string {
   const parts: string[] = [];
   if (options.temperature !== undefined) parts.push(`T ${options.temperature}`);
   if (options.maxTokens !== undefined) parts.push(`${options.maxTokens} tok`);
-  if (options.think !== undefined) parts.push(`think ${options.think === true ? 'on' : options.think === false ? 'off' : options.think}`);
+  if (options.think !== undefined) {
+    parts.push(`think ${options.think === true ? 'on' : options.think === false ? 'off' : options.think}${thinkUnsupported ? ' (not sent)' : ''}`);
+  }
   return parts.join(' · ');
 }
