@@ -31,7 +31,8 @@ export class ChatOptionsControls {
   readonly element: HTMLElement;
   private readonly picker: VscodeSingleSelect;
   private readonly summary = h('span', { className: 'request-options-summary', testId: 'request-options-summary' });
-  private readonly form = h('form', { className: 'request-options-form popup-menu', testId: 'request-options-form', attrs: { 'aria-label': 'Request options' } });
+  // novalidate: the form checks its own fields and says why in words, instead of the browser's bubble.
+  private readonly form = h('form', { className: 'request-options-form popup-menu', testId: 'request-options-form', attrs: { 'aria-label': 'Request options', novalidate: '' } });
   private readonly temperature = h('input', {
     className: 'prompt-param-input',
     testId: 'option-temperature',
