@@ -15,6 +15,7 @@ import type { ChatOptionsMessage, RequestOptionsView, ToWebview } from '../share
 import { conversationModel } from './conversationModel';
 import { conversationSystemPrompt, pinSystemPromptUpdate, resolveSystemPrompt } from './conversationSystemPrompt';
 import { editorValues } from './editorActions';
+import { MissingSystemPromptError } from './errorView';
 import type { Services } from './services';
 
 /** What one request sends beside the path: the model's overrides, the system prompt, and what the answer records. */
@@ -90,7 +91,7 @@ export class ChatOptions {
     const chosen = conversationSystemPrompt(metadata, this.services.settings, rootHasSystemMessage(manager));
     // Without a library (restricted mode, no folder) no workspace prompt can be sent: the chat runs without one.
     const resolution = library ? resolveSystemPrompt(chosen, (name) => library.getSystemPrompt(name) !== undefined) : ({ kind: 'none' } as const);
-    if (resolution.kind === 'missing') throw new InvalidOperationError(resolution.message);
+    if (resolution.kind === 'missing') throw new MissingSystemPromptError(`${resolution.message} Nothing was sent.`);
     const pin = pinSystemPromptUpdate(metadata, resolution);
     if (pin && library) await manager.setMetadata(pin);
     if (resolution.kind === 'none') return { configOverrides };

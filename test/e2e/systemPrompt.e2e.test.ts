@@ -191,4 +191,31 @@ describe('system prompt and request options per chat', () => {
     expect(fresh.messages[0].content).toContain('You are a concise senior engineer');
     for (const key of ['temperature', 'max_tokens', 'reasoning_effort']) expect(fresh).not.toHaveProperty(key);
   });
+
+  it('says which system prompt is gone and how to fix it, and answers again once another is picked', async () => {
+    const file = path.join(session.env.workspace, 'prompts', 'system', 'temporary.md');
+    await writeFile(file, '---\ndescription: A prompt that is about to go\n---\nYou are temporary.\n');
+    await session.workbench.runCommand('Arbor: New Conversation');
+    await chat().waitReady();
+    // The library follows the folder: the new file shows up in the picker.
+    await expect.poll(pickerOptions, { timeout: 30_000 }).toContain('temporary');
+    await pick(picker(), 'temporary');
+    await expect.poll(() => picker().evaluate((el) => (el as unknown as { value: string }).value), { timeout: 15_000 }).toBe('temporary');
+    await rm(file);
+    // Once the library has seen the file go, the picker marks the chat's choice as missing.
+    await picker().locator('vscode-option[data-missing="true"]', { hasText: 'temporary' }).waitFor({ state: 'attached', timeout: 30_000 });
+    const requestsBefore = server.chatRequests().length;
+    await chat().send('Still there?');
+    const error = chat().byTestId('error').last();
+    await error.waitFor({ timeout: 30_000 });
+    expect(await error.textContent()).toContain('This chat uses the system prompt "temporary", but prompts/system/ has no such file. Pick another in the chat\'s header (or "None"), or add prompts/system/temporary.md. Nothing was sent.');
+    // Nothing was sent without the prompt the chat asked for.
+    expect(server.chatRequests().length).toBe(requestsBefore);
+    await pick(picker(), '');
+    await expect.poll(() => picker().evaluate((el) => (el as unknown as { value: string }).value), { timeout: 15_000 }).toBe('');
+    await error.locator('[data-testid="retry"]').click();
+    await expect.poll(() => chat().textOf(chat().lastAnswer()), { timeout: 30_000 }).toBe('[arbor-test-model] Echo: Still there?');
+    await chat().waitIdle();
+    expect(lastChat().body.messages.filter((m: { role: string }) => m.role === 'system')).toEqual([]);
+  });
 });

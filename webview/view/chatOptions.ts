@@ -101,6 +101,7 @@ export class ChatOptionsControls {
         option.value = choice.name;
         option.textContent = choice.name || 'No system prompt';
         if (choice.description) option.description = choice.description;
+        if (choice.name && !options.systemPrompts.some((p) => p.name === choice.name)) option.dataset.missing = 'true';
         option.selected = choice.name === options.systemPrompt;
         return option;
       }),
