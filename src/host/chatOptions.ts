@@ -47,7 +47,8 @@ export class ChatOptions {
     const library = this.services.trusted ? await this.services.promptLibrary() : undefined;
     const systemPrompts = (library?.listPrompts() ?? []).filter((p) => p.kind === 'system').map((p) => ({ name: p.name, description: p.description }));
     const chosen = conversationSystemPrompt(metadata, this.services.settings, rootHasSystemMessage(manager));
-    const resolution = resolveSystemPrompt(chosen, (name) => systemPrompts.some((p) => p.name === name));
+    // Without a library nothing from it is sent (see `plan`), so the picker shows None rather than a missing prompt.
+    const resolution = library ? resolveSystemPrompt(chosen, (name) => systemPrompts.some((p) => p.name === name)) : ({ kind: 'none' } as const);
     const note = !this.services.trusted
       ? 'System prompts from the workspace are off in Restricted Mode.'
       : !library
