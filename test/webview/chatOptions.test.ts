@@ -96,8 +96,12 @@ describe('system prompt and request options in the header', () => {
     const choices = async () => (await byId(p, 'option-think').locator('option').allTextContents()).map((t) => t.trim());
     await postToWebview(p, options({ thinking: 'supported', provider: 'ollama' }));
     expect(await choices()).toEqual(["Model's default", 'Off', 'On', 'Low', 'Medium', 'High']);
-    await postToWebview(p, options({ thinking: 'unknown', provider: 'openai' }));
+    await postToWebview(p, options({ thinking: 'unknown', provider: 'openai', requestOptions: { think: true } }));
     expect(await choices()).toEqual(["Model's default", 'Low', 'Medium', 'High']);
+    // On/off set under Ollama does not reach an OpenAI-compatible server, and the button says so.
+    expect(await byId(p, 'request-options-summary').textContent()).toBe('think on (not sent)');
+    await postToWebview(p, options({ thinking: 'unknown', provider: 'openai', requestOptions: { think: 'medium' } }));
+    expect(await byId(p, 'request-options-summary').textContent()).toBe('think medium');
     // A model that cannot think: no choice, the chat's setting is kept (and marked as not sent).
     await postToWebview(p, options({ thinking: 'unsupported', provider: 'ollama', requestOptions: { think: true, maxTokens: 20 } }));
     expect(await byId(p, 'option-think').isDisabled()).toBe(true);

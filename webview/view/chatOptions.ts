@@ -111,7 +111,9 @@ export class ChatOptionsControls {
     this.picker.title = options.systemPromptNote ?? 'System prompt of this chat (from prompts/system/); a change applies from the next request';
     this.fillThink(options);
     this.fillFields(options.requestOptions);
-    this.summary.textContent = summarize(options.requestOptions, options.thinking === 'unsupported');
+    // On/off reaches only Ollama: an OpenAI-compatible server gets a level or nothing.
+    const thinkNotSent = options.thinking === 'unsupported' || (options.provider !== 'ollama' && typeof options.requestOptions.think === 'boolean');
+    this.summary.textContent = summarize(options.requestOptions, thinkNotSent);
   }
 
   private fillThink(options: ChatOptionsMessage): void {
@@ -183,13 +185,13 @@ function row(label: string, field: HTMLElement): HTMLElement {
   return h('label', { className: 'request-options-row' }, h('span', { className: 'prompt-param-name', text: label }), field);
 }
 
-/** A few words for the button: which options the chat sets (thinking marked when the model cannot take it). */
-function summarize(options: RequestOptionsView, thinkUnsupported: boolean): string {
+/** A few words for the button: which options the chat sets (thinking marked when it is not sent). */
+function summarize(options: RequestOptionsView, thinkNotSent: boolean): string {
   const parts: string[] = [];
   if (options.temperature !== undefined) parts.push(`T ${options.temperature}`);
   if (options.maxTokens !== undefined) parts.push(`${options.maxTokens} tok`);
   if (options.think !== undefined) {
-    parts.push(`think ${options.think === true ? 'on' : options.think === false ? 'off' : options.think}${thinkUnsupported ? ' (not sent)' : ''}`);
+    parts.push(`think ${options.think === true ? 'on' : options.think === false ? 'off' : options.think}${thinkNotSent ? ' (not sent)' : ''}`);
   }
   return parts.join(' · ');
 }
