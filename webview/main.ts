@@ -26,6 +26,9 @@
  *   notice-dismiss, message-list, load-earlier (above the oldest message held, when the path has older ones),
  *   branch-here (a message's Branch from Here), branch-banner, branch-banner-text, branch-cancel,
  *   unanswered (a user message with no answer and no known error; it has a retry button).
+ *   system-prompt-picker, request-options (its summary: request-options-summary), request-options-form,
+ *   option-temperature, option-max-tokens, option-think, option-think-note, options-apply, options-reset,
+ *   request-options-error, message-system-prompt (under an answer: the system prompt it was made with).
  */
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-option/index.js';
@@ -40,6 +43,7 @@ import { StreamBuffer } from './streamBuffer';
 import { connectVsCode, newRequestId } from './vscodeApi';
 import type { PersistedState } from './vscodeApi';
 import { BranchBanner } from './view/branchBanner';
+import { ChatOptionsControls } from './view/chatOptions';
 import { Composer } from './view/composer';
 import { Header } from './view/header';
 import { MessageList } from './view/messageList';
@@ -98,6 +102,11 @@ const composer = new Composer({
 });
 
 const banner = new BranchBanner(() => vscode.postMessage({ type: 'cancelBranch' }));
+const chatOptions = new ChatOptionsControls({
+  selectSystemPrompt: (name) => vscode.postMessage({ type: 'selectSystemPrompt', name }),
+  setRequestOptions: (options) => vscode.postMessage({ type: 'setRequestOptions', options }),
+});
+header.addControl(chatOptions.element);
 
 const root = document.getElementById('root') ?? document.body.appendChild(h('div', { attrs: { id: 'root' } }));
 root.classList.add('chat');
@@ -166,6 +175,9 @@ function handle(message: ToWebview): void {
       break;
     case 'prompts':
       composer.setPrompts(message.prompts);
+      break;
+    case 'chatOptions':
+      chatOptions.update(message);
       break;
     case 'attach':
       composer.addAttachments(message.attachments, message.text);

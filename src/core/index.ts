@@ -42,6 +42,15 @@ export {
   type DataknobsMessageDict,
 } from './conversation/exchange';
 export { conversationToMarkdown, type MarkdownExportOptions } from './conversation/markdownExport';
+export {
+  MAX_TEMPERATURE,
+  isThinkSetting,
+  parseChatRequestOptions,
+  requestOverrides,
+  type ChatRequestOptions,
+  type ThinkSetting,
+  type ThinkingSupport,
+} from './conversation/chatRequestOptions';
 export { Emitter, type ArborEvent } from './emitter';
 export {
   readNodeMetadata,

@@ -72,3 +72,24 @@ describe('conversation metadata readers', () => {
     expect(readConversationMetadata({ totalCostUsd: Infinity }, 'totalCostUsd')).toBeUndefined();
   });
 });
+
+describe('system prompt and request options metadata', () => {
+  const ref = { name: 'terse', path: 'system/terse.md', sha256: 'a'.repeat(64), gitBlobId: 'b'.repeat(40) };
+
+  it("reads an answer's system prompt and a chat's choice and options", () => {
+    expect(readNodeMetadata({ systemPrompt: ref }, 'systemPrompt')).toEqual(ref);
+    expect(readNodeMetadata({ systemPrompt: 'terse' }, 'systemPrompt')).toBeUndefined();
+    expect(conversationMetadata({ systemPrompt: '', requestOptions: { temperature: 0.5, think: 'low', junk: 1 } })).toEqual({
+      systemPrompt: '',
+      requestOptions: { temperature: 0.5, think: 'low' },
+    });
+    expect(readConversationMetadata({ requestOptions: 'hot' }, 'requestOptions')).toBeUndefined();
+  });
+
+  it('reads nothing of them from metadata written before they existed', () => {
+    expect(readConversationMetadata({ title: 'old', model: 'm' }, 'systemPrompt')).toBeUndefined();
+    expect(readConversationMetadata({ title: 'old' }, 'requestOptions')).toBeUndefined();
+    expect(nodeMetadata({ model: 'm', provider: 'ollama' }).systemPrompt).toBeUndefined();
+  });
+});
+

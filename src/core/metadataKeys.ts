@@ -3,6 +3,7 @@
  * (`Record<string, unknown>`: old databases, imported dataknobs files, other tools), so every read
  * goes through a reader that checks the value's shape and leaves out what does not fit.
  */
+import { parseChatRequestOptions, type ChatRequestOptions } from './conversation/chatRequestOptions';
 import type { PromptModelSettings, PromptRef, RagMetadata } from './prompts/types';
 import type { FinishReason, Usage } from './types';
 
@@ -49,6 +50,8 @@ export interface NodeMetadata {
   error?: string;
   /** Answer: how many messages the context window left out of the request. */
   contextDroppedMessages?: number;
+  /** Answer: the library system prompt it was made with (name, file and version); absent when none was sent from the library. */
+  systemPrompt?: PromptRef;
   /** Answer: the per-call model settings that overrode the provider's. */
   configOverrides?: Record<string, unknown>;
   /** Answer: what the provider reported beyond the text (response id, durations). */
@@ -81,6 +84,13 @@ export interface ConversationMetadata {
   model?: string;
   /** The provider `model` belongs to (`ollama`, `openai`); under another provider the chat uses the default model. */
   modelProvider?: string;
+  /**
+   * The system prompt of `prompts/system/` this chat sends (picked in it, or the default `arbor.systemPrompt`
+   * when it first answered); `''` sends none from the library (a root system message, if any, is sent as stored).
+   */
+  systemPrompt?: string;
+  /** The request options this chat sends with each answer (temperature, maximum output tokens, thinking). */
+  requestOptions?: ChatRequestOptions;
 }
 
 type Parser<T> = (value: unknown) => T | undefined;
@@ -111,6 +121,10 @@ function attachment(v: unknown): StoredAttachment | undefined {
   return a;
 }
 
+function promptRef(v: unknown): PromptRef | undefined {
+  return isObject(v) && typeof v.name === 'string' ? (v as unknown as PromptRef) : undefined;
+}
+
 const NODE_PARSERS: Parsers<NodeMetadata> = {
   displayText: text,
   attachments: (v) => (Array.isArray(v) ? v.map(attachment).filter((a): a is StoredAttachment => a !== undefined) : undefined),
@@ -131,7 +145,8 @@ const NODE_PARSERS: Parsers<NodeMetadata> = {
   response: record,
   ragMetadata: ragRecord,
   rag: (v) => (Array.isArray(v) ? v.filter(isRag) : ragRecord(v)),
-  prompt: (v) => (isObject(v) && typeof v.name === 'string' ? (v as unknown as PromptRef) : undefined),
+  prompt: promptRef,
+  systemPrompt: promptRef,
   paramsMissing: texts,
   validationWarnings: texts,
   promptSettings: (v) => (isObject(v) ? (v as PromptModelSettings) : undefined),
@@ -145,6 +160,8 @@ const CONVERSATION_PARSERS: Parsers<ConversationMetadata> = {
     isObject(v) && Object.values(v).every((child) => typeof child === 'string') ? ({ ...v } as Record<string, string>) : undefined,
   model: text,
   modelProvider: text,
+  systemPrompt: text,
+  requestOptions: parseChatRequestOptions,
 };
 
 function readAll<M>(parsers: Parsers<M>, metadata: Readonly<Record<string, unknown>> | undefined): M {

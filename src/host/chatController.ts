@@ -4,6 +4,7 @@ import { assertNever, isStreamedRequest } from '../shared/protocol';
 import type { AnswerMessage, Attachment, BranchPoint, EditMessage, ErrorView, FromWebview, RegenerateMessage, RequestMessage, RetryMessage, SendMessage, StreamedRequestType, ToWebview } from '../shared/protocol';
 import { buildChatState, promptSummaries } from './chatView';
 import { chatModels } from './chatModels';
+import { ChatOptions } from './chatOptions';
 import { ChatWindow } from './chatWindow';
 import { conversationModel, pinModelUpdate } from './conversationModel';
 import { chatTitle, editedUserMessage, messageDisplayText, promptDisplayText, titleFromMessage, totalCostUpdate, userMessageMetadata } from './conversationRules';
@@ -61,6 +62,8 @@ export class ChatController extends Disposable {
   private readonly failures = new Map<string, ErrorView>();
   /** Branch from Here is pending at `nodeId`; Cancel returns to `returnTo`. */
   private branchPoint?: { nodeId: string; returnTo: string };
+  /** The header's system prompt and request options. */
+  private readonly options: ChatOptions;
   private readonly _onDidDispose = this._register(new vscode.EventEmitter<void>());
   /** Fires when the panel closed. */
   readonly onDidDispose = this._onDidDispose.event;
@@ -71,17 +74,20 @@ export class ChatController extends Disposable {
     private readonly services: Services,
   ) {
     super();
+    this.options = new ChatOptions(services, conversationId, (message) => this.post(message));
     this._register(panel.webview.onDidReceiveMessage((msg: FromWebview) => this.handle(msg)));
     this._register(panel.onDidDispose(() => this.dispose()));
     this._register(
       services.onDidChangeConversation((id) => {
         if (id === this.conversationId && !this.stream) void this.postState();
+        if (id === this.conversationId && this.ready) void this.options.postOptions();
       }),
     );
     this._register(
       services.onDidChangeSettings(() => {
         void this.postState();
         void this.postModels();
+        void this.options.postOptions();
       }),
     );
     this._register(
@@ -90,7 +96,12 @@ export class ChatController extends Disposable {
         void this.postPrompts();
       }),
     );
-    this._register(services.onDidLoadLibrary(() => void this.postPrompts()));
+    this._register(
+      services.onDidLoadLibrary(() => {
+        void this.postPrompts();
+        void this.options.postOptions();
+      }),
+    );
     this._register(toDisposable(() => this.librarySub?.dispose()));
   }
 
@@ -254,6 +265,10 @@ export class ChatController extends Disposable {
           return;
         case 'selectModel':
           return await this.selectModel(msg.model);
+        case 'selectSystemPrompt':
+          return await this.options.selectSystemPrompt(msg.name);
+        case 'setRequestOptions':
+          return await this.options.setRequestOptions(msg.options);
         case 'runAction':
           return await runErrorAction(msg.command);
         case 'findFiles': {
@@ -294,6 +309,7 @@ export class ChatController extends Disposable {
     }
     void this.postModels();
     void this.postPrompts();
+    void this.options.postOptions();
   }
 
   /** The chat answers with `model` from now on, and new chats start with it (`arbor.model`); other chats keep theirs. */
@@ -335,7 +351,10 @@ export class ChatController extends Disposable {
     if (library === this.library || this.isDisposed) return;
     this.librarySub?.dispose();
     this.library = library;
-    this.librarySub = library?.onDidChange(() => void this.postPrompts());
+    this.librarySub = library?.onDidChange(() => {
+      void this.postPrompts();
+      void this.options.postOptions();
+    });
   }
 
   /**
@@ -424,8 +443,9 @@ export class ChatController extends Disposable {
     let error: ReturnType<typeof toErrorView> | undefined;
     try {
       await checkReadyToSend(this.services);
+      const plan = await this.options.plan(manager, chosen);
       await this.services.whileBusy(this.conversationId, async () => {
-        for await (const chunk of manager.streamComplete({ signal: stream.abort.signal, configOverrides: { model: chosen } })) {
+        for await (const chunk of manager.streamComplete({ signal: stream.abort.signal, ...plan })) {
           // The chunk is shown even after Stop: the stream has already counted it into the saved answer.
           if (chunk.delta || chunk.thinkingDelta) {
             stream.text += chunk.delta;

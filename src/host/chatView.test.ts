@@ -76,6 +76,13 @@ describe('buildChatState', () => {
     expect(path[1].siblings.index).toBe(1);
   });
 
+  it("names the system prompt an answer was made with, and its version; none for answers without one", () => {
+    const ref = { name: 'terse', path: 'system/terse.md', sha256: 'a'.repeat(64), gitBlobId: 'b'.repeat(40) };
+    const withPrompt = [...nodes.slice(0, 2), node('0.0', 'assistant', 'Short', { model: 'm1', systemPrompt: ref })];
+    expect(shown(withPrompt, '0.0')[1].systemPrompt).toEqual({ name: 'terse', path: 'system/terse.md', version: 'b'.repeat(40) });
+    expect(shown(nodes, '0.0')[1]).not.toHaveProperty('systemPrompt');
+  });
+
   it('falls back to the root for an unknown current node', () => {
     expect(shown(nodes, '9.9')).toEqual([]);
   });

@@ -85,6 +85,7 @@ export function messageView(node: ConversationNode, siblingIds: readonly string[
     chips: chipsOf(node),
     attachments,
     promptName: node.promptName,
+    ...(md.systemPrompt ? { systemPrompt: { name: md.systemPrompt.name, path: md.systemPrompt.path, version: md.systemPrompt.gitBlobId } } : {}),
   };
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidOperationError, ProviderError } from '../core/index';
-import { MissingApiKeyError, isNoServer, isUserAbort, toErrorView } from './errorView';
+import { MissingApiKeyError, MissingSystemPromptError, isNoServer, isUserAbort, toErrorView } from './errorView';
 
 describe('toErrorView', () => {
   it('keeps a provider message, kind and retryable, and knows an unreachable server', () => {
@@ -18,6 +18,8 @@ describe('toErrorView', () => {
     const commands = (err: unknown) => (toErrorView(err).actions ?? []).map((a) => a.command);
     expect(toErrorView(new MissingApiKeyError('No OpenAI API key is set.'))).toMatchObject({ kind: 'auth', retryable: true });
     expect(commands(new MissingApiKeyError('No OpenAI API key is set.'))).toEqual(['arbor.setOpenAIKey', 'arbor.openSettings']);
+    // A missing system prompt is fixed in the chat's header; then Retry sends the message.
+    expect(toErrorView(new MissingSystemPromptError('This chat uses the system prompt "x"…'))).toEqual({ message: 'This chat uses the system prompt "x"…', kind: 'prompt', retryable: true });
     expect(commands(new ProviderError('401', { kind: 'auth', retryable: false, provider: 'openai' }))).toEqual(['arbor.setOpenAIKey', 'arbor.openSettings']);
     expect(commands(new ProviderError('401', { kind: 'auth', retryable: false, provider: 'ollama' }))).toEqual(['arbor.openSettings']);
     expect(commands(new ProviderError('Model "x" not found.', { kind: 'model_not_found', retryable: false, provider: 'ollama' }))).toEqual(['arbor.selectModel']);

@@ -8,6 +8,9 @@ import type { ErrorAction, ErrorView } from '../shared/protocol';
 /** OpenAI's API was chosen and no key is stored: found before anything is sent. */
 export class MissingApiKeyError extends ArborError {}
 
+/** The chat's system prompt is not in `prompts/system/` (any more): found before anything is sent. */
+export class MissingSystemPromptError extends ArborError {}
+
 export const SET_OPENAI_KEY: ErrorAction = { command: 'arbor.setOpenAIKey', title: 'Set OpenAI API Key' };
 export const SELECT_MODEL: ErrorAction = { command: 'arbor.selectModel', title: 'Select Model' };
 export const OPEN_SETTINGS: ErrorAction = { command: 'arbor.openSettings', title: 'Open Settings' };
@@ -39,6 +42,8 @@ export function toErrorView(err: unknown): ErrorView {
   const withActions = actions.length ? { actions } : {};
   // Once the key is set, Retry sends the message that waited for it.
   if (err instanceof MissingApiKeyError) return { message: err.message, kind: 'auth', retryable: true, ...withActions };
+  // Once another prompt is picked (or the file is back), Retry sends the message.
+  if (err instanceof MissingSystemPromptError) return { message: err.message, kind: 'prompt', retryable: true };
   if (err instanceof ProviderError) return { message: err.message, kind: err.kind, retryable: err.retryable, ...withActions };
   if (err instanceof ArborError) return { message: err.message, kind: err.name, retryable: false };
   if (err instanceof Error) return { message: err.message, kind: 'unknown', retryable: true };

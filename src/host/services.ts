@@ -15,6 +15,7 @@ import type {
 } from '../core/index';
 import { Settings } from './constants';
 import { modelMetadata } from './conversationModel';
+import { systemPromptMetadata } from './conversationSystemPrompt';
 import { DelegatingPromptBuilder, DelegatingProvider } from './delegates';
 import { Disposable, toDisposable } from './lifecycle';
 import { OutputChannelLogger } from './logger';
@@ -191,6 +192,17 @@ export class Services extends Disposable {
     if (conversationId) await this.withManager(conversationId, (m) => m.setMetadata(modelMetadata(model, this.current.provider)));
     const unchanged = sameModel(model, this.current.model);
     if (!unchanged) await this.updateSetting(Settings.model, modelKey(model));
+    return unchanged;
+  }
+
+  /**
+   * Makes `name` (a `prompts/system/` prompt, `''` for none) the system prompt of chat `conversationId` from
+   * its next request, and the default for new chats (`arbor.systemPrompt`). Returns whether the default was already it.
+   */
+  async selectSystemPrompt(name: string, conversationId?: string): Promise<boolean> {
+    if (conversationId) await this.withManager(conversationId, (m) => m.setMetadata(systemPromptMetadata(name)));
+    const unchanged = name.trim() === this.current.systemPrompt;
+    if (!unchanged) await this.updateSetting(Settings.systemPrompt, name.trim());
     return unchanged;
   }
 

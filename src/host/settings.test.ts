@@ -59,4 +59,23 @@ describe('parseSettings', () => {
     expect(missingApiKeyMessage(parseSettings(from({ provider: 'openai', 'openai.baseUrl': 'http://127.0.0.1:8000/v1' })).settings, false)).toBeUndefined();
     expect(missingApiKeyMessage(parseSettings(from({})).settings, false)).toBeUndefined();
   });
+
+  it('reads the default system prompt and the pass-through request fields as plain copies', () => {
+    expect(parseSettings(from({})).settings).toMatchObject({ systemPrompt: 'default', requestOptions: {} });
+    const nested = { options: { num_ctx: 4096 }, top_k: 40 };
+    const { settings, warnings } = parseSettings(from({ systemPrompt: '  code-assistant ', requestOptions: nested }));
+    expect(warnings).toEqual([]);
+    expect(settings.systemPrompt).toBe('code-assistant');
+    expect(settings.requestOptions).toEqual(nested);
+    // A copy: VS Code's read-only setting objects cannot be cloned into a request.
+    expect(settings.requestOptions.options).not.toBe(nested.options);
+    expect(parseSettings(from({ systemPrompt: '' })).settings.systemPrompt).toBe('');
+  });
+
+  it('warns about a system prompt or request options of the wrong type', () => {
+    const { settings, warnings } = parseSettings(from({ systemPrompt: 3, requestOptions: [1, 2] }));
+    expect(settings).toMatchObject({ systemPrompt: 'default', requestOptions: {} });
+    expect(warnings.some((w) => w.startsWith('arbor.systemPrompt must be'))).toBe(true);
+    expect(warnings.some((w) => w.startsWith('arbor.requestOptions must be an object'))).toBe(true);
+  });
 });

@@ -33,7 +33,14 @@ export interface ArborSettings {
   maxAnswerChars: number;
   /** Most seconds for one answer before it is stopped and kept; 0: no cap. */
   maxAnswerSeconds: number;
+  /** The `prompts/system/` prompt new chats send (`arbor.systemPrompt`); empty: none. */
+  systemPrompt: string;
+  /** Provider-specific request fields passed through as they are (`arbor.requestOptions`). */
+  requestOptions: Record<string, unknown>;
 }
+
+/** The system prompt new chats use when `arbor.systemPrompt` is not set: `prompts/system/default.*`, when there is one. */
+export const DEFAULT_SYSTEM_PROMPT = 'default';
 
 /** The model used when `arbor.model` is empty. */
 export const DEFAULT_MODELS: Record<ProviderKind, string> = { ollama: 'llama3.2', openai: 'gpt-4o-mini' };
@@ -104,6 +111,21 @@ function asPricing(value: unknown, warnings: string[]): Record<string, ModelPric
   return out;
 }
 
+function asSystemPrompt(value: unknown, warnings: string[]): string {
+  if (value === undefined || value === null) return DEFAULT_SYSTEM_PROMPT;
+  if (typeof value === 'string') return value.trim();
+  warnings.push(`arbor.systemPrompt must be the name of a prompt in prompts/system/ (or "" for none); using "${DEFAULT_SYSTEM_PROMPT}".`);
+  return DEFAULT_SYSTEM_PROMPT;
+}
+
+function asRequestOptions(value: unknown, warnings: string[]): Record<string, unknown> {
+  if (value === undefined || value === null) return {};
+  // A JSON copy: VS Code hands settings over as read-only proxies, which cannot be cloned into a request or stored.
+  if (typeof value === 'object' && !Array.isArray(value)) return JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
+  warnings.push('arbor.requestOptions must be an object of request fields, e.g. {"top_k": 40}; ignoring it.');
+  return {};
+}
+
 /** Turns raw setting values (keys as in `Settings`, e.g. `ollama.host`) into validated settings. */
 export function parseSettings(get: (key: string) => unknown): ParsedSettings {
   const warnings: string[] = [];
@@ -141,6 +163,8 @@ export function parseSettings(get: (key: string) => unknown): ParsedSettings {
       ragMaxFileBytes,
       maxAnswerChars: asCap(get('limits.maxAnswerChars'), DEFAULT_MAX_ANSWER_CHARS, 'limits.maxAnswerChars', 'characters', warnings),
       maxAnswerSeconds: asCap(get('limits.maxAnswerSeconds'), DEFAULT_MAX_ANSWER_SECONDS, 'limits.maxAnswerSeconds', 'seconds', warnings),
+      systemPrompt: asSystemPrompt(get('systemPrompt'), warnings),
+      requestOptions: asRequestOptions(get('requestOptions'), warnings),
     },
     warnings,
   };

@@ -72,6 +72,8 @@ export interface MessageView {
    * the chat offers Retry on it, with the failure when this window saw it.
    */
   readonly unanswered?: { readonly error?: ErrorView };
+  /** Answer: the library system prompt it was made with, and that file's version (its git blob id). */
+  readonly systemPrompt?: { readonly name: string; readonly path: string; readonly version: string };
 }
 
 /** A prompt of the workspace library offered by the `/` menu. */
@@ -146,6 +148,14 @@ export interface ErrorView {
   readonly actions?: readonly ErrorAction[];
 }
 
+/** A chat's request options as the header's form edits them; a field left out is not sent. */
+export interface RequestOptionsView {
+  readonly temperature?: number;
+  readonly maxTokens?: number;
+  /** `true`/`false` (Ollama's `think`) or a level (also OpenAI's `reasoning_effort`). */
+  readonly think?: boolean | 'low' | 'medium' | 'high';
+}
+
 // ---- host → webview ----
 
 /** Host: the chat, after `ready` and after every change (only what changed, see `ChatState`). */
@@ -178,6 +188,24 @@ export interface ModelsMessage {
   readonly type: 'models';
   readonly models: readonly string[];
   readonly current: string;
+}
+/** Host: the chat's system prompt and request options, for the header's picker and options form. */
+export interface ChatOptionsMessage {
+  readonly type: 'chatOptions';
+  /** The prompts of `prompts/system/`. */
+  readonly systemPrompts: ReadonlyArray<{ readonly name: string; readonly description?: string }>;
+  /** The one this chat sends; `''` for none. */
+  readonly systemPrompt: string;
+  /** Why no library prompt can be picked (restricted mode, no folder), when so. */
+  readonly systemPromptNote?: string;
+  readonly requestOptions: RequestOptionsView;
+  /**
+   * Thinking for the chat's model: `supported`/`unsupported` as Ollama reports it, `unknown` when the
+   * server does not say (OpenAI-compatible: levels are offered and sent as `reasoning_effort`).
+   */
+  readonly thinking: 'supported' | 'unsupported' | 'unknown';
+  /** The provider's wire format: Ollama takes on/off and levels, OpenAI-compatible servers levels only. */
+  readonly provider: string;
 }
 /** Host: the prompts of the workspace library, for the `/` menu. */
 export interface PromptsMessage {
@@ -215,6 +243,7 @@ export type ToWebview =
   | StreamDoneMessage
   | ModelsMessage
   | PromptsMessage
+  | ChatOptionsMessage
   | AttachMessage
   | ResponseMessage
   | NoticeMessage;
@@ -295,6 +324,16 @@ export interface SelectModelMessage {
   readonly type: 'selectModel';
   readonly model: string;
 }
+/** Webview: the header's system prompt picker changed (`''`: none); applies from the next request. */
+export interface SelectSystemPromptMessage {
+  readonly type: 'selectSystemPrompt';
+  readonly name: string;
+}
+/** Webview: the header's request options form was applied; replaces the chat's options. */
+export interface SetRequestOptionsMessage {
+  readonly type: 'setRequestOptions';
+  readonly options: RequestOptionsView;
+}
 /** Webview: an error's action button was clicked; the host runs its command. */
 export interface RunActionMessage {
   readonly type: 'runAction';
@@ -329,6 +368,8 @@ export type FromWebview =
   | InsertMessage
   | OpenFileMessage
   | SelectModelMessage
+  | SelectSystemPromptMessage
+  | SetRequestOptionsMessage
   | RunActionMessage
   | FindFilesMessage
   | AttachSelectionMessage

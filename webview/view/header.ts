@@ -23,15 +23,22 @@ export class Header {
     title: 'The workspace is not trusted: workspace prompts and retrieval are off',
   });
   private readonly notices = h('div', { className: 'notices' });
+  /** Where controls of the chat (the system prompt picker, request options) go, before the model. */
+  private readonly controls = h('span', { className: 'chat-controls' });
 
   constructor(private readonly renderer: MarkdownRenderer) {
     this.restricted.hidden = true;
     this.element = h(
       'div',
       { className: 'chat-header-wrap' },
-      h('header', { className: 'chat-header' }, this.title, this.restricted, h('span', { className: 'spacer' }), this.model, this.branchCost, this.cost),
+      h('header', { className: 'chat-header' }, this.title, this.restricted, h('span', { className: 'spacer' }), this.controls, this.model, this.branchCost, this.cost),
       this.notices,
     );
+  }
+
+  /** Puts a control in the header, before the model. */
+  addControl(control: HTMLElement): void {
+    this.controls.append(control);
   }
 
   update(state: ChatState): void {

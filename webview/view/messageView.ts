@@ -237,6 +237,12 @@ function messageMeta(message: MessageView): HTMLElement {
   if (message.model) {
     parts.push(h('span', { className: 'meta-model', testId: 'message-model', text: message.model }));
   }
+  if (message.systemPrompt) {
+    const { name, path, version } = message.systemPrompt;
+    parts.push(
+      h('span', { className: 'meta-system-prompt', testId: 'message-system-prompt', title: `Made with the system prompt ${name} (${path}, version ${version})` }, icon('gear'), `${name} ${version.slice(0, 7)}`),
+    );
+  }
   if (message.usage) {
     parts.push(h('span', { className: 'meta-tokens', testId: 'message-tokens', text: formatTokens(message.usage.totalTokens), title: `${message.usage.promptTokens} prompt + ${message.usage.completionTokens} completion` }));
   }

@@ -11,6 +11,8 @@ export function toCompletionOptions(options: CompleteOptions): CompletionOptions
   if (o.topP !== undefined) out.topP = o.topP;
   if (o.stop !== undefined) out.stop = o.stop;
   if (o.seed !== undefined) out.seed = o.seed;
+  if (o.think !== undefined) out.think = o.think;
+  if (o.extra !== undefined && Object.keys(o.extra).length > 0) out.extra = structuredClone(o.extra);
   if (options.tools?.length) out.tools = options.tools;
   if (options.signal) out.signal = options.signal;
   return out;

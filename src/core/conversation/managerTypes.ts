@@ -49,7 +49,7 @@ export interface AddMessageOptions {
 }
 
 /** Per-call model settings that override the provider's. */
-export type ConfigOverrides = Pick<CompletionOptions, 'model' | 'temperature' | 'maxTokens' | 'topP' | 'stop' | 'seed'>;
+export type ConfigOverrides = Pick<CompletionOptions, 'model' | 'temperature' | 'maxTokens' | 'topP' | 'stop' | 'seed' | 'think' | 'extra'>;
 
 /** Options of `complete` and `streamComplete`. */
 export interface CompleteOptions {

@@ -169,13 +169,29 @@ export class OllamaProvider implements LLMProvider {
     }
   }
 
+  /** The model's capabilities from `/api/show` (`completion`, `tools`, `thinking`, `vision`…); `undefined` when Ollama lists none. */
+  async modelCapabilities(model: string): Promise<string[] | undefined> {
+    const guard = new CallGuard(undefined, this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    const info: OllamaResponseInfo = {};
+    try {
+      const res = await this.client(guard, info).show({ model });
+      return Array.isArray(res.capabilities) ? res.capabilities.filter((c): c is string => typeof c === 'string') : undefined;
+    } catch (err) {
+      throw toOllamaProviderError(err, this.context(model, guard), info);
+    } finally {
+      guard.dispose();
+    }
+  }
+
   // A client per call is cheap (no connection of its own) and lets each call carry its own signal.
   private client(guard: CallGuard, info: OllamaResponseInfo): Ollama {
     return new Ollama({ host: this.host, fetch: ollamaFetch(guard, info), headers: this.options.headers });
   }
 
   private request(messages: LLMMessage[], options: CompletionOptions, model: string): Omit<ChatRequest, 'stream'> {
-    const modelOptions: Record<string, unknown> = {};
+    const { model: _model, messages: _messages, stream: _stream, options: extraOptions, ...extra } = options.extra ?? {};
+    // Extra model options sit under the ones Arbor sets (temperature, num_predict…), as extra fields sit under the body's.
+    const modelOptions: Record<string, unknown> = extraOptions && typeof extraOptions === 'object' && !Array.isArray(extraOptions) ? { ...extraOptions } : {};
     if (options.temperature !== undefined) modelOptions.temperature = options.temperature;
     if (options.maxTokens !== undefined) modelOptions.num_predict = options.maxTokens;
     if (options.topP !== undefined) modelOptions.top_p = options.topP;
@@ -184,6 +200,7 @@ export class OllamaProvider implements LLMProvider {
     if (this.options.numCtx !== undefined) modelOptions.num_ctx = this.options.numCtx;
     const think = options.think ?? this.options.think;
     return {
+      ...extra,
       model,
       messages: toOllamaMessages(messages, this.options.sendThinking) as Message[],
       ...(options.tools?.length ? { tools: options.tools as unknown as Tool[] } : {}),

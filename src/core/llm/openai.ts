@@ -219,7 +219,7 @@ export class OpenAIProvider implements LLMProvider {
   }
 
   private requestBody(messages: LLMMessage[], options: CompletionOptions, model: string): Record<string, unknown> {
-    const body: Record<string, unknown> = { model, messages: toOpenAIMessages(messages, this.options.sendThinking) };
+    const body: Record<string, unknown> = { ...passThrough(options.extra), model, messages: toOpenAIMessages(messages, this.options.sendThinking) };
     if (options.temperature !== undefined) body.temperature = options.temperature;
     if (options.maxTokens !== undefined) body[this.maxTokensField(model)] = options.maxTokens;
     if (options.topP !== undefined) body.top_p = options.topP;
@@ -255,6 +255,13 @@ export class OpenAIProvider implements LLMProvider {
       secrets: this.secrets,
     };
   }
+}
+
+/** The extra request fields of a call, without the ones Arbor sets itself (`stream` is set per call). */
+function passThrough(extra: Record<string, unknown> | undefined): Record<string, unknown> {
+  if (!extra) return {};
+  const { model: _model, messages: _messages, stream: _stream, stream_options: _streamOptions, ...rest } = extra;
+  return rest;
 }
 
 function toolCallChars(deltas: OpenAI.Chat.ChatCompletionChunk.Choice.Delta['tool_calls']): number {

@@ -14,6 +14,12 @@ export interface CompletionOptions {
    * OpenAI-compatible servers as `reasoning_effort`; `true`/`false` only reaches Ollama.
    */
   think?: boolean | 'low' | 'medium' | 'high';
+  /**
+   * Provider-specific fields merged into the request body as given (dataknobs' `**llm_kwargs`), under the
+   * fields above: a field set above wins, and `model`, `messages` and `stream` are never replaced. For
+   * Ollama, an `options` object here is merged into the request's `options` (`num_ctx`, `top_k`…).
+   */
+  extra?: Record<string, unknown>;
   signal?: AbortSignal;
 }
 
@@ -39,4 +45,9 @@ export interface LLMProvider {
   stream(messages: LLMMessage[], options?: CompletionOptions): AsyncIterable<LLMStreamChunk>;
   listModels(): Promise<ModelInfo[]>;
   embed(texts: string[]): Promise<number[][]>;
+  /**
+   * What the server says a model can do (Ollama's `show` capabilities: `completion`, `tools`, `thinking`…);
+   * `undefined` when the server does not say (OpenAI-compatible APIs have no such call).
+   */
+  modelCapabilities?(model: string): Promise<string[] | undefined>;
 }
