@@ -8,6 +8,7 @@ import { nodeMetadata, nodeRagMetadata, type ConversationNode, type PromptInfo, 
 import type { Attachment, ChatState, ContextChip, MessageView, PromptSummary, SiblingInfo } from '../shared/protocol';
 import type { ChatWindow } from './chatWindow';
 import { messageDisplayText } from './conversationRules';
+import { promptMessageInfo, type PromptVersionLookup } from './promptMessages';
 
 /** The current path of a conversation, read one message at a time (a `ConversationManager` is one). */
 export interface PathSource {
@@ -30,6 +31,8 @@ export interface ChatStateInput {
   provider: string;
   busy: boolean;
   restricted: boolean;
+  /** The version each prompt file has now, so prompt messages say whether theirs changed. */
+  promptVersion?: PromptVersionLookup;
 }
 
 function siblingInfo(node: ConversationNode, ids: readonly string[]): SiblingInfo {
@@ -61,9 +64,10 @@ export function chipsOf(node: ConversationNode): ContextChip[] {
 }
 
 /** One node as the webview shows it. The text the user typed is shown, not the rendered prompt. */
-export function messageView(node: ConversationNode, siblingIds: readonly string[]): MessageView {
+export function messageView(node: ConversationNode, siblingIds: readonly string[], promptVersion?: PromptVersionLookup): MessageView {
   const md = nodeMetadata(node.metadata);
   const attachments: Attachment[] = md.attachments ?? [];
+  const prompt = promptMessageInfo(node, promptVersion);
   return {
     nodeId: node.nodeId,
     parentId: node.parentId,
@@ -81,6 +85,7 @@ export function messageView(node: ConversationNode, siblingIds: readonly string[
     chips: chipsOf(node),
     attachments,
     promptName: node.promptName,
+    ...(prompt ? { prompt } : {}),
   };
 }
 
@@ -89,7 +94,7 @@ export function buildChatState(input: ChatStateInput, window: ChatWindow): ChatS
   const { path } = input;
   const update = window.update(path.pathIds, (index) => {
     const id = path.pathIds[index];
-    return messageView(path.node(id), path.siblingIds(id));
+    return messageView(path.node(id), path.siblingIds(id), input.promptVersion);
   });
   return {
     conversationId: input.conversationId,
@@ -108,9 +113,10 @@ export function buildChatState(input: ChatStateInput, window: ChatWindow): ChatS
 /** The user prompts of the library as the `/` menu offers them, with defaults as text for the form. */
 export function promptSummaries(prompts: readonly PromptInfo[]): PromptSummary[] {
   return prompts
-    .filter((p) => p.kind === 'user')
+    .filter((p) => p.kind === 'user' || p.kind === 'messages')
     .map((p) => ({
       name: p.name,
+      ...(p.kind === 'messages' ? { kind: 'messages' as const } : {}),
       description: p.description,
       params: p.params.map((q) => ({
         name: q.name,

@@ -37,7 +37,7 @@ describe('titles', () => {
 
   it('names an untitled conversation from its first message: text, else the prompt, else the first attachment', () => {
     expect(titleFromMessage({}, { text: 'How do I\nfix this?', attachments: [] })).toBe('How do I');
-    expect(titleFromMessage({ title: '' }, { text: '', promptName: 'review', attachments: [{ path: 'a.ts' }] })).toBe('/review');
+    expect(titleFromMessage({ title: '' }, { text: '', promptName: 'review', attachments: [{ path: 'a.ts' }] })).toBe('review');
     expect(titleFromMessage({}, { text: '', attachments: [{ path: 'src/a.ts' }] })).toBe('src/a.ts');
     expect(titleFromMessage({}, { text: '', attachments: [] })).toBe('New conversation');
     expect(titleFromMessage({ title: 'Kept' }, { text: 'other', attachments: [] })).toBeUndefined();

@@ -1,0 +1,84 @@
+/**
+ * Adds what a `/` prompt sends to the current path: a user prompt renders into one message; a few-shot
+ * (`prompts/messages/`) prompt renders each of its messages into a node of its own, then the typed
+ * text follows as the user's message. Both keep the form's values (`promptParams`) so Edit can reopen
+ * the form with them, and name an untitled conversation after them.
+ */
+import { readConversationMetadata, type ConversationManager, type ConversationMetadata, type NodeMetadata } from '../core/index';
+import { promptDisplayText, userMessageMetadata } from './conversationRules';
+import { editorValues } from './editorActions';
+import { promptTitle } from './promptMessages';
+import type { Services } from './services';
+import { composeUserMessage, type ResolvedAttachment } from './workspacePaths';
+
+/** A `/` prompt as sent: its name and folder, the form's values, the typed text and the attachments (with their text). */
+export interface PromptRequest {
+  promptName: string;
+  kind: 'user' | 'messages';
+  text: string;
+  /** The form's values as the webview sent them (empty ones included; they fall back to defaults). */
+  params: Readonly<Record<string, string>>;
+  attachments: readonly ResolvedAttachment[];
+}
+
+/** The form's values that were filled: an empty field means "use the default", so it is not passed. */
+export function filledParams(params: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(params).filter(([, v]) => typeof v === 'string' && v.trim() !== ''));
+}
+
+/**
+ * The values a template gets: the editor's selection and file, an attached selection in their place,
+ * every attachment as `{{attachments}}`, the typed text as `{{input}}`, then the form's values.
+ */
+function templateValues(services: Services, request: PromptRequest, given: Record<string, string>): Record<string, unknown> {
+  const selected = request.attachments.find((a) => a.kind === 'selection');
+  const fromAttachment = selected ? { selection: selected.text, file: selected.path, language: selected.language ?? '' } : {};
+  return { ...editorValues(services), ...fromAttachment, attachments: composeUserMessage('', request.attachments), input: request.text, ...given };
+}
+
+/** Adds the prompt's message(s) after the current node, and titles an untitled conversation from them. */
+export async function addPromptMessages(services: Services, manager: ConversationManager, request: PromptRequest): Promise<void> {
+  const given = filledParams(request.params);
+  const params = templateValues(services, request, given);
+  if (request.kind === 'messages') {
+    await addFewShotMessages(services, manager, request, given, params);
+  } else {
+    await manager.addMessage({
+      role: 'user',
+      promptName: request.promptName,
+      params,
+      includeRag: services.trusted,
+      metadata: { ...userMessageMetadata(request.attachments, promptDisplayText(request.promptName, request.text)), promptParams: given } satisfies NodeMetadata,
+    });
+  }
+  if (!readConversationMetadata(manager.getMetadata() as Record<string, unknown>, 'title')) {
+    const library = await services.promptLibrary().catch(() => undefined);
+    const info = library?.listPrompts().find((p) => p.kind === request.kind && p.name === request.promptName);
+    const title = promptTitle({ name: request.promptName, text: request.text, params: given, description: info?.description });
+    await manager.setMetadata({ title } satisfies ConversationMetadata);
+  }
+}
+
+async function addFewShotMessages(
+  services: Services,
+  manager: ConversationManager,
+  request: PromptRequest,
+  given: Record<string, string>,
+  params: Record<string, unknown>,
+): Promise<void> {
+  const builder = services.trusted ? await services.promptBuilder() : undefined;
+  if (!builder) {
+    throw new Error(`The few-shot prompt "${request.promptName}" needs the workspace prompt library, which is not available (restricted mode or no prompts folder).`);
+  }
+  const result = await builder.renderMessagesPrompt(request.promptName, { params, includeRag: services.trusted, returnRagMetadata: true });
+  const shared: NodeMetadata = { ...(result.prompt ? { prompt: result.prompt } : {}), promptParams: given };
+  for (const [i, message] of result.messages.entries()) {
+    const last = i === result.messages.length - 1;
+    const extra: NodeMetadata = last && result.ragMetadata && Object.keys(result.ragMetadata).length > 0 ? { ragMetadata: result.ragMetadata } : {};
+    if (last && result.validationWarnings.length > 0) extra.validationWarnings = result.validationWarnings;
+    await manager.addMessage({ role: message.role, content: message.content, raw: true, metadata: { ...shared, ...extra } });
+  }
+  if (request.text.trim() || request.attachments.length > 0) {
+    await manager.addMessage({ role: 'user', content: composeUserMessage(request.text, request.attachments), raw: true, metadata: userMessageMetadata(request.attachments, request.text) });
+  }
+}
