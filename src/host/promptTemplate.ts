@@ -10,7 +10,7 @@ export function validatePromptName(name: string): string | undefined {
 /** A user prompt in Markdown with YAML front matter that shows params, a default and retrieval. */
 export function newPromptTemplate(name: string): string {
   return `---
-description: "/${name}: explain code from this workspace"
+description: Answer a question with code found in this workspace
 params:
   question:
     description: What you want to know
