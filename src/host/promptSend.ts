@@ -71,6 +71,11 @@ async function addFewShotMessages(
     throw new Error(`The few-shot prompt "${request.promptName}" needs the workspace prompt library, which is not available (restricted mode or no prompts folder).`);
   }
   const result = await builder.renderMessagesPrompt(request.promptName, { params, includeRag: services.trusted, returnRagMetadata: true });
+  const typed = request.text.trim() !== '' || request.attachments.length > 0;
+  if (!typed && result.messages.at(-1)?.role !== 'user') {
+    // Examples alone would end the path on an example answer: the typed text is the question they lead to.
+    throw new Error(`Type what to ask with /${request.promptName}: its example messages go first, then your text.`);
+  }
   const shared: NodeMetadata = { ...(result.prompt ? { prompt: result.prompt } : {}), promptParams: given };
   for (const [i, message] of result.messages.entries()) {
     const last = i === result.messages.length - 1;
@@ -78,7 +83,7 @@ async function addFewShotMessages(
     if (last && result.validationWarnings.length > 0) extra.validationWarnings = result.validationWarnings;
     await manager.addMessage({ role: message.role, content: message.content, raw: true, metadata: { ...shared, ...extra } });
   }
-  if (request.text.trim() || request.attachments.length > 0) {
+  if (typed) {
     await manager.addMessage({ role: 'user', content: composeUserMessage(request.text, request.attachments), raw: true, metadata: userMessageMetadata(request.attachments, request.text) });
   }
 }
