@@ -275,11 +275,12 @@ export class ChatController extends Disposable {
     if (library === this.library || this.isDisposed) return;
     this.librarySub?.dispose();
     this.library = library;
+    // Prompt messages say whether their template changed since: each library, and each change of it, redraws them.
     this.librarySub = library?.onDidChange(() => {
       void this.postPrompts();
-      // Prompt messages say whether their template changed since.
       void this.postState();
     });
+    if (library) void this.postState();
   }
 
   /**

@@ -45,7 +45,7 @@ export function registerGeneralCommands(context: vscode.ExtensionContext, deps: 
       return;
     }
     await vscode.workspace.fs.createDirectory(vscode.Uri.file(path.dirname(file.fsPath)));
-    await vscode.workspace.fs.writeFile(file, new TextEncoder().encode(newPromptTemplate(name)));
+    await vscode.workspace.fs.writeFile(file, new TextEncoder().encode(newPromptTemplate()));
     await vscode.window.showTextDocument(file);
   });
 

@@ -3,8 +3,18 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gitBlobId } from '../core/prompts/hashes';
+import { gitBlobId } from '../core/index';
 import { GitBlobError, readGitBlob } from './gitBlob';
+
+/** The error a read failed with (the test fails if it succeeded). */
+async function failure(read: Promise<string>): Promise<GitBlobError> {
+  const outcome = await read.then(
+    (text) => new Error(`expected a failure, read ${JSON.stringify(text)}`),
+    (error: unknown) => error,
+  );
+  expect(outcome).toBeInstanceOf(GitBlobError);
+  return outcome as GitBlobError;
+}
 
 /** A real repository with one committed prompt, and a folder outside any repository. */
 describe('readGitBlob', () => {
@@ -35,25 +45,24 @@ describe('readGitBlob', () => {
 
   it('says the version was never committed when the repository lacks the blob', async () => {
     const id = gitBlobId(new TextEncoder().encode('never committed\n'));
-    const error = await readGitBlob(repo, { path: 'prompts/user/review.md', blobId: id }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(GitBlobError);
-    expect((error as GitBlobError).reason).toBe('no-blob');
-    expect((error as Error).message).toContain(`Version ${id.slice(0, 7)} of prompts/user/review.md is not in the workspace's git repository`);
+    const error = await failure(readGitBlob(repo, { path: 'prompts/user/review.md', blobId: id }));
+    expect(error.reason).toBe('no-blob');
+    expect(error.message).toContain(`Version ${id.slice(0, 7)} of prompts/user/review.md is not in the workspace's git repository`);
   });
 
   it('says the workspace is not a repository, and that git is missing, in so many words', async () => {
     const id = gitBlobId(new TextEncoder().encode(committed));
-    const outside = await readGitBlob(bare, { path: 'review.md', blobId: id }).catch((e: unknown) => e as GitBlobError);
+    const outside = await failure(readGitBlob(bare, { path: 'review.md', blobId: id }));
     // A temp folder may sit inside some repository on a developer's machine; here it does not.
     expect(outside.reason).toBe('no-repo');
     expect(outside.message).toContain('not a git repository');
-    const noGit = await readGitBlob(repo, { path: 'review.md', blobId: id }, path.join(root, 'no-such-git')).catch((e: unknown) => e as GitBlobError);
+    const noGit = await failure(readGitBlob(repo, { path: 'review.md', blobId: id }, path.join(root, 'no-such-git')));
     expect(noGit.reason).toBe('no-git');
     expect(noGit.message).toContain('Install git');
   });
 
   it('refuses an id that is not one, without running git', async () => {
-    const error = await readGitBlob(repo, { path: 'review.md', blobId: '--output=/tmp/x' }).catch((e: unknown) => e as GitBlobError);
+    const error = await failure(readGitBlob(repo, { path: 'review.md', blobId: '--output=/tmp/x' }));
     expect(error.reason).toBe('no-blob');
     expect(error.message).toContain('does not record which version');
   });
