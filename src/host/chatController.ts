@@ -7,12 +7,12 @@ import { chatModels } from './chatModels';
 import { ChatWindow } from './chatWindow';
 import { conversationModel, pinModelUpdate } from './conversationModel';
 import { chatTitle, editedUserMessage, storedFileAttachments, titleFromMessage, totalCostUpdate, userMessageMetadata } from './conversationRules';
-import { findWorkspaceFiles, insertIntoEditor, openWorkspaceFile, selectionAttachment } from './editorActions';
+import { editorValues, findWorkspaceFiles, insertIntoEditor, openWorkspaceFile, selectionAttachment } from './editorActions';
 import { checkReadyToSend, runErrorAction } from './errorActions';
 import { isNoServer, isUserAbort, toErrorView } from './errorView';
 import { firstLine } from './labels';
 import { Disposable, toDisposable } from './lifecycle';
-import { addPromptMessages } from './promptSend';
+import { addPromptMessages, type PromptSendContext } from './promptSend';
 import { openPromptVersionDiff, promptVersionLookup } from './promptVersions';
 import type { Services } from './services';
 import { noServerHint } from './settings';
@@ -303,7 +303,7 @@ export class ChatController extends Disposable {
     const manager = await this.services.manager(this.conversationId);
     const resolved = await this.services.workspaceFiles.resolveAttachments(msg.attachments);
     if (msg.promptName) {
-      await addPromptMessages(this.services, manager, { promptName: msg.promptName, kind: msg.promptKind ?? 'user', text: msg.text, params: msg.params ?? {}, attachments: resolved });
+      await addPromptMessages(this.promptContext(), manager, { promptName: msg.promptName, kind: msg.promptKind ?? 'user', text: msg.text, params: msg.params ?? {}, attachments: resolved });
     } else {
       if (!msg.text.trim() && resolved.length === 0) return;
       await manager.addMessage({ role: 'user', content: composeUserMessage(msg.text, resolved), raw: true, metadata: userMessageMetadata(resolved, msg.text) });
@@ -328,7 +328,7 @@ export class ChatController extends Disposable {
       // The form was filled again: render the prompt anew, with what was attached to the original (files are read again).
       const attachments = await this.services.workspaceFiles.resolveAttachments(storedFileAttachments(original));
       await manager.branchFrom(msg.nodeId);
-      await addPromptMessages(this.services, manager, { promptName: msg.promptName, kind: 'user', text: msg.text, params: msg.params ?? {}, attachments });
+      await addPromptMessages(this.promptContext(), manager, { promptName: msg.promptName, kind: 'user', text: msg.text, params: msg.params ?? {}, attachments });
       return await this.answer(msg);
     }
     const edited = editedUserMessage(original, msg.text);
@@ -400,6 +400,12 @@ export class ChatController extends Disposable {
     setTimeout(() => {
       if (this.stream === stream) stream.abort.abort();
     }, STOP_GRACE_MS);
+  }
+
+  /** What sending a `/` prompt needs of the services. */
+  private promptContext(): PromptSendContext {
+    const s = this.services;
+    return { trusted: s.trusted, editorValues: () => editorValues(s), promptLibrary: () => s.promptLibrary(), promptBuilder: () => s.promptBuilder() };
   }
 
   /** Opens the diff between the template version that rendered a prompt message and the file now. */

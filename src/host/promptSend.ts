@@ -4,12 +4,20 @@
  * text follows as the user's message. Both keep the form's values (`promptParams`) so Edit can reopen
  * the form with them, and name an untitled conversation after them.
  */
-import { readConversationMetadata, type ConversationManager, type ConversationMetadata, type NodeMetadata } from '../core/index';
+import { readConversationMetadata, type ConversationManager, type ConversationMetadata, type FileSystemPromptLibrary, type NodeMetadata, type PromptBuilder } from '../core/index';
 import { promptDisplayText, userMessageMetadata } from './conversationRules';
-import { editorValues } from './editorActions';
 import { promptTitle } from './promptMessages';
-import type { Services } from './services';
 import { composeUserMessage, type ResolvedAttachment } from './workspacePaths';
+
+/** What sending a prompt needs of the extension (`Services` gives it; tests give real libraries in temp folders). */
+export interface PromptSendContext {
+  /** The workspace is trusted: its library and retrieval may be used. */
+  readonly trusted: boolean;
+  /** The editor's `selection`, `file` and `language` for templates. */
+  editorValues(): Record<string, string>;
+  promptLibrary(): Promise<FileSystemPromptLibrary | undefined>;
+  promptBuilder(): Promise<PromptBuilder | undefined>;
+}
 
 /** A `/` prompt as sent: its name and folder, the form's values, the typed text and the attachments (with their text). */
 export interface PromptRequest {
@@ -30,29 +38,29 @@ export function filledParams(params: Readonly<Record<string, string>>): Record<s
  * The values a template gets: the editor's selection and file, an attached selection in their place,
  * every attachment as `{{attachments}}`, the typed text as `{{input}}`, then the form's values.
  */
-function templateValues(services: Services, request: PromptRequest, given: Record<string, string>): Record<string, unknown> {
+function templateValues(context: PromptSendContext, request: PromptRequest, given: Record<string, string>): Record<string, unknown> {
   const selected = request.attachments.find((a) => a.kind === 'selection');
   const fromAttachment = selected ? { selection: selected.text, file: selected.path, language: selected.language ?? '' } : {};
-  return { ...editorValues(services), ...fromAttachment, attachments: composeUserMessage('', request.attachments), input: request.text, ...given };
+  return { ...context.editorValues(), ...fromAttachment, attachments: composeUserMessage('', request.attachments), input: request.text, ...given };
 }
 
 /** Adds the prompt's message(s) after the current node, and titles an untitled conversation from them. */
-export async function addPromptMessages(services: Services, manager: ConversationManager, request: PromptRequest): Promise<void> {
+export async function addPromptMessages(context: PromptSendContext, manager: ConversationManager, request: PromptRequest): Promise<void> {
   const given = filledParams(request.params);
-  const params = templateValues(services, request, given);
+  const params = templateValues(context, request, given);
   if (request.kind === 'messages') {
-    await addFewShotMessages(services, manager, request, given, params);
+    await addFewShotMessages(context, manager, request, given, params);
   } else {
     await manager.addMessage({
       role: 'user',
       promptName: request.promptName,
       params,
-      includeRag: services.trusted,
+      includeRag: context.trusted,
       metadata: { ...userMessageMetadata(request.attachments, promptDisplayText(request.promptName, request.text)), promptParams: given } satisfies NodeMetadata,
     });
   }
   if (!readConversationMetadata(manager.getMetadata() as Record<string, unknown>, 'title')) {
-    const library = await services.promptLibrary().catch(() => undefined);
+    const library = await context.promptLibrary().catch(() => undefined);
     const info = library?.listPrompts().find((p) => p.kind === request.kind && p.name === request.promptName);
     const title = promptTitle({ name: request.promptName, text: request.text, params: given, description: info?.description });
     await manager.setMetadata({ title } satisfies ConversationMetadata);
@@ -60,17 +68,17 @@ export async function addPromptMessages(services: Services, manager: Conversatio
 }
 
 async function addFewShotMessages(
-  services: Services,
+  context: PromptSendContext,
   manager: ConversationManager,
   request: PromptRequest,
   given: Record<string, string>,
   params: Record<string, unknown>,
 ): Promise<void> {
-  const builder = services.trusted ? await services.promptBuilder() : undefined;
+  const builder = context.trusted ? await context.promptBuilder() : undefined;
   if (!builder) {
     throw new Error(`The few-shot prompt "${request.promptName}" needs the workspace prompt library, which is not available (restricted mode or no prompts folder).`);
   }
-  const result = await builder.renderMessagesPrompt(request.promptName, { params, includeRag: services.trusted, returnRagMetadata: true });
+  const result = await builder.renderMessagesPrompt(request.promptName, { params, includeRag: context.trusted, returnRagMetadata: true });
   const typed = request.text.trim() !== '' || request.attachments.length > 0;
   if (!typed && result.messages.at(-1)?.role !== 'user') {
     // Examples alone would end the path on an example answer: the typed text is the question they lead to.
