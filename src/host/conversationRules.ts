@@ -32,7 +32,10 @@ export function messageDisplayText(node: ConversationNode): string {
 /** The title of an open conversation: its `title`, else what its first user message shows. */
 export function chatTitle(metadata: Readonly<Record<string, unknown>>, nodes: readonly ConversationNode[]): string {
   const firstUser = nodes.find((n) => n.message.role === 'user');
-  return conversationTitle(metadata, firstUser ? titleText(firstUser) : undefined);
+  const prompt = firstUser ? readNodeMetadata(firstUser.metadata, 'prompt') : undefined;
+  // Arbor used to title a chat begun with a prompt and no text "/name"; such a stored title gives way to the prompt's values.
+  const stale = prompt !== undefined && readConversationMetadata(metadata, 'title') === `/${prompt.name}`;
+  return conversationTitle(stale ? { ...metadata, title: undefined } : metadata, firstUser ? titleText(firstUser) : undefined);
 }
 
 /** What a first message names its conversation by: a prompt message by its values (see `promptTitle`), not its `/name`. */

@@ -4,7 +4,7 @@
  * (no `vscode`): the library is asked through a `PromptVersionLookup`.
  */
 import { nodeMetadata } from '../core/index';
-import type { ConversationNode } from '../core/index';
+import type { ConversationNode, FileSystemPromptLibrary } from '../core/index';
 import type { PromptMessageInfo } from '../shared/protocol';
 import { firstLine } from './labels';
 
@@ -13,6 +13,12 @@ import { firstLine } from './labels';
  * `undefined` when there is no library to ask (restricted mode, not loaded yet).
  */
 export type PromptVersionLookup = (kind: PromptMessageInfo['kind'], name: string) => string | null | undefined;
+
+/** Asks the library for the version each prompt file has now (`undefined` without a library). */
+export function promptVersionLookup(library: FileSystemPromptLibrary | undefined): PromptVersionLookup | undefined {
+  if (!library) return undefined;
+  return (kind, name) => (kind === 'messages' ? library.getMessagePrompt(name) : library.getUserPrompt(name))?.gitBlobId ?? null;
+}
 
 /** Which `/` folder a stored prompt path is from. */
 function kindOf(path: string): PromptMessageInfo['kind'] | undefined {

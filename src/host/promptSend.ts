@@ -62,9 +62,16 @@ export async function addPromptMessages(context: PromptSendContext, manager: Con
   if (!readConversationMetadata(manager.getMetadata() as Record<string, unknown>, 'title')) {
     const library = await context.promptLibrary().catch(() => undefined);
     const info = library?.listPrompts().find((p) => p.kind === request.kind && p.name === request.promptName);
-    const title = promptTitle({ name: request.promptName, text: request.text, params: given, description: info?.description });
+    // A field left at its default says nothing about this conversation: only values the user changed name it.
+    const chosen = Object.fromEntries(Object.entries(given).filter(([name, value]) => defaultText(info?.params.find((p) => p.name === name)?.default) !== value));
+    const title = promptTitle({ name: request.promptName, text: request.text, params: chosen, description: info?.description });
     await manager.setMetadata({ title } satisfies ConversationMetadata);
   }
+}
+
+/** A parameter's default as the form shows it (text), or `undefined` when it has none. */
+function defaultText(value: unknown): string | undefined {
+  return value === undefined ? undefined : typeof value === 'string' ? value : JSON.stringify(value);
 }
 
 async function addFewShotMessages(

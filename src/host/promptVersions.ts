@@ -5,9 +5,8 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { FileSystemPromptLibrary, PromptRef } from '../core/index';
+import type { PromptRef } from '../core/index';
 import { readGitBlob } from './gitBlob';
-import type { PromptVersionLookup } from './promptMessages';
 import type { Services } from './services';
 
 /** The URI scheme of old prompt versions: `arbor-prompt-version:/<prompts folder>/<path>?blob=<id>&cwd=<folder>`. */
@@ -25,12 +24,6 @@ class PromptVersionProvider implements vscode.TextDocumentContentProvider {
 /** Registers the `arbor-prompt-version:` documents (read-only: VS Code offers no save for a content provider). */
 export function registerPromptVersions(context: vscode.ExtensionContext): void {
   context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(PROMPT_VERSION_SCHEME, new PromptVersionProvider()));
-}
-
-/** Asks the library for the version each prompt file has now (`undefined` without a library). */
-export function promptVersionLookup(library: FileSystemPromptLibrary | undefined): PromptVersionLookup | undefined {
-  if (!library) return undefined;
-  return (kind, name) => (kind === 'messages' ? library.getMessagePrompt(name) : library.getUserPrompt(name))?.gitBlobId ?? null;
 }
 
 /**
