@@ -80,6 +80,7 @@ describe('messages made from prompt templates', () => {
     expect(renderedText).toContain('Answer rules:');
     // Named by the value, never by the trigger.
     await expect.poll(() => chat().byTestId('title').textContent(), { timeout: 15_000 }).toBe('subtotalCents(lines)');
+    await expect.poll(() => sent.locator('[data-testid="chip"]', { hasText: 'cart.ts' }).count(), { timeout: 15_000 }).toBeGreaterThan(0);
     await session.workbench.screenshot('prompt-message-sent');
 
     await sent.hover();
@@ -100,6 +101,8 @@ describe('messages made from prompt templates', () => {
     expect(await edited.locator('[data-testid="prompt-value"][data-name="focus"]').textContent()).toBe('rounding of cents');
     expect(await edited.locator('[data-testid="prompt-value"][data-name="code"]').textContent()).toBe('subtotalCents(lines)');
     expect(await edited.locator('[data-testid="prompt-chip-name"]').textContent()).toBe('/check-conventions');
+    // Retrieval ran for the new version as for the first (it was lost when an edit was sent as raw text).
+    await expect.poll(() => edited.locator('[data-testid="chip"]', { hasText: 'cart.ts' }).count(), { timeout: 15_000 }).toBeGreaterThan(0);
   });
 
   it('says when the template changed since and opens the diff of that version, read from git, against the file', async () => {
