@@ -61,6 +61,13 @@ describe('readGitBlob', () => {
     expect(noGit.message).toContain('Install git');
   });
 
+  it('says a missing working folder is missing, not git', async () => {
+    const id = gitBlobId(new TextEncoder().encode(committed));
+    const error = await failure(readGitBlob(path.join(root, 'gone'), { path: 'review.md', blobId: id }));
+    expect(error.reason).toBe('failed');
+    expect(error.message).toContain('does not exist');
+  });
+
   it('refuses an id that is not one, without running git', async () => {
     const error = await failure(readGitBlob(repo, { path: 'review.md', blobId: '--output=/tmp/x' }));
     expect(error.reason).toBe('no-blob');

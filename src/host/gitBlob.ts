@@ -4,6 +4,7 @@
  * against a real repository.
  */
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 
 /** Why the text of a blob could not be read, in words a person can act on. */
 export class GitBlobError extends Error {
@@ -31,6 +32,10 @@ export function readGitBlob(cwd: string, source: BlobSource, gitPath = 'git'): P
   const short = source.blobId.slice(0, 7);
   if (!BLOB_ID.test(source.blobId)) {
     return Promise.reject(new GitBlobError(`The message does not record which version of ${source.path} rendered it, so there is no old version to compare.`, 'no-blob'));
+  }
+  if (!existsSync(cwd)) {
+    // Node reports a missing working folder as a missing git (ENOENT): say which it is.
+    return Promise.reject(new GitBlobError(`The folder ${cwd} does not exist, so git cannot read version ${short} of ${source.path} there.`, 'failed'));
   }
   return new Promise((resolve, reject) => {
     // `cat-file blob` prints the bytes as stored (what `-p` prints for a blob); the id was checked above, so it cannot pass as an option.

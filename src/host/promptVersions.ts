@@ -39,13 +39,15 @@ export async function openPromptVersionDiff(services: Services, ref: PromptRef):
   }
   const file = path.join(folder, ...ref.path.split('/'));
   const shown = `${services.settings.promptsFolder}/${ref.path}`;
+  // Git runs in the workspace folder: the prompts folder itself may be gone.
+  const cwd = services.folderPaths()[0] ?? folder;
   try {
-    await readGitBlob(folder, { path: shown, blobId: ref.gitBlobId });
+    await readGitBlob(cwd, { path: shown, blobId: ref.gitBlobId });
   } catch (err) {
     void vscode.window.showErrorMessage((err as Error).message);
     return;
   }
-  const left = vscode.Uri.from({ scheme: PROMPT_VERSION_SCHEME, path: `/${shown}`, query: new URLSearchParams({ blob: ref.gitBlobId, cwd: folder }).toString() });
+  const left = vscode.Uri.from({ scheme: PROMPT_VERSION_SCHEME, path: `/${shown}`, query: new URLSearchParams({ blob: ref.gitBlobId, cwd }).toString() });
   const right = vscode.Uri.file(file);
   const short = ref.gitBlobId.slice(0, 7);
   if (!(await services.files.stat(file))) {
