@@ -86,6 +86,8 @@ describe('a prompt message in the chat', () => {
 
     await sent.locator('[data-testid=edit]').click();
     const form = sent.locator('[data-testid=inline-editor]');
+    // Every field is filled: the first one has the focus, ready to change.
+    await expect.poll(() => form.locator('[data-testid=prompt-param][data-name=code]').evaluate((el) => el === el.ownerDocument.activeElement)).toBe(true);
     expect(await form.locator('[data-testid=prompt-param][data-name=code]').inputValue()).toBe('subtotalCents(lines)');
     expect(await form.locator('[data-testid=prompt-param][data-name=focus]').inputValue()).toBe('rounding');
     await form.locator('[data-testid=prompt-param][data-name=focus]').fill('overflow');

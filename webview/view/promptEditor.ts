@@ -79,4 +79,10 @@ export function openPromptEditor(anchor: HTMLElement, hide: readonly HTMLElement
   for (const element of hide) element.hidden = true;
   anchor.after(editor);
   form.open(prompt, info.params ?? {});
+  // The form focuses an empty required field; with every field filled, start at the first one.
+  requestAnimationFrame(() => {
+    if (!editor.contains(document.activeElement)) {
+      (form.element.querySelector('input') ?? input).focus();
+    }
+  });
 }
