@@ -20,6 +20,7 @@ describe('messages made from prompt templates', () => {
   let original: string | undefined;
 
   afterAll(async () => {
+    await rm(path.join(workspace(), 'prompts/user/ask-docs.md'), { force: true });
     if (original !== undefined) await writeFile(testCases(), original);
     await rm(path.join(workspace(), '.git'), { recursive: true, force: true });
   });
@@ -193,5 +194,45 @@ describe('messages made from prompt templates', () => {
     const tokens = await chat().lastAnswer().locator('[data-testid="message-tokens"]').getAttribute('title');
     expect(Number(/^(\d+) prompt/.exec(tokens ?? '')?.[1])).toBeGreaterThan(50);
     await session.workbench.screenshot('prompt-few-shot-path');
+  });
+
+  it('offers distinct sample prompts described in plain words, and New Prompt\'s sample describes what it does, not its name', async () => {
+    const { page } = session.workbench;
+    await session.workbench.runCommand('Arbor: New Prompt');
+    const box = page.locator('.quick-input-widget .quick-input-box input');
+    await box.waitFor({ timeout: 10_000 });
+    await box.fill('ask-docs');
+    await box.press('Enter');
+    await session.workbench.tab('ask-docs.md').first().waitFor({ timeout: 20_000 });
+    const written = await readFile(path.join(workspace(), 'prompts/user/ask-docs.md'), 'utf8');
+    const description = /^description: (.*)$/m.exec(written)?.[1] ?? '';
+    expect(description).toBe('Answer a question with code found in this workspace');
+
+    await session.workbench.runCommand('Arbor: New Conversation');
+    await chat().waitReady();
+    const input = chat().input();
+    const options = chat().frame.locator('[data-testid="prompt-option"]');
+    // The library reloads after the new file: type the trigger again until the menu lists it.
+    await expect
+      .poll(
+        async () => {
+          await input.fill('');
+          await input.pressSequentially('/');
+          return options.filter({ hasText: '/ask-docs' }).count();
+        },
+        { timeout: 30_000, interval: 1000 },
+      )
+      .toBe(1);
+    const names = await options.locator('.popup-label').allTextContents();
+    const details = await options.locator('.popup-detail').allTextContents();
+    await session.workbench.screenshot('prompt-menu-samples');
+    await input.fill('');
+    // The menu shows each prompt once, the old near-copies are gone, and no description shows Markdown.
+    expect(details).toHaveLength(names.length);
+    expect(names).toEqual(expect.arrayContaining(['/ask-about-files', '/check-conventions', '/explain-code', '/review', '/summarize-diff', '/test-cases', '/few-shot-naming', '/ask-docs']));
+    expect(names).not.toContain('/explain');
+    expect(names).not.toContain('/review-with-context');
+    expect(new Set(names).size).toBe(names.length);
+    for (const text of details) expect(text).not.toMatch(/[`*_]/);
   });
 });
