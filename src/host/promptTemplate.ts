@@ -13,7 +13,7 @@ export function validatePromptName(name: string): string | undefined {
  */
 export function newPromptTemplate(): string {
   return `---
-description: Answer a question with code found in this workspace
+description: Answer a question with code found in this workspace.
 params:
   question:
     description: What you want to know

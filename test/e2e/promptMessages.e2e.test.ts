@@ -206,7 +206,7 @@ describe('messages made from prompt templates', () => {
     await session.workbench.tab('ask-docs.md').first().waitFor({ timeout: 20_000 });
     const written = await readFile(path.join(workspace(), 'prompts/user/ask-docs.md'), 'utf8');
     const description = /^description: (.*)$/m.exec(written)?.[1] ?? '';
-    expect(description).toBe('Answer a question with code found in this workspace');
+    expect(description).toBe('Answer a question with code found in this workspace.');
 
     await session.workbench.runCommand('Arbor: New Conversation');
     await chat().waitReady();
