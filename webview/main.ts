@@ -29,13 +29,15 @@
  *   system-prompt-picker, request-options (its summary: request-options-summary), request-options-form,
  *   option-temperature, option-max-tokens, option-think, option-think-note, options-apply, options-reset,
  *   request-options-error, message-system-prompt (under an answer: the system prompt it was made with).
+ *   prompt-chip (data-status current|changed|missing|unknown, data-version), prompt-chip-name, prompt-chip-version,
+ *   prompt-chip-note, prompt-diff, prompt-details, prompt-values, prompt-value (data-name), prompt-rendered, prompt-rendered-text.
  */
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-option/index.js';
 import '@vscode-elements/elements/dist/vscode-single-select/index.js';
 import '@vscode-elements/elements/dist/vscode-textarea/index.js';
 import { assertNever } from '../src/shared/protocol';
-import type { ChatState, RequestMessage, ResponseMessage, ResponseRequestType, ResponseResult, StreamedRequestType, ToWebview } from '../src/shared/protocol';
+import type { ChatState, PromptSummary, RequestMessage, ResponseMessage, ResponseRequestType, ResponseResult, StreamedRequestType, ToWebview } from '../src/shared/protocol';
 import { h } from './dom';
 import { PathWindow } from './pathWindow';
 import { MarkdownRenderer } from './render/markdown';
@@ -52,6 +54,7 @@ const vscode = connectVsCode();
 let persisted: PersistedState = vscode.getState() ?? { draft: '', attachments: [] };
 let chat: ChatState | undefined;
 let models: readonly string[] = [];
+let prompts: readonly PromptSummary[] = [];
 let busy = false;
 let streamingId: string | undefined;
 let lastRequestId: string | undefined;
@@ -69,6 +72,12 @@ const list = new MessageList(
       const requestId = startRequest((id) => ({ type: 'edit', requestId: id, nodeId, text }));
       list.showOutgoing(requestId, text, [], nodeId);
     },
+    editPrompt: (nodeId, promptName, params, text) => {
+      const requestId = startRequest((id) => ({ type: 'edit', requestId: id, nodeId, text, promptName, params }));
+      list.showOutgoing(requestId, promptShown(promptName, text), [], nodeId);
+    },
+    openPromptDiff: (nodeId) => vscode.postMessage({ type: 'openPromptDiff', nodeId }),
+    prompts: () => prompts,
     regenerate: (nodeId, model) => {
       startRequest((requestId) => ({ type: 'regenerate', requestId, nodeId, model }));
     },
@@ -90,7 +99,7 @@ const stream = new StreamBuffer((snapshot) => list.updateStream(snapshot));
 const composer = new Composer({
   send: (message) => {
     const requestId = startRequest((id) => ({ type: 'send', requestId: id, ...message }));
-    const shown = message.promptName ? `/${message.promptName}${message.text ? ` ${message.text}` : ''}` : message.text;
+    const shown = message.promptName ? promptShown(message.promptName, message.text) : message.text;
     list.showOutgoing(requestId, shown, message.attachments);
   },
   stop: () => vscode.postMessage({ type: 'stop', requestId: streamingId ?? lastRequestId ?? '' }),
@@ -174,6 +183,7 @@ function handle(message: ToWebview): void {
       composer.setModels(message.models, message.current);
       break;
     case 'prompts':
+      prompts = message.prompts;
       composer.setPrompts(message.prompts);
       break;
     case 'chatOptions':
@@ -232,6 +242,11 @@ function setBusy(value: boolean): void {
 function save(patch: Partial<PersistedState>): void {
   persisted = { ...persisted, ...patch };
   vscode.setState(persisted);
+}
+
+/** How a prompt message shows while it is being sent: `/name` and the typed text. */
+function promptShown(promptName: string, text: string): string {
+  return `/${promptName}${text ? ` ${text}` : ''}`;
 }
 
 function asPaths(value: unknown): string[] {

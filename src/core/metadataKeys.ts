@@ -62,6 +62,11 @@ export interface NodeMetadata {
   rag?: Record<string, RagMetadata> | RagMetadata[];
   /** Prompt message: which prompt file rendered it. */
   prompt?: PromptRef;
+  /**
+   * Prompt message: the parameters as filled in the `/` form (text values, by name), so Edit can reopen
+   * the form with them. Absent on messages written before it was kept; the form then starts from defaults.
+   */
+  promptParams?: Record<string, string>;
   /** Prompt message: parameters the template used but was not given. */
   paramsMissing?: string[];
   /** Prompt message: what validating the parameters warned about. */
@@ -147,6 +152,7 @@ const NODE_PARSERS: Parsers<NodeMetadata> = {
   rag: (v) => (Array.isArray(v) ? v.filter(isRag) : ragRecord(v)),
   prompt: promptRef,
   systemPrompt: promptRef,
+  promptParams: (v) => (isObject(v) ? Object.fromEntries(Object.entries(v).filter((e): e is [string, string] => typeof e[1] === 'string')) : undefined),
   paramsMissing: texts,
   validationWarnings: texts,
   promptSettings: (v) => (isObject(v) ? (v as PromptModelSettings) : undefined),

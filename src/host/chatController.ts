@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { ROOT_NODE_ID, type ConversationManager, type ConversationMetadata, type ConversationNode, type FileSystemPromptLibrary } from '../core/index';
+import { ROOT_NODE_ID, readNodeMetadata, type ConversationManager, type ConversationMetadata, type ConversationNode, type FileSystemPromptLibrary } from '../core/index';
 import { assertNever, isStreamedRequest } from '../shared/protocol';
 import type { AnswerMessage, Attachment, BranchPoint, EditMessage, ErrorView, FromWebview, RegenerateMessage, RequestMessage, RetryMessage, SendMessage, StreamedRequestType, ToWebview } from '../shared/protocol';
 import { buildChatState, promptSummaries } from './chatView';
@@ -7,12 +7,15 @@ import { chatModels } from './chatModels';
 import { ChatOptions } from './chatOptions';
 import { ChatWindow } from './chatWindow';
 import { conversationModel, pinModelUpdate } from './conversationModel';
-import { chatTitle, editedUserMessage, messageDisplayText, promptDisplayText, titleFromMessage, totalCostUpdate, userMessageMetadata } from './conversationRules';
+import { chatTitle, editedUserMessage, messageDisplayText, storedFileAttachments, titleFromMessage, totalCostUpdate, userMessageMetadata } from './conversationRules';
 import { editorValues, findWorkspaceFiles, insertIntoEditor, openWorkspaceFile, selectionAttachment } from './editorActions';
 import { checkReadyToSend, runErrorAction } from './errorActions';
 import { isNoServer, isUserAbort, toErrorView } from './errorView';
 import { firstLine } from './labels';
 import { Disposable, toDisposable } from './lifecycle';
+import { addPromptMessages, type PromptSendContext } from './promptSend';
+import { promptVersionLookup } from './promptMessages';
+import { openPromptVersionDiff } from './promptVersions';
 import type { Services } from './services';
 import { noServerHint } from './settings';
 import { composeUserMessage } from './workspacePaths';
@@ -210,6 +213,7 @@ export class ChatController extends Disposable {
             restricted: !this.services.trusted,
             branchPoint: this.branchPoint && branchPointView(manager.getNode(current)),
             unanswered: this.unansweredAt(manager),
+            promptVersion: promptVersionLookup(this.services.trusted ? this.library : undefined),
           },
           this.window,
         ),
@@ -249,6 +253,8 @@ export class ChatController extends Disposable {
           return await this.startBranch(msg.nodeId);
         case 'cancelBranch':
           return await this.cancelBranch();
+        case 'openPromptDiff':
+          return await this.openPromptDiff(msg.nodeId);
         case 'loadEarlier':
           this.window.loadEarlier();
           return await this.postState();
@@ -351,10 +357,13 @@ export class ChatController extends Disposable {
     if (library === this.library || this.isDisposed) return;
     this.librarySub?.dispose();
     this.library = library;
+    // Prompt messages say whether their template changed since: each library, and each change of it, redraws them.
     this.librarySub = library?.onDidChange(() => {
       void this.postPrompts();
       void this.options.postOptions();
+      void this.postState();
     });
+    if (library) void this.postState();
   }
 
   /**
@@ -381,26 +390,13 @@ export class ChatController extends Disposable {
     const current = manager.getNode(manager.currentNodeId);
     if (current.message.role === 'user') await manager.branchFrom(current.nodeId);
     if (msg.promptName) {
-      // A field left empty in the form falls back to the prompt's default (or the editor value).
-      const given = Object.fromEntries(Object.entries(msg.params ?? {}).filter(([, v]) => typeof v === 'string' && v.trim() !== ''));
-      // Attached context reaches the template too: an attached selection stands for the editor's, and
-      // every attachment is offered whole as {{attachments}}.
-      const selected = resolved.find((a) => a.kind === 'selection');
-      const fromAttachment = selected ? { selection: selected.text, file: selected.path, language: selected.language ?? '' } : {};
-      const params = { ...editorValues(this.services), ...fromAttachment, attachments: composeUserMessage('', resolved), input: msg.text, ...given };
-      await manager.addMessage({
-        role: 'user',
-        promptName: msg.promptName,
-        params,
-        includeRag: this.services.trusted,
-        metadata: userMessageMetadata(resolved, promptDisplayText(msg.promptName, msg.text)),
-      });
+      await addPromptMessages(this.promptContext(), manager, { promptName: msg.promptName, kind: msg.promptKind ?? 'user', text: msg.text, params: msg.params ?? {}, attachments: resolved });
     } else {
       if (!msg.text.trim() && resolved.length === 0) return;
       await manager.addMessage({ role: 'user', content: composeUserMessage(msg.text, resolved), raw: true, metadata: userMessageMetadata(resolved, msg.text) });
+      const title = titleFromMessage(manager.getMetadata() as Record<string, unknown>, { text: msg.text, attachments: resolved });
+      if (title !== undefined) await manager.setMetadata({ title } satisfies ConversationMetadata);
     }
-    const title = titleFromMessage(manager.getMetadata() as Record<string, unknown>, { text: msg.text, promptName: msg.promptName, attachments: resolved });
-    if (title !== undefined) await manager.setMetadata({ title } satisfies ConversationMetadata);
     await this.answer(msg, msg.model);
   }
 
@@ -414,7 +410,15 @@ export class ChatController extends Disposable {
   private async edit(msg: EditMessage): Promise<void> {
     if (this.refuseWhileBusy(msg)) return;
     const manager = await this.services.manager(this.conversationId);
-    const edited = editedUserMessage(manager.getNode(msg.nodeId), msg.text);
+    const original = manager.getNode(msg.nodeId);
+    if (msg.promptName) {
+      // The form was filled again: render the prompt anew, with what was attached to the original (files are read again).
+      const attachments = await this.services.workspaceFiles.resolveAttachments(storedFileAttachments(original));
+      await manager.branchFrom(msg.nodeId);
+      await addPromptMessages(this.promptContext(), manager, { promptName: msg.promptName, kind: 'user', text: msg.text, params: msg.params ?? {}, attachments });
+      return await this.answer(msg);
+    }
+    const edited = editedUserMessage(original, msg.text);
     await manager.branchFrom(msg.nodeId);
     await manager.addMessage({ role: 'user', content: edited.content, raw: true, metadata: edited.metadata });
     await this.answer(msg);
@@ -487,6 +491,20 @@ export class ChatController extends Disposable {
     setTimeout(() => {
       if (this.stream === stream) stream.abort.abort();
     }, STOP_GRACE_MS);
+  }
+
+  /** What sending a `/` prompt needs of the services. */
+  private promptContext(): PromptSendContext {
+    const s = this.services;
+    return { trusted: s.trusted, editorValues: () => editorValues(s), promptLibrary: () => s.promptLibrary(), promptBuilder: () => s.promptBuilder() };
+  }
+
+  /** Opens the diff between the template version that rendered a prompt message and the file now. */
+  private async openPromptDiff(nodeId: string): Promise<void> {
+    const manager = await this.services.manager(this.conversationId);
+    const ref = readNodeMetadata(manager.getNode(nodeId).metadata, 'prompt');
+    if (!ref) throw new Error('This message was not made from a prompt template, so there is no version to compare.');
+    await openPromptVersionDiff(this.services, ref);
   }
 
   /** Brings the panel to the front. */

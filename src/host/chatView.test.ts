@@ -114,9 +114,11 @@ describe('buildChatState', () => {
 });
 
 describe('promptSummaries', () => {
-  it('offers the user prompts only, with each default as text for the form', () => {
+  it('offers the user and few-shot prompts only, with each default as text for the form', () => {
     const summaries = promptSummaries([
       { name: 'sys', kind: 'system', path: 'system/sys.md', params: [] },
+      { name: 'rules', kind: 'partial', path: 'partials/rules.md', params: [] },
+      { name: 'naming', kind: 'messages', path: 'messages/naming.yaml', description: 'Names', params: [{ name: 'language', default: 'go' }] },
       {
         name: 'review',
         kind: 'user',
@@ -130,6 +132,7 @@ describe('promptSummaries', () => {
       },
     ]);
     expect(summaries).toEqual([
+      { name: 'naming', kind: 'messages', description: 'Names', params: [{ name: 'language', required: false, default: 'go', description: undefined }] },
       {
         name: 'review',
         description: 'Review code',

@@ -8,6 +8,7 @@ import { nodeMetadata, nodeRagMetadata, type ConversationNode, type PromptInfo, 
 import type { Attachment, BranchPoint, ChatState, ContextChip, ErrorView, MessageView, PromptSummary, SiblingInfo } from '../shared/protocol';
 import type { ChatWindow } from './chatWindow';
 import { messageDisplayText } from './conversationRules';
+import { promptMessageInfo, type PromptVersionLookup } from './promptMessages';
 
 /** The current path of a conversation, read one message at a time (a `ConversationManager` is one). */
 export interface PathSource {
@@ -34,6 +35,8 @@ export interface ChatStateInput {
   branchPoint?: BranchPoint;
   /** The user message at the end of the path that has no answer, with the failure that left it so. */
   unanswered?: { nodeId: string; error?: ErrorView };
+  /** The version each prompt file has now, so prompt messages say whether theirs changed. */
+  promptVersion?: PromptVersionLookup;
 }
 
 function siblingInfo(node: ConversationNode, ids: readonly string[]): SiblingInfo {
@@ -65,9 +68,10 @@ export function chipsOf(node: ConversationNode): ContextChip[] {
 }
 
 /** One node as the webview shows it. The text the user typed is shown, not the rendered prompt. */
-export function messageView(node: ConversationNode, siblingIds: readonly string[]): MessageView {
+export function messageView(node: ConversationNode, siblingIds: readonly string[], promptVersion?: PromptVersionLookup): MessageView {
   const md = nodeMetadata(node.metadata);
   const attachments: Attachment[] = md.attachments ?? [];
+  const prompt = promptMessageInfo(node, promptVersion);
   return {
     nodeId: node.nodeId,
     parentId: node.parentId,
@@ -86,6 +90,7 @@ export function messageView(node: ConversationNode, siblingIds: readonly string[
     attachments,
     promptName: node.promptName,
     ...(md.systemPrompt ? { systemPrompt: { name: md.systemPrompt.name, path: md.systemPrompt.path, version: md.systemPrompt.gitBlobId } } : {}),
+    ...(prompt ? { prompt } : {}),
   };
 }
 
@@ -95,7 +100,7 @@ export function buildChatState(input: ChatStateInput, window: ChatWindow): ChatS
   const { unanswered } = input;
   const update = window.update(path.pathIds, (index) => {
     const id = path.pathIds[index];
-    const view = messageView(path.node(id), path.siblingIds(id));
+    const view = messageView(path.node(id), path.siblingIds(id), input.promptVersion);
     return unanswered?.nodeId === id ? { ...view, unanswered: unanswered.error ? { error: unanswered.error } : {} } : view;
   });
   return {
@@ -116,9 +121,10 @@ export function buildChatState(input: ChatStateInput, window: ChatWindow): ChatS
 /** The user prompts of the library as the `/` menu offers them, with defaults as text for the form. */
 export function promptSummaries(prompts: readonly PromptInfo[]): PromptSummary[] {
   return prompts
-    .filter((p) => p.kind === 'user')
+    .filter((p) => p.kind === 'user' || p.kind === 'messages')
     .map((p) => ({
       name: p.name,
+      ...(p.kind === 'messages' ? { kind: 'messages' as const } : {}),
       description: p.description,
       params: p.params.map((q) => ({
         name: q.name,

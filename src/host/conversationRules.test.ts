@@ -35,9 +35,16 @@ describe('titles', () => {
     expect(chatTitle({}, [node('system', '')])).toBe('New conversation');
   });
 
+  it('names an untitled chat that starts with a / prompt by its values, not "/review"', () => {
+    const prompt = { name: 'review', path: 'user/review.md', sha256: '', gitBlobId: '' };
+    expect(chatTitle({}, [node('user', 'Review…', { displayText: '/review', prompt, promptParams: { code: 'subtotalCents(lines)' } })])).toBe('subtotalCents(lines)');
+    // A message written before the values were kept falls back to the prompt's name.
+    expect(chatTitle({}, [node('user', 'Review…', { displayText: '/review', prompt })])).toBe('review');
+  });
+
   it('names an untitled conversation from its first message: text, else the prompt, else the first attachment', () => {
     expect(titleFromMessage({}, { text: 'How do I\nfix this?', attachments: [] })).toBe('How do I');
-    expect(titleFromMessage({ title: '' }, { text: '', promptName: 'review', attachments: [{ path: 'a.ts' }] })).toBe('/review');
+    expect(titleFromMessage({ title: '' }, { text: '', promptName: 'review', attachments: [{ path: 'a.ts' }] })).toBe('review');
     expect(titleFromMessage({}, { text: '', attachments: [{ path: 'src/a.ts' }] })).toBe('src/a.ts');
     expect(titleFromMessage({}, { text: '', attachments: [] })).toBe('New conversation');
     expect(titleFromMessage({ title: 'Kept' }, { text: 'other', attachments: [] })).toBeUndefined();

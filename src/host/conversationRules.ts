@@ -7,6 +7,7 @@ import { ROOT_NODE_ID, nodeMetadata, readConversationMetadata, readNodeMetadata 
 import type { ConversationMetadata, ConversationNode, ConversationReader, NodeMetadata, StoredAttachment } from '../core/index';
 import type { Attachment } from '../shared/protocol';
 import { firstLine } from './labels';
+import { promptTitle, typedPromptText } from './promptMessages';
 
 /** What a conversation is called when nothing names it yet. */
 export const UNTITLED = 'New conversation';
@@ -31,7 +32,16 @@ export function messageDisplayText(node: ConversationNode): string {
 /** The title of an open conversation: its `title`, else what its first user message shows. */
 export function chatTitle(metadata: Readonly<Record<string, unknown>>, nodes: readonly ConversationNode[]): string {
   const firstUser = nodes.find((n) => n.message.role === 'user');
-  return conversationTitle(metadata, firstUser ? messageDisplayText(firstUser) : undefined);
+  const prompt = firstUser ? readNodeMetadata(firstUser.metadata, 'prompt') : undefined;
+  // Arbor used to title a chat begun with a prompt and no text "/name"; such a stored title gives way to the prompt's values.
+  const stale = prompt !== undefined && readConversationMetadata(metadata, 'title') === `/${prompt.name}`;
+  return conversationTitle(stale ? { ...metadata, title: undefined } : metadata, firstUser ? titleText(firstUser) : undefined);
+}
+
+/** What a first message names its conversation by: a prompt message by its values (see `promptTitle`), not its `/name`. */
+function titleText(node: ConversationNode): string {
+  const { prompt, promptParams, displayText } = nodeMetadata(node.metadata);
+  return prompt ? promptTitle({ name: prompt.name, text: typedPromptText(displayText, prompt.name), params: promptParams }) : messageDisplayText(node);
 }
 
 /**
@@ -51,11 +61,11 @@ export interface FirstMessage {
 
 /**
  * The title a message gives its conversation, or `undefined` when the conversation already has one:
- * the typed text, else the prompt (`/name`), else the first attached path.
+ * the typed text, else the prompt's name (prompt messages are titled by `promptTitle`), else the first attached path.
  */
 export function titleFromMessage(metadata: Readonly<Record<string, unknown>>, message: FirstMessage): string | undefined {
   if (readConversationMetadata(metadata, 'title')) return undefined;
-  return firstLine(message.text || (message.promptName ? `/${message.promptName}` : '') || message.attachments[0]?.path || UNTITLED, 80);
+  return firstLine(message.text || message.promptName || message.attachments[0]?.path || UNTITLED, 80);
 }
 
 /** What a prompt message shows in the chat: `/name` and the text typed with it. */
@@ -71,6 +81,11 @@ export function storedAttachments(attachments: readonly Attachment[]): StoredAtt
 /** The metadata of a new user message: what was attached and what was typed. */
 export function userMessageMetadata(attachments: readonly Attachment[], displayText: string): Pick<NodeMetadata, 'attachments' | 'displayText'> {
   return { attachments: storedAttachments(attachments), displayText };
+}
+
+/** The files attached to a stored message, to attach again when it is re-sent (a selection's text was not kept). */
+export function storedFileAttachments(node: ConversationNode): Attachment[] {
+  return (readNodeMetadata(node.metadata, 'attachments') ?? []).filter((a) => a.kind === 'file');
 }
 
 /** A user message written anew by Edit, as `addMessage` takes it. */

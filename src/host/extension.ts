@@ -6,6 +6,7 @@ import { registerCommands } from './commands';
 import { ContextKeys } from './constants';
 import { Indexing } from './indexing';
 import { registerPromptDiagnostics } from './promptDiagnostics';
+import { registerPromptVersions } from './promptVersions';
 import { Services } from './services';
 import { registerStatusBar } from './statusBar';
 import { registerTreeView } from './treeView';
@@ -35,6 +36,7 @@ export function activate(context: vscode.ExtensionContext): void {
   registerCommands(context, { services, panels, tree, clock, indexing });
   registerStatusBar(context, { services, panels });
   registerPromptDiagnostics(context, { services });
+  registerPromptVersions(context);
 
   const setRestricted = () => void vscode.commands.executeCommand('setContext', ContextKeys.restricted, !services.trusted);
   setRestricted();

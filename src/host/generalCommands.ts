@@ -22,7 +22,7 @@ export function registerGeneralCommands(context: vscode.ExtensionContext, deps: 
     if (!stat) {
       const create = await vscode.window.showInformationMessage(`There is no ${services.settings.promptsFolder}/ folder yet. Create it with a sample prompt?`, 'Create');
       if (create !== 'Create') return;
-      await vscode.commands.executeCommand(Commands.newPrompt, 'explain');
+      await vscode.commands.executeCommand(Commands.newPrompt, 'ask-workspace');
       return;
     }
     await vscode.commands.executeCommand('revealInExplorer', uri);
@@ -45,7 +45,7 @@ export function registerGeneralCommands(context: vscode.ExtensionContext, deps: 
       return;
     }
     await vscode.workspace.fs.createDirectory(vscode.Uri.file(path.dirname(file.fsPath)));
-    await vscode.workspace.fs.writeFile(file, new TextEncoder().encode(newPromptTemplate(name)));
+    await vscode.workspace.fs.writeFile(file, new TextEncoder().encode(newPromptTemplate()));
     await vscode.window.showTextDocument(file);
   });
 

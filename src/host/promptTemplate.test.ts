@@ -9,7 +9,7 @@ describe('new prompt', () => {
     expect(validatePromptName('a b')).toMatch(/letters/);
   });
   it('writes front matter with a required param, a default and a workspace retrieval', () => {
-    const text = newPromptTemplate('explain');
+    const text = newPromptTemplate();
     expect(text.startsWith('---\n')).toBe(true);
     expect(text).toContain('required: true');
     expect(text).toContain('adapter: workspace');

@@ -7,10 +7,13 @@ export function validatePromptName(name: string): string | undefined {
   return undefined;
 }
 
-/** A user prompt in Markdown with YAML front matter that shows params, a default and retrieval. */
-export function newPromptTemplate(name: string): string {
+/**
+ * A user prompt in Markdown with YAML front matter that shows params, a default and retrieval. Its
+ * description says what it does; the name is already the file's and the `/` menu's.
+ */
+export function newPromptTemplate(): string {
   return `---
-description: "/${name}: explain code from this workspace"
+description: Answer a question with code found in this workspace.
 params:
   question:
     description: What you want to know

@@ -74,11 +74,34 @@ export interface MessageView {
   readonly unanswered?: { readonly error?: ErrorView };
   /** Answer: the library system prompt it was made with, and that file's version (its git blob id). */
   readonly systemPrompt?: { readonly name: string; readonly path: string; readonly version: string };
+  /** What a message made from a prompt template was sent with (see `PromptMessageInfo`). */
+  readonly prompt?: PromptMessageInfo;
+}
+
+/** A message made from a prompt template: which version of which file, the values it was filled with, and what it became. */
+export interface PromptMessageInfo {
+  readonly name: string;
+  /** `user` for a `/` prompt, `messages` for one message of a few-shot prompt. */
+  readonly kind: 'user' | 'messages';
+  /** Path in the prompts folder, `/` separators. */
+  readonly path: string;
+  /** The git blob id of the file version that rendered it ('' when unknown). */
+  readonly gitBlobId: string;
+  /** `current`: the file is unchanged; `changed`: it was edited since; `missing`: the library has no such prompt now; `unknown`: no library to ask. */
+  readonly status: 'current' | 'changed' | 'missing' | 'unknown';
+  /** The form's values as sent; absent when the message is older than Arbor keeping them. */
+  readonly params?: Readonly<Record<string, string>>;
+  /** The text typed beside the form. */
+  readonly text: string;
+  /** The rendered text the model got. */
+  readonly rendered: string;
 }
 
 /** A prompt of the workspace library offered by the `/` menu. */
 export interface PromptSummary {
   readonly name: string;
+  /** `messages`: a few-shot prompt whose messages go on the path before the typed text; absent means `user`. */
+  readonly kind?: 'user' | 'messages';
   readonly description?: string;
   readonly params: ReadonlyArray<{ readonly name: string; readonly required: boolean; readonly default?: string; readonly description?: string }>;
 }
@@ -261,6 +284,8 @@ export interface SendMessage {
   readonly text: string;
   readonly attachments: readonly Attachment[];
   readonly promptName?: string;
+  /** Which folder `promptName` is from; absent means `user`. */
+  readonly promptKind?: 'user' | 'messages';
   readonly params?: Readonly<Record<string, string>>;
   readonly model?: string;
 }
@@ -282,6 +307,9 @@ export interface EditMessage {
   readonly requestId: string;
   readonly nodeId: string;
   readonly text: string;
+  /** Set when a prompt message was edited in its form: render this prompt again with `params`. */
+  readonly promptName?: string;
+  readonly params?: Readonly<Record<string, string>>;
 }
 /** Webview: the `‹ ›` switcher moved to another sibling; show its branch. */
 export interface SwitchMessage {
@@ -349,6 +377,11 @@ export interface FindFilesMessage {
 export interface AttachSelectionMessage {
   readonly type: 'attachSelection';
 }
+/** Webview: a prompt message's version chip was clicked: diff the version that rendered it against the file now. */
+export interface OpenPromptDiffMessage {
+  readonly type: 'openPromptDiff';
+  readonly nodeId: string;
+}
 /** Webview: the reader reached the top of the window; send older messages of the path (a new `state`). */
 export interface LoadEarlierMessage {
   readonly type: 'loadEarlier';
@@ -373,7 +406,8 @@ export type FromWebview =
   | RunActionMessage
   | FindFilesMessage
   | AttachSelectionMessage
-  | LoadEarlierMessage;
+  | LoadEarlierMessage
+  | OpenPromptDiffMessage;
 
 // ---- requests and their answers ----
 

@@ -2,7 +2,7 @@
  * What a message can ask of the page: each action ends as one protocol message to the host.
  * Views receive this interface instead of the VS Code API so they stay easy to follow and test.
  */
-import type { ErrorActionCommand } from '../../src/shared/protocol';
+import type { ErrorActionCommand, PromptSummary } from '../../src/shared/protocol';
 
 /** Callbacks from message views to the page. */
 export interface MessageActions {
@@ -10,6 +10,12 @@ export interface MessageActions {
   /** Older messages of the path, above the oldest one shown. */
   loadEarlier(): void;
   edit(nodeId: string, text: string): void;
+  /** Edit of a `/` prompt message: render `promptName` again with these values into a sibling. */
+  editPrompt(nodeId: string, promptName: string, params: Record<string, string>, text: string): void;
+  /** The version chip's Compare: diff the template version that rendered the message with the file now. */
+  openPromptDiff(nodeId: string): void;
+  /** The library's prompts, for the form Edit reopens. */
+  prompts(): readonly PromptSummary[];
   regenerate(nodeId: string, model?: string): void;
   retry(): void;
   /** Branch from Here: the next message starts a new branch at this message. */

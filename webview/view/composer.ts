@@ -14,7 +14,7 @@ import { PromptForm } from './promptForm';
 
 /** What the composer asks of the page. */
 export interface ComposerHost {
-  send(message: { text: string; attachments: readonly Attachment[]; promptName?: string; params?: Record<string, string> }): void;
+  send(message: { text: string; attachments: readonly Attachment[]; promptName?: string; promptKind?: 'user' | 'messages'; params?: Record<string, string> }): void;
   stop(): void;
   selectModel(model: string): void;
   findFiles(query: string): Promise<readonly string[]>;
@@ -205,7 +205,7 @@ export class Composer {
       this.promptMenu.show(
         this.prompts
           .filter((prompt) => prompt.name.toLowerCase().includes(query))
-          .map((prompt) => ({ value: prompt, label: `/${prompt.name}`, detail: prompt.description })),
+          .map((prompt) => ({ value: prompt, label: `/${prompt.name}`, detail: prompt.kind === 'messages' ? `few-shot: ${prompt.description ?? 'example messages first'}` : prompt.description })),
       );
     } else {
       this.promptMenu.hide();
@@ -245,7 +245,7 @@ export class Composer {
       if (missing.length > 0) {
         return;
       }
-      this.host.send({ text, attachments: [...this.attachments], promptName: prompt.name, params });
+      this.host.send({ text, attachments: [...this.attachments], promptName: prompt.name, ...(prompt.kind ? { promptKind: prompt.kind } : {}), params });
     } else {
       if (!text) {
         return;

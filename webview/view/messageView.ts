@@ -10,6 +10,8 @@ import { decorateCodeBlocks } from '../render/codeBlocks';
 import type { MarkdownRenderer } from '../render/markdown';
 import type { MessageActions } from './actions';
 import { openInlineEditor } from './inlineEditor';
+import { openPromptEditor, promptForEdit } from './promptEditor';
+import { promptChip, promptDetails } from './promptMessage';
 import { toggleModelMenu } from './modelMenu';
 
 const ROLE_LABELS: Record<MessageView['role'], { label: string; icon: string }> = {
@@ -35,7 +37,11 @@ export function renderMessage(
 ): HTMLElement {
   const role = ROLE_LABELS[message.role];
   const content = h('div', { className: 'message-content markdown', testId: 'message-content' });
-  fillContent(content, message.content, renderer);
+  // A `/` prompt message shows the text typed with it here; its chip, values and rendered text say the rest.
+  const prompt = message.prompt;
+  const details = prompt?.kind === 'user' ? promptDetails(prompt) : null;
+  fillContent(content, prompt?.kind === 'user' ? prompt.text : message.content, renderer);
+  content.classList.toggle('empty', prompt?.kind === 'user' && !prompt.text);
 
   const article = h(
     'article',
@@ -48,12 +54,13 @@ export function renderMessage(
     messageHeader(
       message.role,
       message.branchName ? h('span', { className: 'branch-name', testId: 'branch-name', text: message.branchName }) : null,
-      message.promptName ? h('span', { className: 'prompt-name', text: `/${message.promptName}` }) : null,
+      prompt ? promptChip(prompt, () => actions.openPromptDiff(message.nodeId)) : message.promptName ? h('span', { className: 'prompt-name', text: `/${message.promptName}` }) : null,
       siblingSwitcher(message, actions),
-      messageActions(message, content, actions),
+      messageActions(message, content, actions, details),
     ),
     message.thinking ? thinkingBlock(message.thinking) : null,
     content,
+    details,
     message.attachments.length > 0 ? attachmentChips(message.attachments, actions) : null,
     message.chips.length > 0 ? contextChips(message.chips, actions) : null,
     message.role === 'assistant' ? messageMeta(message) : null,
@@ -138,7 +145,7 @@ function unansweredBlock(error: ErrorView | undefined, renderer: MarkdownRendere
   return h('div', { className: 'message-unanswered', testId: 'unanswered' }, icon('info'), h('span', { className: 'message-error-text', text: 'No answer yet.' }), retry);
 }
 
-function messageActions(message: MessageView, content: HTMLElement, actions: MessageActions): HTMLElement {
+function messageActions(message: MessageView, content: HTMLElement, actions: MessageActions, details: HTMLElement | null): HTMLElement {
   const bar = h('span', { className: 'message-actions' });
   if (message.parentId !== null) {
     const title = message.role === 'user' ? 'Branch from here: write a new version of this message' : 'Branch from here: continue from this message in a new branch';
@@ -151,9 +158,18 @@ function messageActions(message: MessageView, content: HTMLElement, actions: Mes
     );
   }
   if (message.role === 'user') {
+    const prompt = message.prompt?.kind === 'user' ? message.prompt : undefined;
     bar.append(
-      iconButton('edit', 'Edit this message into a new branch', 'edit', () => {
-        if (!actions.isBusy()) {
+      iconButton('edit', prompt ? 'Edit the prompt\'s values into a new branch' : 'Edit this message into a new branch', 'edit', () => {
+        if (actions.isBusy()) {
+          return;
+        }
+        if (prompt) {
+          const anchor = details ?? content;
+          openPromptEditor(anchor, [content, ...(details ? [details] : [])], promptForEdit(prompt, actions.prompts()), prompt, (edit) =>
+            actions.editPrompt(message.nodeId, prompt.name, edit.params, edit.text),
+          );
+        } else {
           openInlineEditor(content, message.content, (text) => actions.edit(message.nodeId, text));
         }
       }),

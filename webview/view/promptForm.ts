@@ -21,8 +21,11 @@ export class PromptForm {
     return this.prompt;
   }
 
-  /** Shows the form for `prompt` and focuses its first empty required field. */
-  open(prompt: PromptSummary): void {
+  /**
+   * Shows the form for `prompt` and focuses its first empty required field; `values` (a message's, when
+   * it is edited) fill the fields they name, the rest start from their defaults.
+   */
+  open(prompt: PromptSummary, values: Readonly<Record<string, string>> = {}): void {
     this.prompt = prompt;
     this.fields.clear();
     const rows = prompt.params.map((param) => {
@@ -32,7 +35,7 @@ export class PromptForm {
         attrs: { type: 'text', name: param.name, placeholder: param.description ?? '', 'aria-label': `${param.name}${param.required ? ' (required)' : ''}` },
         dataset: { name: param.name },
       });
-      input.value = param.default ?? '';
+      input.value = values[param.name] ?? param.default ?? '';
       input.required = param.required;
       this.fields.set(param.name, input);
       return h('label', { className: 'prompt-param' }, h('span', { className: 'prompt-param-name', text: `${param.name}${param.required ? ' *' : ''}` }), input);
