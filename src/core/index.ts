@@ -42,6 +42,7 @@ export {
   type DataknobsMessageDict,
 } from './conversation/exchange';
 export { conversationToMarkdown, type MarkdownExportOptions } from './conversation/markdownExport';
+export { applyRetention, type RetentionResult } from './conversation/retention';
 export { Emitter, type ArborEvent } from './emitter';
 export {
   readNodeMetadata,
@@ -49,6 +50,7 @@ export {
   readConversationMetadata,
   conversationMetadata,
   nodeRagMetadata,
+  BOOKMARKED,
   type NodeMetadata,
   type ConversationMetadata,
   type StoredAttachment,
