@@ -23,7 +23,9 @@
  *   insert-code, composer-input, send, stop, model-picker, attachment, attachment-remove,
  *   attach-file, attach-selection, prompt-menu, prompt-option, prompt-form, prompt-param (data-name),
  *   file-picker, file-query, file-option, title, total-cost, chat-model, restricted, notice,
- *   notice-dismiss, message-list, load-earlier (above the oldest message held, when the path has older ones).
+ *   notice-dismiss, message-list, load-earlier (above the oldest message held, when the path has older ones),
+ *   bookmark (aria-pressed; a bookmarked message has data-bookmarked="true"), add-note, note, note-text,
+ *   note-editor, note-input, note-save, note-cancel; a message scrolled to (Go to Bookmark) has class "revealed".
  */
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-option/index.js';
@@ -70,6 +72,8 @@ const list = new MessageList(
     },
     runAction: (command) => vscode.postMessage({ type: 'runAction', command }),
     openFile: (path, startLine, endLine) => vscode.postMessage({ type: 'openFile', path, startLine, endLine }),
+    setBookmark: (nodeId, bookmarked) => vscode.postMessage({ type: 'setBookmark', nodeId, bookmarked }),
+    setNote: (nodeId, note) => vscode.postMessage({ type: 'setNote', nodeId, note }),
     models: () => models,
     isBusy: () => busy,
   },
@@ -171,6 +175,9 @@ function handle(message: ToWebview): void {
       }
       break;
     }
+    case 'reveal':
+      list.reveal(message.nodeId);
+      break;
     case 'notice':
       header.showNotice(message);
       if (message.level === 'error' && streamingId === undefined && !chat?.busy) {

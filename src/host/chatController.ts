@@ -1,12 +1,12 @@
 import * as vscode from 'vscode';
-import { ROOT_NODE_ID, type ConversationMetadata, type FileSystemPromptLibrary } from '../core/index';
+import { ROOT_NODE_ID, type ConversationMetadata, type FileSystemPromptLibrary, type NodeMetadata } from '../core/index';
 import { assertNever, isStreamedRequest } from '../shared/protocol';
 import type { AnswerMessage, Attachment, EditMessage, FromWebview, RegenerateMessage, RequestMessage, RetryMessage, SendMessage, StreamedRequestType, ToWebview } from '../shared/protocol';
 import { buildChatState, promptSummaries } from './chatView';
 import { chatModels } from './chatModels';
 import { ChatWindow } from './chatWindow';
 import { conversationModel, pinModelUpdate } from './conversationModel';
-import { chatTitle, editedUserMessage, promptDisplayText, titleFromMessage, totalCostUpdate, userMessageMetadata } from './conversationRules';
+import { bookmarkUpdate, chatTitle, editedUserMessage, noteUpdate, promptDisplayText, titleFromMessage, totalCostUpdate, userMessageMetadata } from './conversationRules';
 import { editorValues, findWorkspaceFiles, insertIntoEditor, openWorkspaceFile, selectionAttachment } from './editorActions';
 import { checkReadyToSend, runErrorAction } from './errorActions';
 import { isNoServer, isUserAbort, toErrorView } from './errorView';
@@ -48,6 +48,8 @@ export class ChatController extends Disposable {
   private librarySub?: vscode.Disposable;
   private readonly pending: ToWebview[] = [];
   private stream?: ActiveStream;
+  /** A message to scroll to once the webview shows the path (`showMessage`). */
+  private revealId?: string;
   private readonly _onDidDispose = this._register(new vscode.EventEmitter<void>());
   /** Fires when the panel closed. */
   readonly onDidDispose = this._onDidDispose.event;
@@ -60,6 +62,13 @@ export class ChatController extends Disposable {
     super();
     this._register(panel.webview.onDidReceiveMessage((msg: FromWebview) => this.handle(msg)));
     this._register(panel.onDidDispose(() => this.dispose()));
+    // A chat in a background tab has no page (it is not retained): it loads again when shown and says
+    // `ready`. Until then nothing posted would arrive, so state waits (and a reveal with it).
+    this._register(
+      panel.onDidChangeViewState((e) => {
+        if (!e.webviewPanel.visible) this.ready = false;
+      }),
+    );
     this._register(
       services.onDidChangeConversation((id) => {
         if (id === this.conversationId && !this.stream) void this.postState();
@@ -113,6 +122,21 @@ export class ChatController extends Disposable {
     await this.postState();
   }
 
+  /** Scrolls the chat to a message of the path shown and highlights it (Go to Bookmark, a search result). */
+  async showMessage(nodeId: string): Promise<void> {
+    this.revealId = nodeId;
+    await this.postState();
+  }
+
+  /**
+   * Bookmarks or notes a message. The change redraws the chat through the conversation's change
+   * event, which waits while an answer streams: then the chat is redrawn here at once.
+   */
+  private async annotate(nodeId: string, update: NodeMetadata): Promise<void> {
+    await this.services.withManager(this.conversationId, (m) => m.setNodeMetadata(nodeId, { ...update }));
+    if (this.stream) await this.postState();
+  }
+
   /** Runs a change with the conversation marked busy (see `Services.whileBusy`). */
   private mutate(work: () => Promise<void>): Promise<void> {
     return this.services.whileBusy(this.conversationId, work);
@@ -129,6 +153,10 @@ export class ChatController extends Disposable {
       // The window mirrors what the webview holds: no state is built for a webview not listening yet.
       if (!this.ready) return;
       const s = this.services.settings;
+      const pathIds = manager.getPathIds();
+      const reveal = this.revealId !== undefined && pathIds.includes(this.revealId) ? this.revealId : undefined;
+      this.revealId = undefined;
+      if (reveal !== undefined) this.window.reach(pathIds.indexOf(reveal));
       this.post({
         type: 'state',
         state: buildChatState(
@@ -137,7 +165,7 @@ export class ChatController extends Disposable {
             title,
             currentNodeId: manager.currentNodeId,
             path: {
-              pathIds: manager.getPathIds(),
+              pathIds,
               node: (id) => manager.getNode(id),
               siblingIds: (id) => manager.getSiblingIds(id),
             },
@@ -151,6 +179,7 @@ export class ChatController extends Disposable {
           this.window,
         ),
       });
+      if (reveal !== undefined) this.post({ type: 'reveal', nodeId: reveal });
     } catch (err) {
       this.services.logger.error(`Could not show conversation ${this.conversationId}`, err);
       this.post({ type: 'notice', level: 'error', message: toErrorView(err).message });
@@ -176,6 +205,10 @@ export class ChatController extends Disposable {
         case 'loadEarlier':
           this.window.loadEarlier();
           return await this.postState();
+        case 'setBookmark':
+          return await this.annotate(msg.nodeId, bookmarkUpdate(msg.bookmarked));
+        case 'setNote':
+          return await this.annotate(msg.nodeId, noteUpdate(msg.note));
         case 'retry':
           return await this.mutate(() => this.retry(msg));
         case 'copy':

@@ -81,6 +81,8 @@ export function messageView(node: ConversationNode, siblingIds: readonly string[
     chips: chipsOf(node),
     attachments,
     promptName: node.promptName,
+    bookmarked: md.bookmarked === true ? true : undefined,
+    note: md.note?.trim() || undefined,
   };
 }
 

@@ -39,6 +39,11 @@ export const Commands = {
   compareWith: 'arbor.node.compareWith',
   copyNode: 'arbor.node.copy',
   deleteBranch: 'arbor.node.deleteBranch',
+  bookmark: 'arbor.node.bookmark',
+  removeBookmark: 'arbor.node.removeBookmark',
+  addNote: 'arbor.node.addNote',
+  editNote: 'arbor.node.editNote',
+  goToBookmark: 'arbor.goToBookmark',
   activationTiming: 'arbor.debug.activationTiming',
 } as const;
 
@@ -58,6 +63,7 @@ export const Settings = {
   ragMaxFileBytes: 'rag.maxFileBytes',
   maxAnswerChars: 'limits.maxAnswerChars',
   maxAnswerSeconds: 'limits.maxAnswerSeconds',
+  retentionDays: 'retention.days',
 } as const;
 
 /** Context keys set with `setContext`, used in `when` clauses. */
@@ -66,11 +72,16 @@ export const ContextKeys = {
   hasApiKey: 'arbor.hasApiKey',
 } as const;
 
-/** Tree item context values (`viewItem == …` in menus). */
+/**
+ * Tree item context values (`viewItem == …` in menus). A message item's value is `node` or
+ * `currentNode`, then `bookmarked` and `noted` when its first message has a bookmark or a note.
+ */
 export const TreeItemContext = {
   conversation: 'arbor.conversation',
   node: 'arbor.node',
   currentNode: 'arbor.node.current',
+  bookmarked: '.bookmarked',
+  noted: '.noted',
 } as const;
 
 /** Where the API key lives in `SecretStorage`. */

@@ -6,6 +6,7 @@ import { registerCommands } from './commands';
 import { ContextKeys } from './constants';
 import { Indexing } from './indexing';
 import { registerPromptDiagnostics } from './promptDiagnostics';
+import { runRetentionAtStart } from './retention';
 import { Services } from './services';
 import { registerStatusBar } from './statusBar';
 import { registerTreeView } from './treeView';
@@ -41,6 +42,7 @@ export function activate(context: vscode.ExtensionContext): void {
   context.subscriptions.push(services.onDidChangeTrust(setRestricted));
   if (!services.trusted) services.logger.info('Restricted Mode: chat works; workspace prompts and indexing are off until the workspace is trusted.');
   indexing.start();
+  runRetentionAtStart({ services, panels });
   clock.activated();
 }
 

@@ -67,6 +67,10 @@ export interface MessageView {
   readonly chips: readonly ContextChip[];
   readonly attachments: readonly Attachment[];
   readonly promptName?: string;
+  /** The reader bookmarked this message ("Arbor: Go to Bookmark" lists it). */
+  readonly bookmarked?: boolean;
+  /** The reader's note on this message: shown here and in the tree, never sent to a model. */
+  readonly note?: string;
 }
 
 /** A prompt of the workspace library offered by the `/` menu. */
@@ -178,6 +182,12 @@ export interface FindFilesResponse {
   readonly error?: ErrorView;
 }
 
+/** Host: scroll to this message of the path and highlight it (Go to Bookmark, a search result). */
+export interface RevealMessage {
+  readonly type: 'reveal';
+  readonly nodeId: string;
+}
+
 /** Host: the one answer to a request that has a `requestId` and no stream (one per such request). */
 export type ResponseMessage = FindFilesResponse;
 /** Host: an error not tied to a stream (e.g. no model server reachable), with its fix. */
@@ -196,7 +206,8 @@ export type ToWebview =
   | PromptsMessage
   | AttachMessage
   | ResponseMessage
-  | NoticeMessage;
+  | NoticeMessage
+  | RevealMessage;
 
 // ---- webview → host ----
 
@@ -280,6 +291,18 @@ export interface FindFilesMessage {
 export interface AttachSelectionMessage {
   readonly type: 'attachSelection';
 }
+/** Webview: bookmark a message, or remove its bookmark. */
+export interface SetBookmarkMessage {
+  readonly type: 'setBookmark';
+  readonly nodeId: string;
+  readonly bookmarked: boolean;
+}
+/** Webview: set the note on a message (an empty note removes it). */
+export interface SetNoteMessage {
+  readonly type: 'setNote';
+  readonly nodeId: string;
+  readonly note: string;
+}
 /** Webview: the reader reached the top of the window; send older messages of the path (a new `state`). */
 export interface LoadEarlierMessage {
   readonly type: 'loadEarlier';
@@ -300,7 +323,9 @@ export type FromWebview =
   | RunActionMessage
   | FindFilesMessage
   | AttachSelectionMessage
-  | LoadEarlierMessage;
+  | LoadEarlierMessage
+  | SetBookmarkMessage
+  | SetNoteMessage;
 
 // ---- requests and their answers ----
 
