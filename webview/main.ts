@@ -31,6 +31,8 @@
  *   request-options-error, message-system-prompt (under an answer: the system prompt it was made with).
  *   prompt-chip (data-status current|changed|missing|unknown, data-version), prompt-chip-name, prompt-chip-version,
  *   prompt-chip-note, prompt-diff, prompt-details, prompt-values, prompt-value (data-name), prompt-rendered, prompt-rendered-text.
+ *   bookmark (aria-pressed; a bookmarked message has data-bookmarked="true"), add-note, note, note-text,
+ *   note-editor, note-input, note-save, note-cancel; a message scrolled to (Go to Bookmark) has class "revealed".
  */
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-option/index.js';
@@ -87,6 +89,8 @@ const list = new MessageList(
     branchHere: (nodeId) => vscode.postMessage({ type: 'branchHere', nodeId }),
     runAction: (command) => vscode.postMessage({ type: 'runAction', command }),
     openFile: (path, startLine, endLine) => vscode.postMessage({ type: 'openFile', path, startLine, endLine }),
+    setBookmark: (nodeId, bookmarked) => vscode.postMessage({ type: 'setBookmark', nodeId, bookmarked }),
+    setNote: (nodeId, note) => vscode.postMessage({ type: 'setNote', nodeId, note }),
     models: () => models,
     isBusy: () => busy,
   },
@@ -203,6 +207,9 @@ function handle(message: ToWebview): void {
       }
       break;
     }
+    case 'reveal':
+      list.reveal(message.nodeId);
+      break;
     case 'notice':
       header.showNotice(message);
       if (message.level === 'error' && streamingId === undefined && !chat?.busy) {

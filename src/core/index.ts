@@ -51,6 +51,7 @@ export {
   type ThinkSetting,
   type ThinkingSupport,
 } from './conversation/chatRequestOptions';
+export { applyRetention, type RetentionResult } from './conversation/retention';
 export { Emitter, type ArborEvent } from './emitter';
 export {
   readNodeMetadata,
@@ -58,6 +59,7 @@ export {
   readConversationMetadata,
   conversationMetadata,
   nodeRagMetadata,
+  BOOKMARKED,
   type NodeMetadata,
   type ConversationMetadata,
   type StoredAttachment,

@@ -28,6 +28,13 @@ export interface StoredAttachment {
 
 /** The keys of a message node's `metadata` that Arbor writes or reads. */
 export interface NodeMetadata {
+  /** Any message: the reader bookmarked it ("Go to Bookmark" lists it; retention keeps its conversation). */
+  bookmarked?: boolean;
+  /**
+   * Any message: the reader's note on it, shown in the chat and the tree and exported in Markdown.
+   * Display only: requests carry messages, never node metadata, so a note never reaches a model.
+   */
+  note?: string;
   /** User message: the text as typed (or `/prompt text`), shown instead of the content it became. */
   displayText?: string;
   /** User message: what was attached; their text follows the typed text in the content. */
@@ -131,6 +138,8 @@ function promptRef(v: unknown): PromptRef | undefined {
 }
 
 const NODE_PARSERS: Parsers<NodeMetadata> = {
+  bookmarked: flag,
+  note: text,
   displayText: text,
   attachments: (v) => (Array.isArray(v) ? v.map(attachment).filter((a): a is StoredAttachment => a !== undefined) : undefined),
   model: text,
@@ -203,6 +212,9 @@ export function readConversationMetadata<K extends keyof ConversationMetadata>(
 export function conversationMetadata(metadata: Readonly<Record<string, unknown>> | undefined): ConversationMetadata {
   return readAll(CONVERSATION_PARSERS, metadata);
 }
+
+/** The metadata of a bookmarked message (what `findMessages` looks for, and what keeps a conversation from retention). */
+export const BOOKMARKED = { bookmarked: true } as const satisfies NodeMetadata;
 
 /** The retrievals stored on a node, from `ragMetadata` or else the older `rag`, as a list. */
 export function nodeRagMetadata(metadata: Readonly<Record<string, unknown>> | undefined): RagMetadata[] {

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { ROOT_NODE_ID, readNodeMetadata, type ConversationManager, type ConversationMetadata, type ConversationNode, type FileSystemPromptLibrary } from '../core/index';
+import { ROOT_NODE_ID, readNodeMetadata, type ConversationManager, type ConversationMetadata, type ConversationNode, type FileSystemPromptLibrary, type NodeMetadata } from '../core/index';
 import { assertNever, isStreamedRequest } from '../shared/protocol';
 import type { AnswerMessage, Attachment, BranchPoint, EditMessage, ErrorView, FromWebview, RegenerateMessage, RequestMessage, RetryMessage, SendMessage, StreamedRequestType, ToWebview } from '../shared/protocol';
 import { buildChatState, promptSummaries } from './chatView';
@@ -7,7 +7,7 @@ import { chatModels } from './chatModels';
 import { ChatOptions } from './chatOptions';
 import { ChatWindow } from './chatWindow';
 import { conversationModel, pinModelUpdate } from './conversationModel';
-import { chatTitle, editedUserMessage, messageDisplayText, storedFileAttachments, titleFromMessage, totalCostUpdate, userMessageMetadata } from './conversationRules';
+import { bookmarkUpdate, chatTitle, editedUserMessage, messageDisplayText, noteUpdate, storedFileAttachments, titleFromMessage, totalCostUpdate, userMessageMetadata } from './conversationRules';
 import { editorValues, findWorkspaceFiles, insertIntoEditor, openWorkspaceFile, selectionAttachment } from './editorActions';
 import { checkReadyToSend, runErrorAction } from './errorActions';
 import { isNoServer, isUserAbort, toErrorView } from './errorView';
@@ -67,6 +67,8 @@ export class ChatController extends Disposable {
   private branchPoint?: { nodeId: string; returnTo: string };
   /** The header's system prompt and request options. */
   private readonly options: ChatOptions;
+  /** A message to scroll to once the webview shows the path (`showMessage`). */
+  private revealId?: string;
   private readonly _onDidDispose = this._register(new vscode.EventEmitter<void>());
   /** Fires when the panel closed. */
   readonly onDidDispose = this._onDidDispose.event;
@@ -80,6 +82,13 @@ export class ChatController extends Disposable {
     this.options = new ChatOptions(services, conversationId, (message) => this.post(message));
     this._register(panel.webview.onDidReceiveMessage((msg: FromWebview) => this.handle(msg)));
     this._register(panel.onDidDispose(() => this.dispose()));
+    // A chat in a background tab has no page (it is not retained): it loads again when shown and says
+    // `ready`. Until then nothing posted would arrive, so state waits (and a reveal with it).
+    this._register(
+      panel.onDidChangeViewState((e) => {
+        if (!e.webviewPanel.visible) this.ready = false;
+      }),
+    );
     this._register(
       services.onDidChangeConversation((id) => {
         if (id === this.conversationId && !this.stream) void this.postState();
@@ -163,6 +172,21 @@ export class ChatController extends Disposable {
     await this.postState();
   }
 
+  /** Scrolls the chat to a message of the path shown and highlights it (Go to Bookmark, a search result). */
+  async showMessage(nodeId: string): Promise<void> {
+    this.revealId = nodeId;
+    await this.postState();
+  }
+
+  /**
+   * Bookmarks or notes a message. The change redraws the chat through the conversation's change
+   * event, which waits while an answer streams: then the chat is redrawn here at once.
+   */
+  private async annotate(nodeId: string, update: NodeMetadata): Promise<void> {
+    await this.services.withManager(this.conversationId, (m) => m.setNodeMetadata(nodeId, { ...update }));
+    if (this.stream) await this.postState();
+  }
+
   /**
    * Runs a change with the conversation marked busy (see `Services.whileBusy`). A new branch the
    * reader started ends with it, and until its answer starts the path's end is not "unanswered".
@@ -193,6 +217,10 @@ export class ChatController extends Disposable {
       const current = manager.currentNodeId;
       // The banner holds while the reader stays at the branch point (another window may move on).
       if (this.branchPoint && this.branchPoint.nodeId !== current) this.branchPoint = undefined;
+      const pathIds = manager.getPathIds();
+      const reveal = this.revealId !== undefined && pathIds.includes(this.revealId) ? this.revealId : undefined;
+      this.revealId = undefined;
+      if (reveal !== undefined) this.window.reach(pathIds.indexOf(reveal));
       this.post({
         type: 'state',
         state: buildChatState(
@@ -201,7 +229,7 @@ export class ChatController extends Disposable {
             title,
             currentNodeId: manager.currentNodeId,
             path: {
-              pathIds: manager.getPathIds(),
+              pathIds,
               node: (id) => manager.getNode(id),
               siblingIds: (id) => manager.getSiblingIds(id),
             },
@@ -218,6 +246,7 @@ export class ChatController extends Disposable {
           this.window,
         ),
       });
+      if (reveal !== undefined) this.post({ type: 'reveal', nodeId: reveal });
     } catch (err) {
       this.services.logger.error(`Could not show conversation ${this.conversationId}`, err);
       this.post({ type: 'notice', level: 'error', message: toErrorView(err).message });
@@ -258,6 +287,10 @@ export class ChatController extends Disposable {
         case 'loadEarlier':
           this.window.loadEarlier();
           return await this.postState();
+        case 'setBookmark':
+          return await this.annotate(msg.nodeId, bookmarkUpdate(msg.bookmarked));
+        case 'setNote':
+          return await this.annotate(msg.nodeId, noteUpdate(msg.note));
         case 'retry':
           return await this.mutate(() => this.retry(msg));
         case 'copy':

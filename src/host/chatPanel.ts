@@ -16,6 +16,8 @@ export interface OpenChatOptions {
   branchFrom?: string;
   /** Show the branch through this node. */
   switchTo?: string;
+  /** Scroll to this message and highlight it (it must be on the branch shown, e.g. `switchTo`'s node). */
+  reveal?: string;
   /** Open beside the active editor instead of in the active group. */
   beside?: boolean;
 }
@@ -65,6 +67,7 @@ export class ChatPanels extends Disposable {
     }
     if (options.branchFrom !== undefined) await controller.startBranch(options.branchFrom);
     else if (options.switchTo !== undefined) await controller.switchTo(options.switchTo);
+    if (options.reveal !== undefined) await controller.showMessage(options.reveal);
     if (options.attachments?.length || options.text) controller.attach(options.attachments ?? [], options.text);
     return controller;
   }

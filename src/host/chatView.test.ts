@@ -83,6 +83,18 @@ describe('buildChatState', () => {
     expect(shown(nodes, '0.0')[1]).not.toHaveProperty('systemPrompt');
   });
 
+  it('shows a bookmark and a trimmed note, and neither when they are unset, blank or of the wrong shape', () => {
+    const marked = [
+      node('', 'system', ''),
+      node('0', 'user', 'Q', { bookmarked: true, note: '  read this again  ' }),
+      node('0.0', 'assistant', 'A', { bookmarked: 'yes', note: '   ' }),
+    ];
+    const path = shown(marked, '0.0');
+    expect(path[0]).toMatchObject({ bookmarked: true, note: 'read this again' });
+    expect(path[1].bookmarked).toBeUndefined();
+    expect(path[1].note).toBeUndefined();
+  });
+
   it('falls back to the root for an unknown current node', () => {
     expect(shown(nodes, '9.9')).toEqual([]);
   });

@@ -91,6 +91,8 @@ export function messageView(node: ConversationNode, siblingIds: readonly string[
     promptName: node.promptName,
     ...(md.systemPrompt ? { systemPrompt: { name: md.systemPrompt.name, path: md.systemPrompt.path, version: md.systemPrompt.gitBlobId } } : {}),
     ...(prompt ? { prompt } : {}),
+    bookmarked: md.bookmarked === true ? true : undefined,
+    note: md.note?.trim() || undefined,
   };
 }
 

@@ -89,6 +89,20 @@ describe('ChatWindow', () => {
     expect(window.update(other, (i) => view(other[i])).windowStart).toBeGreaterThanOrEqual(0);
   });
 
+  it('reaches back to a message far up the path (a bookmark) and keeps what follows it', () => {
+    const window = new ChatWindow();
+    const webview = new WebviewMirror();
+    const ids = path(300);
+    webview.apply(window.update(ids, (i) => view(ids[i])));
+    window.reach(20);
+    const reached = window.update(ids, (i) => view(ids[i]));
+    expect(reached.windowStart).toBe(20);
+    expect(webview.apply(reached).map((v) => v.nodeId)).toEqual(ids.slice(20));
+    // A message already in the window changes nothing.
+    window.reach(250);
+    expect(window.update(ids, (i) => view(ids[i]))).toMatchObject({ windowStart: 20, views: [], ids: [] });
+  });
+
   it('starts over after reset, as a reloaded webview has nothing', () => {
     const window = new ChatWindow();
     const ids = path(3);

@@ -28,6 +28,8 @@ export class ChatWindow {
   /** The view of each message the webview holds, as sent (JSON), to send only what changed. */
   private sent = new Map<string, string>();
   private wantStart: number | undefined;
+  /** A message the next update must hold (`reach`). */
+  private reachIndex: number | undefined;
   /** The reader loaded older messages: the window keeps its start instead of sliding with the path. */
   private extended = false;
 
@@ -37,12 +39,18 @@ export class ChatWindow {
     this.ids = [];
     this.sent = new Map();
     this.wantStart = undefined;
+    this.reachIndex = undefined;
     this.extended = false;
   }
 
   /** The reader scrolled to the top: the next update reaches `size` messages further back. */
   loadEarlier(): void {
     if (this.start !== undefined && this.start > 0) this.wantStart = Math.max(0, this.start - this.size);
+  }
+
+  /** The next update holds message `index` of its path (a bookmark far back in a long path), and what follows it. */
+  reach(index: number): void {
+    this.reachIndex = Math.max(0, index);
   }
 
   /**
@@ -62,7 +70,12 @@ export class ChatWindow {
     } else {
       this.extended = false;
     }
+    if (this.reachIndex !== undefined && this.reachIndex < start) {
+      start = this.reachIndex;
+      this.extended = true;
+    }
     this.wantStart = undefined;
+    this.reachIndex = undefined;
     const ids = pathIds.slice(start);
     let keep = 0;
     if (start === this.start) {

@@ -20,6 +20,23 @@ export function targetOf(deps: CommandDeps, arg: unknown): TreeEntry | undefined
   return deps.tree.view.selection[0];
 }
 
+/**
+ * The items a command applies to. Run from the context menu of an item that is part of a multiple
+ * selection, VS Code passes the item and the whole selection: then the selected items of the same kind,
+ * else the item alone (or, from the palette, the tree's selection).
+ */
+export function targetsOf(deps: CommandDeps, arg: unknown, selected?: unknown): TreeEntry[] {
+  const target = targetOf(deps, arg);
+  if (!target) return [];
+  const selection: readonly TreeEntry[] = Array.isArray(selected) ? selected : arg === undefined ? deps.tree.view.selection : [];
+  return selection.some((e) => itemKey(e) === itemKey(target)) ? selection.filter((e) => e.kind === target.kind) : [target];
+}
+
+/** What tells tree items apart: the conversation, and for a message item its first message. */
+function itemKey(entry: TreeEntry): string {
+  return entry.kind === 'conversation' ? entry.conversationId : `${entry.conversationId}\u0000${entry.firstNodeId}`;
+}
+
 /** The run a node command was invoked on. */
 export function runOf(deps: CommandDeps, arg: unknown): RunEntry | undefined {
   const t = targetOf(deps, arg);

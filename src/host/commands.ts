@@ -1,4 +1,5 @@
 import type * as vscode from 'vscode';
+import { registerBookmarkCommands } from './bookmarkCommands';
 import type { CommandDeps } from './commandDeps';
 import { registerConversationCommands } from './conversationCommands';
 import { registerGeneralCommands } from './generalCommands';
@@ -10,5 +11,6 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   registerConversationCommands(context, deps);
   registerImportCommands(context, deps);
   registerNodeCommands(context, deps);
+  registerBookmarkCommands(context, deps);
   registerGeneralCommands(context, deps);
 }

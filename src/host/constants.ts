@@ -39,6 +39,11 @@ export const Commands = {
   compareWith: 'arbor.node.compareWith',
   copyNode: 'arbor.node.copy',
   deleteBranch: 'arbor.node.deleteBranch',
+  bookmark: 'arbor.node.bookmark',
+  removeBookmark: 'arbor.node.removeBookmark',
+  addNote: 'arbor.node.addNote',
+  editNote: 'arbor.node.editNote',
+  goToBookmark: 'arbor.goToBookmark',
   activationTiming: 'arbor.debug.activationTiming',
 } as const;
 
@@ -60,6 +65,7 @@ export const Settings = {
   maxAnswerSeconds: 'limits.maxAnswerSeconds',
   systemPrompt: 'systemPrompt',
   requestOptions: 'requestOptions',
+  retentionDays: 'retention.days',
 } as const;
 
 /** Context keys set with `setContext`, used in `when` clauses. */
@@ -68,11 +74,16 @@ export const ContextKeys = {
   hasApiKey: 'arbor.hasApiKey',
 } as const;
 
-/** Tree item context values (`viewItem == …` in menus). */
+/**
+ * Tree item context values (`viewItem == …` in menus). A message item's value is `node` or
+ * `currentNode`, then `bookmarked` and `noted` when its first message has a bookmark or a note.
+ */
 export const TreeItemContext = {
   conversation: 'arbor.conversation',
   node: 'arbor.node',
   currentNode: 'arbor.node.current',
+  bookmarked: '.bookmarked',
+  noted: '.noted',
 } as const;
 
 /** Where the API key lives in `SecretStorage`. */

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { ConversationMetadata } from '../core/index';
 import { Commands } from './constants';
-import { conversationIdOf, targetOf, type CommandDeps } from './commandDeps';
+import { conversationIdOf, targetOf, targetsOf, type CommandDeps } from './commandDeps';
 import { fileAttachment, selectionAttachment } from './editorActions';
 import { firstLine, roleIcon } from './labels';
 import { conversationTitle, managerTitle } from './conversationRules';
@@ -55,6 +55,32 @@ async function exportConversation(deps: CommandDeps, id: string, format: 'markdo
   await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(text));
   const open = await vscode.window.showInformationMessage(`Exported "${firstLine(title, 40)}" to ${vscode.workspace.asRelativePath(target)}.`, 'Open');
   if (open) await vscode.window.showTextDocument(target);
+}
+
+/** Deletes conversations after one confirmation that names them, and closes their chats. */
+async function deleteConversations(deps: CommandDeps, ids: string[]): Promise<void> {
+  const storage = await deps.services.storage();
+  const found = await storage.searchConversations({ conversationIds: ids, limit: ids.length });
+  if (found.length === 0) return;
+  const messages = found.reduce((sum, s) => sum + Math.max(0, s.nodeCount - 1), 0);
+  const titles = found.map((s) => `"${firstLine(conversationTitle(s.metadata), 60)}"`);
+  const shown = 10;
+  const ok =
+    (await vscode.window.showWarningMessage(
+      found.length === 1 ? `Delete the conversation ${titles[0]}?` : `Delete ${found.length} conversations?`,
+      {
+        modal: true,
+        detail: [
+          ...(found.length === 1 ? [] : [titles.slice(0, shown).join('\n') + (found.length > shown ? `\n… and ${found.length - shown} more` : ''), '']),
+          `All ${messages} messages on every branch are deleted. This cannot be undone.`,
+        ].join('\n'),
+      },
+      'Delete',
+    )) === 'Delete';
+  if (!ok) return;
+  for (const s of found) deps.panels.close(s.conversationId);
+  const removed = await storage.removeConversations({ conversationIds: found.map((s) => s.conversationId) });
+  for (const s of removed) deps.services.forget(s.conversationId);
 }
 
 /** Conversation-level commands: new, ask about selection, open, rename, fork, export, delete, search, refresh. */
@@ -141,22 +167,10 @@ export function registerConversationCommands(context: vscode.ExtensionContext, d
     if (format) await exportConversation(deps, id, format.format);
   });
 
-  reg(Commands.deleteConversation, async (arg?: unknown) => {
-    const id = conversationIdOf(deps, arg);
-    if (!id) return;
-    const manager = await services.manager(id);
-    const title = conversationTitle(manager.getMetadata() as Record<string, unknown>);
-    const count = manager.nodeCount - 1;
-    const answer = await vscode.window.showWarningMessage(
-      `Delete the conversation "${firstLine(title, 60)}"?`,
-      { modal: true, detail: `All ${count} messages on every branch are deleted. This cannot be undone.` },
-      'Delete',
-    );
-    if (answer !== 'Delete') return;
-    panels.close(id);
-    const storage = await services.storage();
-    await storage.deleteConversation(id);
-    services.forget(id);
+  reg(Commands.deleteConversation, async (arg?: unknown, selected?: unknown) => {
+    const picked = targetsOf(deps, arg, selected).map((e) => e.conversationId);
+    const ids = picked.length > 0 ? picked : [conversationIdOf(deps, arg)].filter((id): id is string => id !== undefined);
+    if (ids.length > 0) await deleteConversations(deps, [...new Set(ids)]);
   });
 
   reg(Commands.searchConversations, () => searchConversations(deps));
@@ -215,7 +229,7 @@ async function searchConversations(deps: CommandDeps): Promise<void> {
   pick.onDidAccept(async () => {
     const chosen = pick.selectedItems[0];
     pick.hide();
-    if (chosen) await deps.panels.open(chosen.conversationId, { switchTo: chosen.nodeId });
+    if (chosen) await deps.panels.open(chosen.conversationId, { switchTo: chosen.nodeId, reveal: chosen.nodeId });
   });
   pick.onDidHide(() => pick.dispose());
   pick.show();

@@ -1,13 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { ConversationNode, Role } from '../core/index';
 import {
+  bookmarkUpdate,
   chatTitle,
   conversationCost,
   conversationTitle,
   editedUserMessage,
   messageDisplayText,
   nodeCost,
+  noteUpdate,
   promptDisplayText,
+  retentionNotice,
   storedAttachments,
   titleFromMessage,
   totalCostUpdate,
@@ -99,5 +102,25 @@ describe('cost', () => {
     expect(totalCostUpdate({ totalCostUsd: 0.5 }, 0.5)).toBeUndefined();
     expect(totalCostUpdate({ totalCostUsd: 0.5 }, 0.75)).toEqual({ totalCostUsd: 0.75 });
     expect(totalCostUpdate({}, 0)).toEqual({ totalCostUsd: 0 });
+  });
+});
+
+describe('bookmarks, notes and retention', () => {
+  it('removes a bookmark or an empty note instead of storing false or blanks', () => {
+    expect(bookmarkUpdate(true)).toEqual({ bookmarked: true });
+    expect(bookmarkUpdate(false)).toEqual({ bookmarked: undefined });
+    expect(noteUpdate('  check the units \n')).toEqual({ note: 'check the units' });
+    expect(noteUpdate('  \n ')).toEqual({ note: undefined });
+  });
+
+  it('says how many conversations retention removed, names the first few, and names the setting', () => {
+    const removed = ['Cache design', 'Larches', '', 'Four', 'Five', 'Six', 'Seven'].map((title) => ({ metadata: { title } }));
+    expect(retentionNotice(removed.slice(0, 1), 1)).toBe(
+      'Arbor removed 1 conversation nobody changed in 1 day: "Cache design". Bookmarked conversations are always kept; the setting is arbor.retention.days.',
+    );
+    expect(retentionNotice(removed, 30)).toBe(
+      'Arbor removed 7 conversations nobody changed in 30 days: "Cache design", "Larches", "New conversation", "Four", "Five" and 2 more. ' +
+        'Bookmarked conversations are always kept; the setting is arbor.retention.days.',
+    );
   });
 });

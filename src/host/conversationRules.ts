@@ -123,3 +123,28 @@ export function conversationCost(metadata: Readonly<Record<string, unknown>>): n
 export function totalCostUpdate(metadata: Readonly<Record<string, unknown>>, total: number): Pick<ConversationMetadata, 'totalCostUsd'> | undefined {
   return conversationCost(metadata) === total ? undefined : { totalCostUsd: total };
 }
+
+/** The node metadata change that bookmarks a message, or removes its bookmark (the key goes, rather than stay `false`). */
+export function bookmarkUpdate(bookmarked: boolean): Pick<NodeMetadata, 'bookmarked'> {
+  return { bookmarked: bookmarked ? true : undefined };
+}
+
+/** The node metadata change that sets a message's note; an empty or blank note removes it. */
+export function noteUpdate(note: string): Pick<NodeMetadata, 'note'> {
+  const trimmed = note.trim();
+  return { note: trimmed ? trimmed : undefined };
+}
+
+/**
+ * What the notification says after retention deleted conversations: how many, which (the first
+ * few by title), and why, naming the setting so a surprised reader can find it.
+ */
+export function retentionNotice(removed: readonly { metadata: Readonly<Record<string, unknown>> }[], days: number, shown = 5): string {
+  const titles = removed.slice(0, shown).map((s) => `"${firstLine(conversationTitle(s.metadata), 40)}"`);
+  const more = removed.length > shown ? ` and ${removed.length - shown} more` : '';
+  const count = removed.length === 1 ? '1 conversation' : `${removed.length} conversations`;
+  return (
+    `Arbor removed ${count} nobody changed in ${days} day${days === 1 ? '' : 's'}: ${titles.join(', ')}${more}. ` +
+    'Bookmarked conversations are always kept; the setting is arbor.retention.days.'
+  );
+}

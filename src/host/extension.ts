@@ -7,6 +7,7 @@ import { ContextKeys } from './constants';
 import { Indexing } from './indexing';
 import { registerPromptDiagnostics } from './promptDiagnostics';
 import { registerPromptVersions } from './promptVersions';
+import { runRetentionAtStart } from './retention';
 import { Services } from './services';
 import { registerStatusBar } from './statusBar';
 import { registerTreeView } from './treeView';
@@ -43,6 +44,7 @@ export function activate(context: vscode.ExtensionContext): void {
   context.subscriptions.push(services.onDidChangeTrust(setRestricted));
   if (!services.trusted) services.logger.info('Restricted Mode: chat works; workspace prompts and indexing are off until the workspace is trusted.');
   indexing.start();
+  runRetentionAtStart({ services, panels });
   clock.activated();
 }
 

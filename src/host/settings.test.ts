@@ -78,4 +78,14 @@ describe('parseSettings', () => {
     expect(warnings.some((w) => w.startsWith('arbor.systemPrompt must be'))).toBe(true);
     expect(warnings.some((w) => w.startsWith('arbor.requestOptions must be an object'))).toBe(true);
   });
+
+  it('reads arbor.retention.days: 0 by default, a whole number of days, and refuses anything else with a warning', () => {
+    expect(parseSettings(from({})).settings.retentionDays).toBe(0);
+    expect(parseSettings(from({ 'retention.days': 30 })).settings.retentionDays).toBe(30);
+    for (const bad of [-1, 2.5, '30']) {
+      const { settings, warnings } = parseSettings(from({ 'retention.days': bad }));
+      expect(settings.retentionDays).toBe(0);
+      expect(warnings.join('\n')).toContain('arbor.retention.days must be a whole number of days');
+    }
+  });
 });

@@ -37,6 +37,8 @@ export interface ArborSettings {
   systemPrompt: string;
   /** Provider-specific request fields passed through as they are (`arbor.requestOptions`). */
   requestOptions: Record<string, unknown>;
+  /** Conversations nobody changed for this many days are deleted at start, bookmarked ones never; 0 keeps everything. */
+  retentionDays: number;
 }
 
 /** The system prompt new chats use when `arbor.systemPrompt` is not set: `prompts/system/default.*`, when there is one. */
@@ -84,6 +86,14 @@ function asCap(value: unknown, fallback: number, key: string, unit: string, warn
   if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return Math.floor(value);
   warnings.push(`arbor.${key} must be a number of ${unit}, 0 for no cap; using ${fallback}.`);
   return fallback;
+}
+
+/** Days to keep untouched conversations: a whole number ≥ 0, 0 (the default) keeping them all; anything else keeps them all, with a warning. */
+function asRetentionDays(value: unknown, warnings: string[]): number {
+  if (value === undefined || value === null) return 0;
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 0) return value;
+  warnings.push('arbor.retention.days must be a whole number of days, 0 to keep every conversation; keeping every conversation.');
+  return 0;
 }
 
 function asStrings(value: unknown, key: string, warnings: string[]): string[] {
@@ -165,6 +175,7 @@ export function parseSettings(get: (key: string) => unknown): ParsedSettings {
       maxAnswerSeconds: asCap(get('limits.maxAnswerSeconds'), DEFAULT_MAX_ANSWER_SECONDS, 'limits.maxAnswerSeconds', 'seconds', warnings),
       systemPrompt: asSystemPrompt(get('systemPrompt'), warnings),
       requestOptions: asRequestOptions(get('requestOptions'), warnings),
+      retentionDays: asRetentionDays(get('retention.days'), warnings),
     },
     warnings,
   };

@@ -133,3 +133,26 @@ describe('sibling labels', () => {
     expect(long.label.length).toBeLessThanOrEqual('You: '.length + 32);
   });
 });
+
+describe('bookmarks and notes in the tree', () => {
+  it('marks a run by what its messages carry: bookmarks and notes in the description and tooltip, and its first message for its commands', () => {
+    const nodes = [
+      root,
+      node('0', 'user', 'Which conifer loses its needles?', { metadata: { note: 'for the talk\nsecond line' } }),
+      node('0.0', 'assistant', 'The larch.', { metadata: { bookmarked: true } }),
+      node('0.0.0', 'user', 'And in winter?', { metadata: { bookmarked: true, note: 'check' } }),
+    ];
+    const [run] = buildRuns('c', nodes, '0.0.0');
+    expect(run).toMatchObject({ bookmarks: 2, firstBookmarked: false, firstNote: 'for the talk\nsecond line' });
+    expect(run.description).toBe('3 messages · 2 bookmarks · 2 notes · ● current');
+    expect(run.tooltip).toBe(
+      'You: Which conifer loses its needles?\n    Note: for the talk\nAssistant: The larch.  (bookmarked)\nYou: And in winter?  (bookmarked)  ← current\n    Note: check',
+    );
+    const [single] = buildRuns('c', [root, node('0', 'user', 'Q', { metadata: { bookmarked: true, note: 'a note on Q' } })], '');
+    expect(single).toMatchObject({ bookmarks: 1, firstBookmarked: true, firstNote: 'a note on Q' });
+    expect(single.description).toBe('bookmarked · note: a note on Q');
+    const [plain] = buildRuns('c', [root, node('0', 'user', 'Q', { metadata: { note: '  ' } })], '');
+    expect(plain).toMatchObject({ bookmarks: 0, firstBookmarked: false, description: '' });
+    expect(plain.firstNote).toBeUndefined();
+  });
+});

@@ -3,7 +3,7 @@
  * one "run" item, whose children are the runs that start where it forks. Pure, so the shaping is
  * unit tested without VS Code; `treeView.ts` turns these entries into `TreeItem`s.
  */
-import { ConversationTree, readNodeMetadata } from '../core/index';
+import { ConversationTree, nodeMetadata, readNodeMetadata } from '../core/index';
 import type { ConversationNode, ConversationSummary, Role } from '../core/index';
 import { firstLine, formatCost, messageCount, relativeTime, roleName } from './labels';
 import { conversationCost, conversationTitle, messageDisplayText, nodeCost } from './conversationRules';
@@ -27,6 +27,12 @@ export interface RunEntry {
   isCurrent: boolean;
   /** The current node is in this run or below it, so the item opens expanded. */
   onCurrentPath: boolean;
+  /** How many messages of the run are bookmarked. */
+  bookmarks: number;
+  /** The first message (the one the item's commands act on) is bookmarked. */
+  firstBookmarked: boolean;
+  /** The note on the first message, if any. */
+  firstNote?: string;
   /** The runs that start where this one forks (empty at a leaf). */
   children: RunEntry[];
 }
@@ -73,18 +79,27 @@ function buildRun(conversationId: string, start: ConversationNode, tree: Convers
   const branchName = run.find((n) => n.branchName)?.branchName;
   const head = `${roleName(start.message.role)}: ${firstLine(messageDisplayText(start)) || '(empty)'}`;
   const cost = run.reduce((sum, n) => sum + nodeCost(n), 0);
+  const marks = run.map((n) => nodeMetadata(n.metadata));
+  const bookmarks = marks.filter((m) => m.bookmarked === true).length;
+  const notes = marks.map((m) => m.note?.trim()).filter((note): note is string => !!note);
   const description = [
     run.length > 1 ? messageCount(run.length) : '',
     branchName ?? '',
+    bookmarks === 0 ? '' : run.length === 1 ? 'bookmarked' : bookmarks === 1 ? '1 bookmark' : `${bookmarks} bookmarks`,
+    notes.length === 0 ? '' : notes.length === 1 ? `note: ${firstLine(notes[0], 40)}` : `${notes.length} notes`,
     formatCost(cost),
     isCurrent ? '● current' : '',
   ].filter(Boolean).join(' · ');
+  const shown = 6;
   const full = messageDisplayText(start).trim();
-  const tooltip = [
-    `${roleName(start.message.role)}: ${full.length > TOOLTIP_TEXT ? `${full.slice(0, TOOLTIP_TEXT - 1)}…` : full}${start.nodeId === currentNodeId ? '  ← current' : ''}`,
-    ...run.slice(1, 6).map((n) => `${roleName(n.message.role)}: ${firstLine(messageDisplayText(n), 100)}${n.nodeId === currentNodeId ? '  ← current' : ''}`),
-    ...(run.length > 6 ? [`… ${run.length - 6} more`] : []),
-  ].join('\n');
+  const tooltip = run
+    .slice(0, shown)
+    .flatMap((n, i) => [
+      `${roleName(n.message.role)}: ${i === 0 ? (full.length > TOOLTIP_TEXT ? `${full.slice(0, TOOLTIP_TEXT - 1)}…` : full) : firstLine(messageDisplayText(n), 100)}${marks[i].bookmarked ? '  (bookmarked)' : ''}${n.nodeId === currentNodeId ? '  ← current' : ''}`,
+      ...(marks[i].note?.trim() ? [`    Note: ${firstLine(marks[i].note as string, 100)}`] : []),
+    ])
+    .concat(run.length > shown ? [`… ${run.length - shown} more`] : [])
+    .join('\n');
   return {
     kind: 'run',
     conversationId,
@@ -98,6 +113,9 @@ function buildRun(conversationId: string, start: ConversationNode, tree: Convers
     branchName,
     isCurrent,
     onCurrentPath: onCurrentPath.has(start.nodeId),
+    bookmarks,
+    firstBookmarked: marks[0].bookmarked === true,
+    ...(marks[0].note?.trim() ? { firstNote: marks[0].note.trim() } : {}),
     children: [],
   };
 }

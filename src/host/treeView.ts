@@ -86,8 +86,12 @@ export class ConversationsTreeProvider extends Disposable implements vscode.Tree
     item.id = `node:${entry.conversationId}:${entry.firstNodeId}`;
     item.description = entry.description;
     item.tooltip = entry.tooltip;
-    item.iconPath = new vscode.ThemeIcon(roleIcon(entry.role), entry.isCurrent ? new vscode.ThemeColor('charts.green') : undefined);
-    item.contextValue = entry.isCurrent ? TreeItemContext.currentNode : TreeItemContext.node;
+    // A bookmark shows as the item's icon, so bookmarked messages stand out in a long tree.
+    item.iconPath = new vscode.ThemeIcon(entry.bookmarks > 0 ? 'bookmark' : roleIcon(entry.role), entry.isCurrent ? new vscode.ThemeColor('charts.green') : undefined);
+    item.contextValue =
+      (entry.isCurrent ? TreeItemContext.currentNode : TreeItemContext.node) +
+      (entry.firstBookmarked ? TreeItemContext.bookmarked : '') +
+      (entry.firstNote !== undefined ? TreeItemContext.noted : '');
     item.command = { command: Commands.openConversation, title: 'Open', arguments: [entry] };
     return item;
   }
@@ -202,6 +206,8 @@ export function registerTreeView(context: vscode.ExtensionContext, deps: { servi
   const view = vscode.window.createTreeView(Views.conversations, {
     treeDataProvider: provider,
     showCollapseAll: true,
+    // Several conversations can be selected and deleted at once.
+    canSelectMany: true,
     dragAndDropController: new ImportOnDrop(),
   });
   // Relative times ("5 min ago") age; redraw the list now and then while it is visible.

@@ -74,6 +74,10 @@ export interface MessageView {
   readonly unanswered?: { readonly error?: ErrorView };
   /** Answer: the library system prompt it was made with, and that file's version (its git blob id). */
   readonly systemPrompt?: { readonly name: string; readonly path: string; readonly version: string };
+  /** The reader bookmarked this message ("Arbor: Go to Bookmark" lists it). */
+  readonly bookmarked?: boolean;
+  /** The reader's note on this message: shown here and in the tree, never sent to a model. */
+  readonly note?: string;
   /** What a message made from a prompt template was sent with (see `PromptMessageInfo`). */
   readonly prompt?: PromptMessageInfo;
 }
@@ -250,6 +254,12 @@ export interface FindFilesResponse {
   readonly error?: ErrorView;
 }
 
+/** Host: scroll to this message of the path and highlight it (Go to Bookmark, a search result). */
+export interface RevealMessage {
+  readonly type: 'reveal';
+  readonly nodeId: string;
+}
+
 /** Host: the one answer to a request that has a `requestId` and no stream (one per such request). */
 export type ResponseMessage = FindFilesResponse;
 /** Host: an error not tied to a stream (e.g. no model server reachable), with its fix. */
@@ -269,7 +279,8 @@ export type ToWebview =
   | ChatOptionsMessage
   | AttachMessage
   | ResponseMessage
-  | NoticeMessage;
+  | NoticeMessage
+  | RevealMessage;
 
 // ---- webview → host ----
 
@@ -382,6 +393,18 @@ export interface OpenPromptDiffMessage {
   readonly type: 'openPromptDiff';
   readonly nodeId: string;
 }
+/** Webview: bookmark a message, or remove its bookmark. */
+export interface SetBookmarkMessage {
+  readonly type: 'setBookmark';
+  readonly nodeId: string;
+  readonly bookmarked: boolean;
+}
+/** Webview: set the note on a message (an empty note removes it). */
+export interface SetNoteMessage {
+  readonly type: 'setNote';
+  readonly nodeId: string;
+  readonly note: string;
+}
 /** Webview: the reader reached the top of the window; send older messages of the path (a new `state`). */
 export interface LoadEarlierMessage {
   readonly type: 'loadEarlier';
@@ -407,7 +430,9 @@ export type FromWebview =
   | FindFilesMessage
   | AttachSelectionMessage
   | LoadEarlierMessage
-  | OpenPromptDiffMessage;
+  | OpenPromptDiffMessage
+  | SetBookmarkMessage
+  | SetNoteMessage;
 
 // ---- requests and their answers ----
 

@@ -5,20 +5,10 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ChatPage } from './harness/chat';
 import { REPO_ROOT, installVsix, prepareSandbox, startCodeServer, writeUserSettings, type RunningCodeServer, type Sandbox } from './harness/codeServer';
-import { EXTENSION_ID, Workbench, launchBrowser } from './harness/workbench';
+import { waitForStoreDir } from './harness/store';
+import { Workbench, launchBrowser } from './harness/workbench';
 
 const FIXTURE = path.join(REPO_ROOT, 'test/fixtures/storeV1');
-
-/** The folder where this sandbox's VS Code keeps Arbor's store for the workspace, once Arbor made it. */
-async function findStoreDir(sandbox: Sandbox): Promise<string | undefined> {
-  const root = path.join(sandbox.dataDir, 'User', 'workspaceStorage');
-  if (!existsSync(root)) return undefined;
-  for (const entry of await readdir(root)) {
-    const dir = path.join(root, entry, EXTENSION_ID);
-    if (existsSync(path.join(dir, 'arbor.sqlite'))) return dir;
-  }
-  return undefined;
-}
 
 /**
  * A user upgrading Arbor: the workspace's store was written by the release before schema 2.0 (the
@@ -47,14 +37,7 @@ describe('opening a workspace whose store an older Arbor wrote', () => {
     server = await startCodeServer(sandbox);
     workbench = await Workbench.open(browser, server.url);
     await workbench.openArborView();
-    const deadline = Date.now() + 60_000;
-    let found = await findStoreDir(sandbox);
-    while (!found && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 250));
-      found = await findStoreDir(sandbox);
-    }
-    if (!found) throw new Error(`Arbor did not create its store under ${sandbox.dataDir}/User/workspaceStorage within 60 s`);
-    storeDir = found;
+    storeDir = await waitForStoreDir(sandbox);
     await workbench.page.close();
     // code-server keys workspace storage by the workspace URI, which holds its address: come back on the same port.
     const port = server.port;

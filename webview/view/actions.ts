@@ -23,6 +23,10 @@ export interface MessageActions {
   /** An error's button: the host runs its command (Set OpenAI API Key, Select Model, Open Settings). */
   runAction(command: ErrorActionCommand): void;
   openFile(path: string, startLine?: number, endLine?: number): void;
+  /** Bookmarks a message, or removes its bookmark. */
+  setBookmark(nodeId: string, bookmarked: boolean): void;
+  /** Sets the note on a message; an empty note removes it. */
+  setNote(nodeId: string, note: string): void;
   /** The provider's models, for the Regenerate picker. */
   models(): readonly string[];
   /** A request is streaming: branching actions wait. */

@@ -248,6 +248,28 @@ export class MessageList {
     return true;
   }
 
+  /**
+   * Scrolls a message of the path into the middle of the view and highlights it (Go to Bookmark, a
+   * search result). The reader is no longer at the end, so new content does not scroll it away.
+   */
+  reveal(nodeId: string): void {
+    const placeholder = this.entries.get(nodeId)?.element;
+    if (placeholder && this.pending.has(placeholder)) {
+      this.hydrate(placeholder);
+    }
+    const element = this.entries.get(nodeId)?.element;
+    if (!element) {
+      return;
+    }
+    this.pinned = false;
+    this.settleFrames = 0;
+    this.element.querySelectorAll('.message.revealed').forEach((other) => other.classList.remove('revealed'));
+    element.classList.add('revealed');
+    element.scrollIntoView({ block: 'center' });
+    // Messages above are sized by estimate until they render: settle once they have.
+    requestAnimationFrame(() => requestAnimationFrame(() => element.scrollIntoView({ block: 'center' })));
+  }
+
   /** Opens the inline editor on the last user message (Up in an empty composer); false when none. */
   editLastUserMessage(): boolean {
     const last = [...this.path].reverse().find((message) => message.role === 'user');

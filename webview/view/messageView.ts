@@ -1,7 +1,8 @@
 /**
  * One message of the path as an `<article>`: author, the `‹ 2/3 ›` sibling switcher, Edit or
- * Regenerate, the thinking text collapsed, the Markdown content, attachments and context chips,
- * and under an answer its model, tokens, cost and an interrupted or error badge with Retry.
+ * Regenerate, Bookmark and Note, the thinking text collapsed, the Markdown content, the reader's note,
+ * attachments and context chips, and under an answer its model, tokens, cost and an interrupted or
+ * error badge with Retry.
  */
 import type { Attachment, ContextChip, ErrorAction, ErrorView, MessageView } from '../../src/shared/protocol';
 import { h, icon, iconButton } from '../dom';
@@ -9,7 +10,7 @@ import { formatCost, formatRange, formatTokens } from '../format';
 import { decorateCodeBlocks } from '../render/codeBlocks';
 import type { MarkdownRenderer } from '../render/markdown';
 import type { MessageActions } from './actions';
-import { openInlineEditor } from './inlineEditor';
+import { EDIT_NOTE, openInlineEditor } from './inlineEditor';
 import { openPromptEditor, promptForEdit } from './promptEditor';
 import { promptChip, promptDetails } from './promptMessage';
 import { toggleModelMenu } from './modelMenu';
@@ -46,9 +47,9 @@ export function renderMessage(
   const article = h(
     'article',
     {
-      className: `message role-${message.role}`,
+      className: `message role-${message.role}${message.bookmarked ? ' bookmarked' : ''}`,
       testId: 'message',
-      dataset: { nodeId: message.nodeId, role: message.role },
+      dataset: { nodeId: message.nodeId, role: message.role, bookmarked: message.bookmarked ? 'true' : undefined },
       ariaLabel: `${role.label}${message.model ? ` (${message.model})` : ''}`,
     },
     messageHeader(
@@ -61,6 +62,7 @@ export function renderMessage(
     message.thinking ? thinkingBlock(message.thinking) : null,
     content,
     details,
+    message.note ? noteBlock(message, actions) : null,
     message.attachments.length > 0 ? attachmentChips(message.attachments, actions) : null,
     message.chips.length > 0 ? contextChips(message.chips, actions) : null,
     message.role === 'assistant' ? messageMeta(message) : null,
@@ -189,7 +191,63 @@ function messageActions(message: MessageView, content: HTMLElement, actions: Mes
     pick.setAttribute('aria-haspopup', 'menu');
     bar.append(regenerate, pick);
   }
+  bar.append(bookmarkButton(message, actions), noteButton(message, content, actions));
   return bar;
+}
+
+/** Bookmark or remove the bookmark; pressed while the message is bookmarked. Works while an answer streams. */
+function bookmarkButton(message: MessageView, actions: MessageActions): HTMLButtonElement {
+  const label = (on: boolean) => (on ? 'Remove the bookmark' : 'Bookmark this message ("Arbor: Go to Bookmark" lists it)');
+  let on = message.bookmarked === true;
+  const button = iconButton('bookmark', label(on), 'bookmark', () => {
+    on = !on;
+    // Shown at once; the host's next state confirms it.
+    button.classList.toggle('on', on);
+    button.setAttribute('aria-pressed', String(on));
+    button.title = label(on);
+    button.setAttribute('aria-label', label(on));
+    actions.setBookmark(message.nodeId, on);
+  });
+  button.classList.toggle('on', on);
+  button.setAttribute('aria-pressed', String(on));
+  return button;
+}
+
+/** Add a note, or edit the one there. */
+function noteButton(message: MessageView, content: HTMLElement, actions: MessageActions): HTMLButtonElement {
+  const button = iconButton('note', message.note ? 'Edit the note' : 'Add a note (shown here and in the sidebar, never sent to the model)', 'add-note', () => {
+    const shown = content.parentElement?.querySelector<HTMLElement>('[data-testid="note"]') ?? undefined;
+    openNoteEditor(shown ?? content, message, actions, shown !== undefined);
+  });
+  if (message.note) button.classList.add('on');
+  return button;
+}
+
+function openNoteEditor(anchor: HTMLElement, message: MessageView, actions: MessageActions, replace: boolean): void {
+  openInlineEditor(anchor, message.note ?? '', (note) => actions.setNote(message.nodeId, note), EDIT_NOTE, replace);
+}
+
+/** The reader's note under the message; clicking it edits it. */
+function noteBlock(message: MessageView, actions: MessageActions): HTMLElement {
+  const block: HTMLElement = h(
+    'aside',
+    {
+      className: 'message-note',
+      testId: 'note',
+      title: 'Your note: never sent to the model. Click to edit it.',
+      attrs: { role: 'note', tabindex: '0', 'aria-label': 'Note (never sent to the model)' },
+      onClick: () => openNoteEditor(block, message, actions, true),
+    },
+    icon('note'),
+    h('span', { className: 'message-note-text', testId: 'note-text', text: message.note ?? '' }),
+  );
+  block.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter') {
+      event.preventDefault();
+      openNoteEditor(block, message, actions, true);
+    }
+  });
+  return block;
 }
 
 function thinkingBlock(thinking: string): HTMLElement {

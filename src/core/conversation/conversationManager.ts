@@ -29,6 +29,21 @@ import type { ConversationNode, ConversationState, LLMMessage, LLMResponse, LLMS
 
 const clone = <T>(value: T): T => structuredClone(value);
 
+/**
+ * `base` with `updates` applied: one key and its value, or a record to merge; a key set to
+ * `undefined` is removed. Values are copied, so the caller's objects stay its own.
+ */
+function mergedMetadata(base: Record<string, unknown>, keyOrValues: string | Record<string, unknown>, value: unknown): Record<string, unknown> {
+  const updates = typeof keyOrValues === 'string' ? { [keyOrValues]: value } : keyOrValues;
+  requireRecord(updates, typeof keyOrValues === 'string' ? `metadata.${keyOrValues}` : 'metadata');
+  const next = { ...base };
+  for (const [key, v] of Object.entries(updates)) {
+    if (v === undefined) delete next[key];
+    else next[key] = clone(v);
+  }
+  return next;
+}
+
 /** Checks `addMessage`'s input before anything is rendered or stored. */
 function checkAddMessage(input: AddMessageOptions): void {
   if (typeof input !== 'object' || input === null) throw new InvalidArgumentError('addMessage needs an options object ({ role, content }).');
@@ -213,16 +228,27 @@ export class ConversationManager extends ConversationReader {
   /** Sets one metadata key (`undefined` removes it) or merges a record into the conversation's metadata. */
   setMetadata(keyOrValues: string | Record<string, unknown>, value?: unknown): Promise<void> {
     return this.queue.run(async () => {
-      const updates = typeof keyOrValues === 'string' ? { [keyOrValues]: value } : keyOrValues;
-      requireRecord(updates, typeof keyOrValues === 'string' ? `metadata.${keyOrValues}` : 'metadata');
-      const next = { ...this.metadata };
-      for (const [key, v] of Object.entries(updates)) {
-        if (v === undefined) delete next[key];
-        else next[key] = clone(v);
-      }
+      const next = mergedMetadata(this.metadata, keyOrValues, value);
       await this.persist({ metadata: next });
       this.metadata = next;
       this.notify('metadataChanged', []);
+    });
+  }
+
+  /**
+   * Sets one key of a node's metadata (`undefined` removes it) or merges a record into it: how a
+   * message is bookmarked or given a note. Requests carry messages, not node metadata, so nothing
+   * set here is ever sent to a model.
+   */
+  setNodeMetadata(nodeId: string, keyOrValues: string | Record<string, unknown>, value?: unknown): Promise<void> {
+    return this.queue.run(async () => {
+      const node = this.requireNode(nodeId);
+      const metadata = mergedMetadata(node.metadata, keyOrValues, value);
+      if (JSON.stringify(metadata) === JSON.stringify(node.metadata)) return;
+      const updated = { ...node, metadata };
+      await this.persist({ updateNodes: [updated] });
+      this.tree.replace(updated);
+      this.notify('nodeUpdated', [updated.nodeId]);
     });
   }
 

@@ -16,6 +16,14 @@ function fence(text: string, lang = ''): string {
   return `${ticks}${lang}\n${text}\n${ticks}`;
 }
 
+/** Text as a Markdown block quote, every line of it. */
+function quote(text: string): string {
+  return text
+    .split(/\r?\n/)
+    .map((line) => (line ? `> ${line}` : '>'))
+    .join('\n');
+}
+
 function renderNode(node: ConversationNode, tree: ConversationTree): string {
   const m = node.message;
   const facts = [`node \`${node.nodeId === ROOT_NODE_ID ? '(root)' : tree.dotPath(node.nodeId)}\``];
@@ -24,6 +32,7 @@ function renderNode(node: ConversationNode, tree: ConversationTree): string {
   if (metadata.costUsd !== undefined && metadata.costUsd > 0) facts.push(`$${metadata.costUsd.toFixed(6)}`);
   if (node.promptName) facts.push(`prompt \`${node.promptName}\``);
   if (metadata.interrupted === true) facts.push('interrupted');
+  if (metadata.bookmarked === true) facts.push('bookmarked');
   const title = `${ROLE_TITLES[m.role] ?? m.role}${m.name ? ` (${m.name})` : ''}`;
   const parts = [`### ${title}\n\n_${facts.join(' · ')}_`];
   if (m.thinking) parts.push(`<details><summary>Thinking</summary>\n\n${m.thinking}\n\n</details>`);
@@ -32,6 +41,7 @@ function renderNode(node: ConversationNode, tree: ConversationTree): string {
     parts.push(`Tool call \`${call.function.name}\` (\`${call.id}\`):\n\n${fence(call.function.arguments, 'json')}`);
   }
   if (metadata.error !== undefined) parts.push(`> Error: ${metadata.error}`);
+  if (metadata.note?.trim()) parts.push(quote(`**Note:** ${metadata.note.trim()}`));
   return parts.join('\n\n');
 }
 

@@ -63,13 +63,26 @@ function timeParam(value: string, name: string): number {
   return time;
 }
 
-type Filter = Omit<SearchOptions, 'limit' | 'offset' | 'sortBy' | 'sortOrder'> & { conversationIds?: string[] };
+type Filter = Omit<SearchOptions, 'limit' | 'offset' | 'sortBy' | 'sortOrder'>;
+
+const hasKeys = (record: Record<string, unknown> | undefined): record is Record<string, unknown> => record !== undefined && Object.keys(record).length > 0;
+
+/**
+ * The condition (on node alias `n`) that a node's metadata matches every key of `filter`. Each key's
+ * JSON name must appear in the text first, a test SQLite makes without calling into JavaScript, so only
+ * the few candidate rows are parsed.
+ */
+function nodeMetadataMatches(filter: Record<string, unknown>, params: SqlValue[]): string {
+  const keys = Object.keys(filter);
+  params.push(...keys.map((key) => JSON.stringify(key)), JSON.stringify(filter));
+  return `n.metadata IS NOT NULL AND ${keys.map(() => 'instr(n.metadata, ?) > 0').join(' AND ')} AND ${METADATA_MATCHES}(n.metadata, ?) = 1`;
+}
 
 /** Builds the WHERE clause (on table alias `c`) for a set of filters. */
 function buildWhere(filter: Filter): { sql: string; params: SqlValue[] } {
   const clauses: string[] = [];
   const params: SqlValue[] = [];
-  if (filter.filterMetadata && Object.keys(filter.filterMetadata).length > 0) {
+  if (hasKeys(filter.filterMetadata)) {
     clauses.push(`${METADATA_MATCHES}(c.metadata, ?) = 1`);
     params.push(JSON.stringify(filter.filterMetadata));
   }
@@ -81,9 +94,16 @@ function buildWhere(filter: Filter): { sql: string; params: SqlValue[] } {
     clauses.push(`${TIME_MS}(c.created_at) < ?`);
     params.push(timeParam(filter.createdBefore, 'createdBefore'));
   }
+  if (filter.updatedBefore !== undefined) {
+    clauses.push(`${TIME_MS}(c.updated_at) < ?`);
+    params.push(timeParam(filter.updatedBefore, 'updatedBefore'));
+  }
   if (filter.contentContains !== undefined && filter.contentContains !== '') {
     clauses.push(`EXISTS (SELECT 1 FROM nodes n WHERE n.conversation = c.key AND ${CONTAINS_FOLDED}(n.content, ?) = 1)`);
     params.push(filter.contentContains.toLowerCase());
+  }
+  if (hasKeys(filter.withoutNodeMetadata)) {
+    clauses.push(`NOT EXISTS (SELECT 1 FROM nodes n WHERE n.conversation = c.key AND ${nodeMetadataMatches(filter.withoutNodeMetadata, params)})`);
   }
   if (filter.conversationIds !== undefined) {
     // One JSON parameter, not one per id: SQLite allows some 32,000 variables, and a spread of
@@ -119,15 +139,18 @@ export function querySummaries(db: Database, options: SearchOptions): Conversati
   if (order !== 'asc' && order !== 'desc') {
     throw new InvalidArgumentError(`sortOrder must be "asc" or "desc"; got "${String(order)}".`);
   }
-  const where = buildWhere(options);
+  return selectSummaries(db, buildWhere(options), `ORDER BY ${column} ${order}, c.id ${order} LIMIT ? OFFSET ?`, [limit, offset]);
+}
+
+/** The summaries of the conversations a WHERE clause selects, with `tail` (order, limit) after it. */
+function selectSummaries(db: Database, where: { sql: string; params: SqlValue[] }, tail = '', tailParams: SqlValue[] = []): ConversationSummary[] {
   const rows = queryRows(
     db,
     `SELECT c.id, c.metadata, c.created_at, c.updated_at,
        (SELECT count(*) FROM nodes n WHERE n.conversation = c.key)
      FROM conversations c ${where.sql}
-     ORDER BY ${column} ${order}, c.id ${order}
-     LIMIT ? OFFSET ?`,
-    [...where.params, limit, offset],
+     ${tail}`,
+    [...where.params, ...tailParams],
   );
   return rows.map(([conversationId, metadata, createdAt, updatedAt, nodeCount]) => ({
     conversationId: String(conversationId),
@@ -144,21 +167,32 @@ export function countMatching(db: Database, filter: Filter): number {
   return Number(queryRows(db, `SELECT count(*) FROM conversations c ${where.sql}`, where.params)[0][0]);
 }
 
-/** Ids of the conversations matching bulk-delete filters; refuses a filter that sets nothing. */
-export function idsForDelete(db: Database, filters: DeleteFilters): string[] {
+/** The WHERE clause of bulk-delete filters; refuses filters that select nothing in particular. */
+function deleteWhere(filters: DeleteFilters): { sql: string; params: SqlValue[] } {
   const hasFilter =
-    (filters.filterMetadata !== undefined && Object.keys(filters.filterMetadata).length > 0) ||
+    hasKeys(filters.filterMetadata) ||
     filters.createdAfter !== undefined ||
     filters.createdBefore !== undefined ||
+    filters.updatedBefore !== undefined ||
     filters.conversationIds !== undefined;
   if (!hasFilter) {
     throw new InvalidArgumentError(
-      'deleteConversations needs at least one filter (filterMetadata, createdAfter, createdBefore or conversationIds); ' +
+      'deleteConversations needs at least one filter (filterMetadata, createdAfter, createdBefore, updatedBefore or conversationIds); ' +
         'an empty filter would delete every conversation. Use explicit filters to delete many.',
     );
   }
-  const where = buildWhere(filters);
+  return buildWhere(filters);
+}
+
+/** Ids of the conversations matching bulk-delete filters; refuses a filter that sets nothing. */
+export function idsForDelete(db: Database, filters: DeleteFilters): string[] {
+  const where = deleteWhere(filters);
   return queryRows(db, `SELECT c.id FROM conversations c ${where.sql}`, where.params).map((row) => String(row[0]));
+}
+
+/** Summaries of the conversations matching bulk-delete filters, oldest change first; refuses a filter that sets nothing. */
+export function summariesForDelete(db: Database, filters: DeleteFilters): ConversationSummary[] {
+  return selectSummaries(db, deleteWhere(filters), 'ORDER BY c.updated_at, c.id');
 }
 
 /** Messages whose content contains `query` (case-insensitive, the same test as `contentContains`). */
@@ -167,21 +201,38 @@ export function queryMessages(db: Database, query: string, limitOption: number |
   if (query === '') {
     return [];
   }
+  return selectMessages(db, `${CONTAINS_FOLDED}(n.content, ?) = 1`, [query.toLowerCase()], limit);
+}
+
+/** Messages whose node metadata matches every key of `filter` (JSON equality); an empty filter is refused. */
+export function messagesWithMetadata(db: Database, filter: Record<string, unknown>, limitOption: number | undefined): MessageMatch[] {
+  const limit = nonNegativeInteger(limitOption, 'limit', 200);
+  if (!hasKeys(filter)) {
+    throw new InvalidArgumentError('findMessages needs filterMetadata with at least one key, such as { bookmarked: true }.');
+  }
+  const params: SqlValue[] = [];
+  const condition = nodeMetadataMatches(filter, params);
+  return selectMessages(db, condition, params, limit);
+}
+
+/** The messages a condition on node alias `n` selects, most recently updated conversations first. */
+function selectMessages(db: Database, condition: string, params: SqlValue[], limit: number): MessageMatch[] {
   const rows = queryRows(
     db,
-    `SELECT c.id, c.metadata, n.seq, n.role, n.content, n.branch_name
+    `SELECT c.id, c.metadata, n.seq, n.role, n.content, n.branch_name, n.metadata
      FROM nodes n JOIN conversations c ON c.key = n.conversation
-     WHERE ${CONTAINS_FOLDED}(n.content, ?) = 1
+     WHERE ${condition}
      ORDER BY c.updated_at DESC, c.id, n.timestamp, n.seq
      LIMIT ?`,
-    [query.toLowerCase(), limit],
+    [...params, limit],
   );
-  return rows.map(([conversationId, metadata, seq, role, content, branchName]) => ({
+  return rows.map(([conversationId, metadata, seq, role, content, branchName, nodeMetadata]) => ({
     conversationId: String(conversationId),
     conversationMetadata: JSON.parse(String(metadata)),
     nodeId: formatNodeId(Number(seq)),
     role: role as MessageMatch['role'],
     content: String(content),
     ...(branchName === null ? {} : { branchName: String(branchName) }),
+    metadata: nodeMetadata === null ? {} : JSON.parse(String(nodeMetadata)),
   }));
 }

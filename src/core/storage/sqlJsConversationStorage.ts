@@ -5,7 +5,7 @@ import { ConversationNotFoundError, InvalidArgumentError, NodeNotFoundError, Sto
 import { Emitter, type ArborEvent } from '../emitter';
 import type { Logger } from '../files';
 import { SerialQueue } from '../serialQueue';
-import { countMatching, idsForDelete, queryMessages, querySummaries, registerQueryFunctions } from './conversationQueries';
+import { countMatching, idsForDelete, messagesWithMetadata, queryMessages, querySummaries, registerQueryFunctions, summariesForDelete } from './conversationQueries';
 import { conversationExists, conversationRow, loadState, nodeExists, queryRows, seqOf, subtreeIds, type ConversationRow } from './conversationTables';
 import { loadSqlJs, type SqlJsWasmOptions } from './databaseFile';
 import type { JournalEntry, StoredChange } from './journal';
@@ -189,10 +189,21 @@ export class SqlJsConversationStorage implements ConversationStorage {
     return this.read(() => queryMessages(this.store.db, requireString(query, 'query', { allowEmpty: true }), options?.limit));
   }
 
+  findMessages(options: { filterMetadata: Record<string, unknown>; limit?: number }): Promise<MessageMatch[]> {
+    return this.read(() => messagesWithMetadata(this.store.db, requireRecord(options?.filterMetadata, 'filterMetadata'), options.limit));
+  }
+
   deleteConversations(filters: DeleteFilters): Promise<number> {
     return this.mutate(() => {
       const ids = idsForDelete(this.store.db, filters ?? {});
       return ids.length ? { entry: { op: 'delete', conversationIds: ids }, result: ids.length } : { entry: null, result: 0 };
+    });
+  }
+
+  removeConversations(filters: DeleteFilters): Promise<ConversationSummary[]> {
+    return this.mutate(() => {
+      const removed = summariesForDelete(this.store.db, filters ?? {});
+      return removed.length ? { entry: { op: 'delete', conversationIds: removed.map((s) => s.conversationId) }, result: removed } : { entry: null, result: [] };
     });
   }
 

@@ -28,6 +28,15 @@ export interface SearchOptions extends ListOptions {
   createdAfter?: string;
   /** ISO time; conversations created before it. */
   createdBefore?: string;
+  /** ISO time; conversations last changed before it. */
+  updatedBefore?: string;
+  /**
+   * Leaves out every conversation that has a message whose metadata matches all of these keys
+   * (JSON equality), e.g. `{ bookmarked: true }` to leave out conversations with a bookmark.
+   */
+  withoutNodeMetadata?: Record<string, unknown>;
+  /** Only these conversations. */
+  conversationIds?: string[];
 }
 
 /** One message that matched a content search, with enough of its conversation to list it. */
@@ -38,15 +47,15 @@ export interface MessageMatch {
   role: ConversationNode['message']['role'];
   content: string;
   branchName?: string;
+  /** The message's node metadata (bookmark, note, model…). */
+  metadata: Record<string, unknown>;
 }
 
-/** Filters for bulk delete; at least one must be set. */
-export interface DeleteFilters {
-  filterMetadata?: Record<string, unknown>;
-  createdAfter?: string;
-  createdBefore?: string;
-  conversationIds?: string[];
-}
+/**
+ * Filters for bulk delete; at least one of `filterMetadata`, `createdAfter`, `createdBefore`,
+ * `updatedBefore` and `conversationIds` must be set (`withoutNodeMetadata` only narrows them).
+ */
+export type DeleteFilters = Pick<SearchOptions, 'filterMetadata' | 'createdAfter' | 'createdBefore' | 'updatedBefore' | 'withoutNodeMetadata' | 'conversationIds'>;
 
 /** A node to add: the store gives it its id and sibling position. */
 export type NewNode = Omit<ConversationNode, 'nodeId' | 'position'>;
@@ -96,8 +105,20 @@ export interface ConversationStorage {
    * most recently updated conversations first, at most `limit` (default 200). Reads only the matches.
    */
   searchMessages(query: string, options?: { limit?: number }): Promise<MessageMatch[]>;
+  /**
+   * The messages (of every conversation and branch) whose metadata matches every key of
+   * `filterMetadata` (JSON equality), e.g. `{ bookmarked: true }`: most recently updated
+   * conversations first, at most `limit` (default 200). Reads only the matches.
+   */
+  findMessages(options: { filterMetadata: Record<string, unknown>; limit?: number }): Promise<MessageMatch[]>;
   /** Deletes every conversation matching all filters; refuses an empty filter. Returns how many. */
   deleteConversations(filters: DeleteFilters): Promise<number>;
+  /**
+   * Deletes like `deleteConversations` and returns the conversations this call deleted, as they were
+   * listed just before, so a caller can say which. The filters are checked under the store's write
+   * lock: when two processes remove at once, each conversation is returned by the one that deleted it.
+   */
+  removeConversations(filters: DeleteFilters): Promise<ConversationSummary[]>;
   /** Merges `metadata` into the stored metadata (a key set to `undefined` is removed). */
   updateMetadata(conversationId: string, metadata: Record<string, unknown>): Promise<void>;
   /**
