@@ -2,6 +2,7 @@ import { Ollama, type ChatRequest, type ChatResponse, type Message, type Tool } 
 import type { LLMMessage, LLMResponse, LLMStreamChunk, ToolCall, Usage } from '../types';
 import { AnswerBudget, DEFAULT_MAX_ANSWER_CHARS, DEFAULT_MAX_ANSWER_MS } from './answerLimits';
 import { CallGuard } from './callGuard';
+import { contextLengthOverride, ollamaContextLength, OllamaShowCache, type ContextLength, type ContextLengthOverrides } from './contextLength';
 import { modelKey } from './modelNames';
 import { toOllamaProviderError } from './ollamaErrors';
 import { ollamaFetch, type OllamaResponseInfo } from './ollamaFetch';
@@ -23,8 +24,13 @@ export interface OllamaProviderOptions {
   maxAnswerMs?: number;
   /** Default for `think` when a call does not set it. */
   think?: CompletionOptions['think'];
-  /** Context length to ask for (`num_ctx`); Ollama's own default is small. */
+  /**
+   * Context length to ask for (`num_ctx`, as `arbor.ollama.numCtx`); 0 or unset: the model's own `num_ctx`,
+   * else `OLLAMA_DEFAULT_NUM_CTX`. Always capped at the model's trained length; see `contextLength()`.
+   */
   numCtx?: number;
+  /** Per-model context lengths (`arbor.contextLength`), sent as that model's `num_ctx` in place of `numCtx`. */
+  contextLengths?: ContextLengthOverrides;
   /** How long Ollama keeps the model loaded after a call (`keep_alive`, e.g. "10m"). */
   keepAlive?: string | number;
   /** Model for `embed` (default: `model`). */
@@ -48,6 +54,7 @@ export class OllamaProvider implements LLMProvider {
   readonly model: string;
   readonly host: string;
   private readonly secrets: string[];
+  private readonly shown = new OllamaShowCache();
 
   constructor(private readonly options: OllamaProviderOptions) {
     this.model = options.model;
@@ -61,7 +68,8 @@ export class OllamaProvider implements LLMProvider {
     const info: OllamaResponseInfo = {};
     const ctx = this.context(model, guard);
     try {
-      const res = await this.client(guard, info).chat({ ...this.request(messages, options, model), stream: false });
+      const numCtx = await this.numCtx(model, guard);
+      const res = await this.client(guard, info).chat({ ...this.request(messages, options, model, numCtx), stream: false });
       const toolCalls = fromOllamaToolCalls(res.message?.tool_calls);
       const usage = toUsage(res);
       return {
@@ -94,7 +102,8 @@ export class OllamaProvider implements LLMProvider {
     let iterator: (AsyncIterable<ChatResponse> & { abort(): void }) | undefined;
     try {
       try {
-        iterator = await this.client(guard, info).chat({ ...this.request(messages, options, model), stream: true });
+        const numCtx = await this.numCtx(model, guard);
+        iterator = await this.client(guard, info).chat({ ...this.request(messages, options, model, numCtx), stream: true });
       } catch (err) {
         throw toOllamaProviderError(err, ctx, info);
       }
@@ -169,26 +178,58 @@ export class OllamaProvider implements LLMProvider {
     }
   }
 
+  /**
+   * The context length Arbor uses for `model` (default: this provider's), which is exactly the `num_ctx`
+   * every chat request for it carries: see `ollamaContextLength` for the rule. Reads the model's
+   * `/api/show` once and caches it; when that fails (Ollama down, model not pulled) the answer is built
+   * without it and the next call asks again.
+   */
+  async contextLength(model: string = this.model, signal?: AbortSignal): Promise<ContextLength> {
+    const guard = new CallGuard(signal, this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    try {
+      return await this.resolveContext(model, guard);
+    } finally {
+      guard.dispose();
+    }
+  }
+
+  private async numCtx(model: string, guard: CallGuard): Promise<number> {
+    return (await this.resolveContext(model, guard)).tokens;
+  }
+
+  private async resolveContext(model: string, guard: CallGuard): Promise<ContextLength> {
+    const requested = contextLengthOverride(model, this.options.contextLengths) ?? this.options.numCtx;
+    try {
+      // Its own response info: a 404 here must not colour the error of the chat request that follows.
+      const shown = await this.shown.get(model, () => this.client(guard, {}).show({ model }));
+      return ollamaContextLength(shown, requested);
+    } catch (err) {
+      if (guard.stopped) throw err;
+      return ollamaContextLength(undefined, requested);
+    }
+  }
+
   // A client per call is cheap (no connection of its own) and lets each call carry its own signal.
   private client(guard: CallGuard, info: OllamaResponseInfo): Ollama {
     return new Ollama({ host: this.host, fetch: ollamaFetch(guard, info), headers: this.options.headers });
   }
 
-  private request(messages: LLMMessage[], options: CompletionOptions, model: string): Omit<ChatRequest, 'stream'> {
+  private request(messages: LLMMessage[], options: CompletionOptions, model: string, numCtx: number): Omit<ChatRequest, 'stream'> {
     const modelOptions: Record<string, unknown> = {};
     if (options.temperature !== undefined) modelOptions.temperature = options.temperature;
     if (options.maxTokens !== undefined) modelOptions.num_predict = options.maxTokens;
     if (options.topP !== undefined) modelOptions.top_p = options.topP;
     if (options.stop?.length) modelOptions.stop = options.stop;
     if (options.seed !== undefined) modelOptions.seed = options.seed;
-    if (this.options.numCtx !== undefined) modelOptions.num_ctx = this.options.numCtx;
+    // Always: without it Ollama runs its own default and silently drops the front of a longer prompt.
+    modelOptions.num_ctx = numCtx;
     const think = options.think ?? this.options.think;
     return {
       model,
       messages: toOllamaMessages(messages, this.options.sendThinking) as Message[],
       ...(options.tools?.length ? { tools: options.tools as unknown as Tool[] } : {}),
       ...(think !== undefined ? { think } : {}),
-      ...(Object.keys(modelOptions).length ? { options: modelOptions } : {}),
+      options: modelOptions,
       ...(this.options.keepAlive !== undefined ? { keep_alive: this.options.keepAlive } : {}),
     };
   }

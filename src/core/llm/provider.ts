@@ -1,4 +1,5 @@
 import type { LLMMessage, LLMResponse, LLMStreamChunk, ToolDefinition } from '../types';
+import type { ContextLength } from './contextLength';
 
 /** Settings of one model call; anything left out falls back to the provider's configuration. */
 export interface CompletionOptions {
@@ -39,4 +40,9 @@ export interface LLMProvider {
   stream(messages: LLMMessage[], options?: CompletionOptions): AsyncIterable<LLMStreamChunk>;
   listModels(): Promise<ModelInfo[]>;
   embed(texts: string[]): Promise<number[][]>;
+  /**
+   * How many tokens one request to `model` (default: the provider's) may hold, and where that number came
+   * from; `undefined` when it is unknown (never 0). For Ollama it is the `num_ctx` the provider sends.
+   */
+  contextLength?(model?: string, signal?: AbortSignal): Promise<ContextLength | undefined>;
 }
