@@ -97,7 +97,7 @@ export const OPENAI_CONTEXT_LENGTHS: Readonly<Record<string, TableEntry>> = {
 export const OLLAMA_DEFAULT_NUM_CTX = 4096;
 
 /** The name a table or override is looked up by: lower case, without a `provider/` prefix or Ollama's `:latest`. */
-function lookupName(model: string): string {
+export function lookupName(model: string): string {
   const key = modelKey(model).toLowerCase();
   const slash = key.lastIndexOf('/');
   return slash >= 0 ? key.slice(slash + 1) : key;
