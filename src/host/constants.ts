@@ -58,6 +58,8 @@ export const Settings = {
   ragMaxFileBytes: 'rag.maxFileBytes',
   maxAnswerChars: 'limits.maxAnswerChars',
   maxAnswerSeconds: 'limits.maxAnswerSeconds',
+  contextLength: 'contextLength',
+  ollamaNumCtx: 'ollama.numCtx',
 } as const;
 
 /** Context keys set with `setContext`, used in `when` clauses. */

@@ -33,6 +33,10 @@ export interface ArborSettings {
   maxAnswerChars: number;
   /** Most seconds for one answer before it is stopped and kept; 0: no cap. */
   maxAnswerSeconds: number;
+  /** `arbor.contextLength`: context length in tokens by model name, over the shipped table (and Ollama's `num_ctx`). */
+  contextLengths: Record<string, number>;
+  /** `arbor.ollama.numCtx`: the `num_ctx` sent to Ollama; 0: automatic (the model's own, else Ollama's default). */
+  ollamaNumCtx: number;
 }
 
 /** The model used when `arbor.model` is empty. */
@@ -77,6 +81,27 @@ function asCap(value: unknown, fallback: number, key: string, unit: string, warn
   if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return Math.floor(value);
   warnings.push(`arbor.${key} must be a number of ${unit}, 0 for no cap; using ${fallback}.`);
   return fallback;
+}
+
+function asContextLengths(value: unknown, warnings: string[]): Record<string, number> {
+  if (value === undefined || value === null) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    warnings.push('arbor.contextLength must be an object of model → tokens, e.g. {"qwen2.5-coder": 32768}; ignoring it.');
+    return {};
+  }
+  const out: Record<string, number> = {};
+  for (const [model, tokens] of Object.entries(value as Record<string, unknown>)) {
+    if (typeof tokens === 'number' && Number.isFinite(tokens) && tokens >= 1) out[model] = Math.floor(tokens);
+    else warnings.push(`arbor.contextLength["${model}"] must be a positive number of tokens; ignoring it.`);
+  }
+  return out;
+}
+
+function asNumCtx(value: unknown, warnings: string[]): number {
+  if (value === undefined || value === null) return 0;
+  if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return Math.floor(value);
+  warnings.push('arbor.ollama.numCtx must be a number of tokens, 0 for automatic; using automatic.');
+  return 0;
 }
 
 function asStrings(value: unknown, key: string, warnings: string[]): string[] {
@@ -141,6 +166,8 @@ export function parseSettings(get: (key: string) => unknown): ParsedSettings {
       ragMaxFileBytes,
       maxAnswerChars: asCap(get('limits.maxAnswerChars'), DEFAULT_MAX_ANSWER_CHARS, 'limits.maxAnswerChars', 'characters', warnings),
       maxAnswerSeconds: asCap(get('limits.maxAnswerSeconds'), DEFAULT_MAX_ANSWER_SECONDS, 'limits.maxAnswerSeconds', 'seconds', warnings),
+      contextLengths: asContextLengths(get('contextLength'), warnings),
+      ollamaNumCtx: asNumCtx(get('ollama.numCtx'), warnings),
     },
     warnings,
   };
