@@ -43,6 +43,8 @@ export interface OllamaProviderOptions {
 
 const DEFAULT_HOST = 'http://127.0.0.1:11434';
 const DEFAULT_TIMEOUT_MS = 300_000;
+// `/api/show` reads the model's files and loads nothing; a meter asking for the context length should not wait minutes.
+const SHOW_TIMEOUT_MS = 10_000;
 
 /**
  * A model served by Ollama's native API (`/api/chat`, `/api/tags`, `/api/embed`), built on the `ollama`
@@ -181,13 +183,16 @@ export class OllamaProvider implements LLMProvider {
   /**
    * The context length Arbor uses for `model` (default: this provider's), which is exactly the `num_ctx`
    * every chat request for it carries: see `ollamaContextLength` for the rule. Reads the model's
-   * `/api/show` once and caches it; when that fails (Ollama down, model not pulled) the answer is built
-   * without it and the next call asks again.
+   * `/api/show` once and caches it; when that fails or takes over 10 s (Ollama down, model not pulled) the
+   * answer is built without it and the next call asks again. Rejects only when `signal` aborts it.
    */
   async contextLength(model: string = this.model, signal?: AbortSignal): Promise<ContextLength> {
-    const guard = new CallGuard(signal, this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    const guard = new CallGuard(signal, Math.min(SHOW_TIMEOUT_MS, this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS));
     try {
       return await this.resolveContext(model, guard);
+    } catch (err) {
+      if (signal?.aborted) throw toOllamaProviderError(err, this.context(model, guard), {});
+      return ollamaContextLength(undefined, this.requestedNumCtx(model));
     } finally {
       guard.dispose();
     }
@@ -197,8 +202,12 @@ export class OllamaProvider implements LLMProvider {
     return (await this.resolveContext(model, guard)).tokens;
   }
 
+  private requestedNumCtx(model: string): number | undefined {
+    return contextLengthOverride(model, this.options.contextLengths) ?? this.options.numCtx;
+  }
+
   private async resolveContext(model: string, guard: CallGuard): Promise<ContextLength> {
-    const requested = contextLengthOverride(model, this.options.contextLengths) ?? this.options.numCtx;
+    const requested = this.requestedNumCtx(model);
     try {
       // Its own response info: a 404 here must not colour the error of the chat request that follows.
       const shown = await this.shown.get(model, () => this.client(guard, {}).show({ model }));

@@ -92,6 +92,16 @@ describe('Ollama num_ctx and context length', () => {
     expect(await providerFailure(p.complete([{ role: 'user', content: 'hi' }]))).toMatchObject({ kind: 'connection' });
   });
 
+  it('answers contextLength without /api/show when it does not answer in time, and rejects only on the caller\'s abort', async () => {
+    server.reset();
+    server.enqueue({ endpoint: 'show', hang: true }, { endpoint: 'show', hang: true });
+    expect(await provider('plain', { numCtx: 7_000, timeoutMs: 300 }).contextLength()).toEqual({ tokens: 7_000, source: 'setting' });
+    const controller = new AbortController();
+    const pending = provider('plain').contextLength('plain', controller.signal);
+    setTimeout(() => controller.abort(), 50);
+    expect(await providerFailure(pending)).toMatchObject({ kind: 'aborted' });
+  });
+
   it('fails as aborted when the call is aborted while /api/show is pending', async () => {
     server.reset();
     server.enqueue({ endpoint: 'show', hang: true });
