@@ -110,6 +110,11 @@ describe('calibrated estimates', () => {
     expect(c.revision).toBe(1);
     c.calibrate(1500, 1000);
     expect(c.ratio).toBe(1.25);
+    // A first report that matches the estimate still counts as a sample: the next one is averaged with it.
+    const steady = new EstimatingTokenCounter();
+    steady.calibrate(1000, 1000);
+    steady.calibrate(1000, 1500);
+    expect(steady.ratio).toBe(1.25);
     for (let i = 0; i < 10; i++) c.calibrate(c.countMessages(long), Math.round(c.countMessages(long) / c.ratio * 3.5));
     expect(c.ratio).toBe(CALIBRATION_MAX);
     const low = new EstimatingTokenCounter();

@@ -113,6 +113,7 @@ export class EstimatingTokenCounter implements TokenCounter {
   readonly method = 'estimate';
   private _ratio = 1;
   private _revision = 0;
+  private samples = 0;
 
   /** The factor applied to chars/4 (1 until calibrated). */
   get ratio(): number {
@@ -143,7 +144,7 @@ export class EstimatingTokenCounter implements TokenCounter {
     if (!(estimatedPromptTokens >= MIN_CALIBRATION_TOKENS && reportedPromptTokens > 0)) return;
     const sample = reportedPromptTokens / (estimatedPromptTokens / this._ratio);
     if (!(sample >= PLAUSIBLE_MIN && sample <= PLAUSIBLE_MAX)) return;
-    const next = Math.min(CALIBRATION_MAX, Math.max(CALIBRATION_MIN, this._revision === 0 ? sample : (this._ratio + sample) / 2));
+    const next = Math.min(CALIBRATION_MAX, Math.max(CALIBRATION_MIN, this.samples++ === 0 ? sample : (this._ratio + sample) / 2));
     if (next !== this._ratio) {
       this._ratio = next;
       this._revision++;
