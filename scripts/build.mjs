@@ -29,6 +29,23 @@ const reportPlugin = {
   },
 };
 
+/**
+ * gpt-tokenizer's rank tables (about 3.5 MB of JS) are loaded only when a chat first counts OpenAI tokens:
+ * the host bundle leaves each encoding to a file of its own in dist/tokenizer/, required on first use,
+ * so activation does not parse them.
+ */
+const TOKENIZER_ENCODINGS = ['o200k_base', 'cl100k_base'];
+const tokenizerPlugin = {
+  name: 'arbor-tokenizer',
+  setup(build) {
+    build.onResolve({ filter: /^gpt-tokenizer\/encoding\/[a-z0-9_]+$/ }, (args) => {
+      const name = args.path.split('/').pop();
+      if (!TOKENIZER_ENCODINGS.includes(name)) return { errors: [{ text: `${args.path} is not built into dist/tokenizer/; add it to TOKENIZER_ENCODINGS` }] };
+      return { path: `./tokenizer/${name}.js`, external: true };
+    });
+  },
+};
+
 const common = {
   bundle: true,
   minify: production,
@@ -43,8 +60,12 @@ const common = {
 const targets = [
   {
     entry: 'src/host/extension.ts',
-    options: { platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'], outfile: 'dist/extension.js' },
+    options: { platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'], outfile: 'dist/extension.js', plugins: [reportPlugin, tokenizerPlugin] },
   },
+  ...TOKENIZER_ENCODINGS.map((name) => ({
+    entry: `node_modules/gpt-tokenizer/cjs/encoding/${name}.js`,
+    options: { platform: 'node', format: 'cjs', target: 'node20', outfile: `dist/tokenizer/${name}.js` },
+  })),
   {
     entry: 'webview/main.ts',
     options: {

@@ -98,6 +98,32 @@ export { OpenAIProvider, type OpenAIProviderOptions } from './llm/openai';
 export { OllamaProvider, type OllamaProviderOptions } from './llm/ollama';
 export { PricingTable, DEFAULT_PRICING, costUsd, type ModelPrice, type ShortModelPrice, type PriceEntry } from './llm/pricing';
 export { estimateTokens, estimateMessageTokens, estimateMessagesTokens, CHARS_PER_TOKEN, MESSAGE_OVERHEAD_TOKENS, IMAGE_TOKENS } from './llm/tokens';
+export {
+  openAIContextLength,
+  ollamaContextLength,
+  contextLengthOverride,
+  parseOllamaShow,
+  OllamaShowCache,
+  OPENAI_CONTEXT_LENGTHS,
+  OLLAMA_DEFAULT_NUM_CTX,
+  type ContextLength,
+  type ContextLengthSource,
+  type ContextLengthOverrides,
+  type OllamaModelContext,
+} from './llm/contextLength';
+export {
+  tokenCounterFor,
+  exactTokenCounter,
+  estimatingTokenCounter,
+  encodingForModel,
+  ExactTokenCounter,
+  EstimatingTokenCounter,
+  CALIBRATION_MIN,
+  CALIBRATION_MAX,
+  type TokenCounter,
+  type EncodingName,
+} from './llm/tokenCount';
+export { PathTokenCache, type CountableNode, type PathTokenCount, type ExtraParts } from './llm/pathTokenCache';
 export { redactSecrets, parseRetryAfter } from './llm/providerErrors';
 export { modelChoices, modelKey, sameModel } from './llm/modelNames';
 export { DEFAULT_MAX_ANSWER_CHARS, DEFAULT_MAX_ANSWER_MS } from './llm/answerLimits';

@@ -66,6 +66,8 @@ export const Settings = {
   systemPrompt: 'systemPrompt',
   requestOptions: 'requestOptions',
   retentionDays: 'retention.days',
+  contextLength: 'contextLength',
+  ollamaNumCtx: 'ollama.numCtx',
 } as const;
 
 /** Context keys set with `setContext`, used in `when` clauses. */

@@ -300,9 +300,9 @@ export class Services extends Disposable {
       const limits = { maxAnswerChars: s.maxAnswerChars, maxAnswerMs: s.maxAnswerSeconds * 1000 };
       if (s.provider === 'openai') {
         const apiKey = await this.apiKeys.get();
-        return new OpenAIProvider({ baseURL: s.openaiBaseUrl, apiKey, model: s.model, pricing: s.pricing, ...limits });
+        return new OpenAIProvider({ baseURL: s.openaiBaseUrl, apiKey, model: s.model, pricing: s.pricing, contextLengths: s.contextLengths, ...limits });
       }
-      return new OllamaProvider({ host: s.ollamaHost, model: s.model, ...limits });
+      return new OllamaProvider({ host: s.ollamaHost, model: s.model, numCtx: s.ollamaNumCtx, contextLengths: s.contextLengths, ...limits });
     })();
     return this.providerPromise;
   }

@@ -44,6 +44,21 @@ describe('parseSettings', () => {
     ]);
   });
 
+  it('reads per-model context lengths and Ollama\'s num_ctx (0: automatic), warning on bad values', () => {
+    expect(parseSettings(from({})).settings).toMatchObject({ contextLengths: {}, ollamaNumCtx: 0 });
+    const good = parseSettings(from({ contextLength: { 'qwen2.5-coder': 32768.5, 'gpt-4o': 64000 }, 'ollama.numCtx': 16384 }));
+    expect(good.settings).toMatchObject({ contextLengths: { 'qwen2.5-coder': 32768, 'gpt-4o': 64000 }, ollamaNumCtx: 16384 });
+    expect(good.warnings).toEqual([]);
+    const bad = parseSettings(from({ contextLength: { a: 'big', b: 0, c: 2048 }, 'ollama.numCtx': -1 }));
+    expect(bad.settings).toMatchObject({ contextLengths: { c: 2048 }, ollamaNumCtx: 0 });
+    expect(bad.warnings).toEqual([
+      'arbor.contextLength["a"] must be a positive number of tokens; ignoring it.',
+      'arbor.contextLength["b"] must be a positive number of tokens; ignoring it.',
+      'arbor.ollama.numCtx must be a number of tokens, 0 for automatic; using automatic.',
+    ]);
+    expect(parseSettings(from({ contextLength: [1] })).warnings[0]).toMatch(/^arbor.contextLength must be an object/);
+  });
+
   it('says how to fix a missing model server', () => {
     const { settings } = parseSettings(from({ 'ollama.host': 'http://10.0.0.2:11434' }));
     expect(noServerHint(settings, false)).toContain('Start Ollama at http://10.0.0.2:11434');

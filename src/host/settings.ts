@@ -39,6 +39,10 @@ export interface ArborSettings {
   requestOptions: Record<string, unknown>;
   /** Conversations nobody changed for this many days are deleted at start, bookmarked ones never; 0 keeps everything. */
   retentionDays: number;
+  /** `arbor.contextLength`: context length in tokens by model name, over the shipped table (and Ollama's `num_ctx`). */
+  contextLengths: Record<string, number>;
+  /** `arbor.ollama.numCtx`: the `num_ctx` sent to Ollama; 0: automatic (the model's own, else Ollama's default). */
+  ollamaNumCtx: number;
 }
 
 /** The system prompt new chats use when `arbor.systemPrompt` is not set: `prompts/system/default.*`, when there is one. */
@@ -93,6 +97,27 @@ function asRetentionDays(value: unknown, warnings: string[]): number {
   if (value === undefined || value === null) return 0;
   if (typeof value === 'number' && Number.isInteger(value) && value >= 0) return value;
   warnings.push('arbor.retention.days must be a whole number of days, 0 to keep every conversation; keeping every conversation.');
+  return 0;
+}
+
+function asContextLengths(value: unknown, warnings: string[]): Record<string, number> {
+  if (value === undefined || value === null) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    warnings.push('arbor.contextLength must be an object of model → tokens, e.g. {"qwen2.5-coder": 32768}; ignoring it.');
+    return {};
+  }
+  const out: Record<string, number> = {};
+  for (const [model, tokens] of Object.entries(value as Record<string, unknown>)) {
+    if (typeof tokens === 'number' && Number.isFinite(tokens) && tokens >= 1) out[model] = Math.floor(tokens);
+    else warnings.push(`arbor.contextLength["${model}"] must be a positive number of tokens; ignoring it.`);
+  }
+  return out;
+}
+
+function asNumCtx(value: unknown, warnings: string[]): number {
+  if (value === undefined || value === null) return 0;
+  if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return Math.floor(value);
+  warnings.push('arbor.ollama.numCtx must be a number of tokens, 0 for automatic; using automatic.');
   return 0;
 }
 
@@ -176,6 +201,8 @@ export function parseSettings(get: (key: string) => unknown): ParsedSettings {
       systemPrompt: asSystemPrompt(get('systemPrompt'), warnings),
       requestOptions: asRequestOptions(get('requestOptions'), warnings),
       retentionDays: asRetentionDays(get('retention.days'), warnings),
+      contextLengths: asContextLengths(get('contextLength'), warnings),
+      ollamaNumCtx: asNumCtx(get('ollama.numCtx'), warnings),
     },
     warnings,
   };

@@ -102,7 +102,7 @@ describe('system prompt and request options per chat', () => {
     expect(first.messages[0].content).toContain('You are a careful senior engineer helping with a small TypeScript shopping-cart module.');
     expect(first.messages.slice(1)).toEqual([{ role: 'user', content: 'First question' }]);
     // The chat's options, and the extras of arbor.requestOptions merged as they are.
-    expect(first.options).toEqual({ top_k: 7, temperature: 0.4, num_predict: 128 });
+    expect(first.options).toEqual({ top_k: 7, temperature: 0.4, num_predict: 128, num_ctx: 4096 });
     expect(first).toMatchObject({ think: true, keep_alive: '1m', model: 'arbor-test-model' });
 
     // The answer says which system prompt, in which version, it was made with.
@@ -121,7 +121,7 @@ describe('system prompt and request options per chat', () => {
     expect(second.messages[0].content).toContain('You are a concise senior engineer helping with this project.');
     expect(second.messages.slice(1).map((m: { content: string }) => m.content)).toEqual(['First question', '[arbor-test-model] Echo: First question', 'Second question']);
     expect(second.messages.filter((m: { role: string }) => m.role === 'system')).toHaveLength(1);
-    expect(second.options).toEqual({ top_k: 7, temperature: 0.4, num_predict: 128 });
+    expect(second.options).toEqual({ top_k: 7, temperature: 0.4, num_predict: 128, num_ctx: 4096 });
     // The history is as it was: the earlier answer still names the prompt it was made with.
     expect(await chat().messages().count()).toBe(historyBefore + 2);
     expect((await firstLabel.textContent())?.trim()).toBe(`default ${defaultId.slice(0, 7)}`);

@@ -2,6 +2,7 @@ import { Ollama, type ChatRequest, type ChatResponse, type Message, type Tool } 
 import type { LLMMessage, LLMResponse, LLMStreamChunk, ToolCall, Usage } from '../types';
 import { AnswerBudget, DEFAULT_MAX_ANSWER_CHARS, DEFAULT_MAX_ANSWER_MS } from './answerLimits';
 import { CallGuard } from './callGuard';
+import { contextLengthOverride, ollamaContextLength, OllamaShowCache, type ContextLength, type ContextLengthOverrides } from './contextLength';
 import { modelKey } from './modelNames';
 import { toOllamaProviderError } from './ollamaErrors';
 import { ollamaFetch, type OllamaResponseInfo } from './ollamaFetch';
@@ -23,8 +24,13 @@ export interface OllamaProviderOptions {
   maxAnswerMs?: number;
   /** Default for `think` when a call does not set it. */
   think?: CompletionOptions['think'];
-  /** Context length to ask for (`num_ctx`); Ollama's own default is small. */
+  /**
+   * Context length to ask for (`num_ctx`, as `arbor.ollama.numCtx`); 0 or unset: the model's own `num_ctx`,
+   * else `OLLAMA_DEFAULT_NUM_CTX`. Always capped at the model's trained length; see `contextLength()`.
+   */
   numCtx?: number;
+  /** Per-model context lengths (`arbor.contextLength`), sent as that model's `num_ctx` in place of `numCtx`. */
+  contextLengths?: ContextLengthOverrides;
   /** How long Ollama keeps the model loaded after a call (`keep_alive`, e.g. "10m"). */
   keepAlive?: string | number;
   /** Model for `embed` (default: `model`). */
@@ -37,6 +43,8 @@ export interface OllamaProviderOptions {
 
 const DEFAULT_HOST = 'http://127.0.0.1:11434';
 const DEFAULT_TIMEOUT_MS = 300_000;
+// `/api/show` reads the model's files and loads nothing; a meter asking for the context length should not wait minutes.
+const SHOW_TIMEOUT_MS = 10_000;
 
 /**
  * A model served by Ollama's native API (`/api/chat`, `/api/tags`, `/api/embed`), built on the `ollama`
@@ -48,6 +56,7 @@ export class OllamaProvider implements LLMProvider {
   readonly model: string;
   readonly host: string;
   private readonly secrets: string[];
+  private readonly shown = new OllamaShowCache();
 
   constructor(private readonly options: OllamaProviderOptions) {
     this.model = options.model;
@@ -61,7 +70,8 @@ export class OllamaProvider implements LLMProvider {
     const info: OllamaResponseInfo = {};
     const ctx = this.context(model, guard);
     try {
-      const res = await this.client(guard, info).chat({ ...this.request(messages, options, model), stream: false });
+      const numCtx = await this.numCtx(model, guard);
+      const res = await this.client(guard, info).chat({ ...this.request(messages, options, model, numCtx), stream: false });
       const toolCalls = fromOllamaToolCalls(res.message?.tool_calls);
       const usage = toUsage(res);
       return {
@@ -94,7 +104,8 @@ export class OllamaProvider implements LLMProvider {
     let iterator: (AsyncIterable<ChatResponse> & { abort(): void }) | undefined;
     try {
       try {
-        iterator = await this.client(guard, info).chat({ ...this.request(messages, options, model), stream: true });
+        const numCtx = await this.numCtx(model, guard);
+        iterator = await this.client(guard, info).chat({ ...this.request(messages, options, model, numCtx), stream: true });
       } catch (err) {
         throw toOllamaProviderError(err, ctx, info);
       }
@@ -183,12 +194,50 @@ export class OllamaProvider implements LLMProvider {
     }
   }
 
+  /**
+   * The context length Arbor uses for `model` (default: this provider's), which is exactly the `num_ctx`
+   * every chat request for it carries: see `ollamaContextLength` for the rule. Reads the model's
+   * `/api/show` once and caches it; when that fails or takes over 10 s (Ollama down, model not pulled) the
+   * answer is built without it and the next call asks again. Rejects only when `signal` aborts it.
+   */
+  async contextLength(model: string = this.model, signal?: AbortSignal): Promise<ContextLength> {
+    const guard = new CallGuard(signal, Math.min(SHOW_TIMEOUT_MS, this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS));
+    try {
+      return await this.resolveContext(model, guard);
+    } catch (err) {
+      if (signal?.aborted) throw toOllamaProviderError(err, this.context(model, guard), {});
+      return ollamaContextLength(undefined, this.requestedNumCtx(model));
+    } finally {
+      guard.dispose();
+    }
+  }
+
+  private async numCtx(model: string, guard: CallGuard): Promise<number> {
+    return (await this.resolveContext(model, guard)).tokens;
+  }
+
+  private requestedNumCtx(model: string): number | undefined {
+    return contextLengthOverride(model, this.options.contextLengths) ?? this.options.numCtx;
+  }
+
+  private async resolveContext(model: string, guard: CallGuard): Promise<ContextLength> {
+    const requested = this.requestedNumCtx(model);
+    try {
+      // Its own response info: a 404 here must not colour the error of the chat request that follows.
+      const shown = await this.shown.get(model, () => this.client(guard, {}).show({ model }));
+      return ollamaContextLength(shown, requested);
+    } catch (err) {
+      if (guard.stopped) throw err;
+      return ollamaContextLength(undefined, requested);
+    }
+  }
+
   // A client per call is cheap (no connection of its own) and lets each call carry its own signal.
   private client(guard: CallGuard, info: OllamaResponseInfo): Ollama {
     return new Ollama({ host: this.host, fetch: ollamaFetch(guard, info), headers: this.options.headers });
   }
 
-  private request(messages: LLMMessage[], options: CompletionOptions, model: string): Omit<ChatRequest, 'stream'> {
+  private request(messages: LLMMessage[], options: CompletionOptions, model: string, numCtx: number): Omit<ChatRequest, 'stream'> {
     const { model: _model, messages: _messages, stream: _stream, options: extraOptions, ...extra } = options.extra ?? {};
     // Extra model options sit under the ones Arbor sets (temperature, num_predict…), as extra fields sit under the body's.
     const modelOptions: Record<string, unknown> = extraOptions && typeof extraOptions === 'object' && !Array.isArray(extraOptions) ? { ...extraOptions } : {};
@@ -197,7 +246,8 @@ export class OllamaProvider implements LLMProvider {
     if (options.topP !== undefined) modelOptions.top_p = options.topP;
     if (options.stop?.length) modelOptions.stop = options.stop;
     if (options.seed !== undefined) modelOptions.seed = options.seed;
-    if (this.options.numCtx !== undefined) modelOptions.num_ctx = this.options.numCtx;
+    // Always: without it Ollama runs its own default and silently drops the front of a longer prompt.
+    modelOptions.num_ctx = numCtx;
     const think = options.think ?? this.options.think;
     return {
       ...extra,
@@ -205,7 +255,7 @@ export class OllamaProvider implements LLMProvider {
       messages: toOllamaMessages(messages, this.options.sendThinking) as Message[],
       ...(options.tools?.length ? { tools: options.tools as unknown as Tool[] } : {}),
       ...(think !== undefined ? { think } : {}),
-      ...(Object.keys(modelOptions).length ? { options: modelOptions } : {}),
+      options: modelOptions,
       ...(this.options.keepAlive !== undefined ? { keep_alive: this.options.keepAlive } : {}),
     };
   }

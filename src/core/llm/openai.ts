@@ -2,6 +2,7 @@ import { OpenAI } from 'openai';
 import type { LLMMessage, LLMResponse, LLMStreamChunk, Usage } from '../types';
 import { AnswerBudget, DEFAULT_MAX_ANSWER_CHARS, DEFAULT_MAX_ANSWER_MS } from './answerLimits';
 import { CallGuard } from './callGuard';
+import { openAIContextLength, type ContextLength, type ContextLengthOverrides } from './contextLength';
 import { openaiConnectionHint, toOpenAIProviderError } from './openaiErrors';
 import { PricingTable, type PriceEntry } from './pricing';
 import type { CompletionOptions, LLMProvider, ModelInfo } from './provider';
@@ -34,6 +35,8 @@ export interface OpenAIProviderOptions {
   maxTokensField?: 'max_tokens' | 'max_completion_tokens';
   /** Extra headers on every request (e.g. OpenRouter's `HTTP-Referer`); their values are masked in every error message. */
   headers?: Record<string, string>;
+  /** Per-model context lengths (`arbor.contextLength`), over the shipped table of OpenAI models. */
+  contextLengths?: ContextLengthOverrides;
 }
 
 const DEFAULT_TIMEOUT_MS = 300_000;
@@ -180,6 +183,11 @@ export class OpenAIProvider implements LLMProvider {
   }
 
   /** The models of `GET /models`, with the context length when the server reports one (vLLM, OpenRouter). */
+  /** The model's context length from `contextLengths`, else the table of OpenAI models; `undefined` for a model in neither. */
+  contextLength(model: string = this.model): Promise<ContextLength | undefined> {
+    return Promise.resolve(openAIContextLength(model, this.options.contextLengths));
+  }
+
   async listModels(): Promise<ModelInfo[]> {
     const guard = new CallGuard(undefined, this.timeoutMs);
     const ctx = this.context(this.model, guard);

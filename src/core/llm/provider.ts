@@ -1,4 +1,5 @@
 import type { LLMMessage, LLMResponse, LLMStreamChunk, ToolDefinition } from '../types';
+import type { ContextLength } from './contextLength';
 
 /** Settings of one model call; anything left out falls back to the provider's configuration. */
 export interface CompletionOptions {
@@ -50,4 +51,9 @@ export interface LLMProvider {
    * `undefined` when the server does not say (OpenAI-compatible APIs have no such call).
    */
   modelCapabilities?(model: string): Promise<string[] | undefined>;
+  /**
+   * How many tokens one request to `model` (default: the provider's) may hold, and where that number came
+   * from; `undefined` when it is unknown (never 0). For Ollama it is the `num_ctx` the provider sends.
+   */
+  contextLength?(model?: string, signal?: AbortSignal): Promise<ContextLength | undefined>;
 }
