@@ -168,3 +168,34 @@ export function fallbackSummary(covered: readonly ConversationNode[], previousSu
   }
   return lines.join('\n');
 }
+
+/** Most characters of one tool output sent to a model (head and tail kept); Codex caps at 10 KiB. */
+export const MAX_TOOL_OUTPUT_CHARS = 10_240;
+/** Tokens of the newest tool outputs sent whole by default (`arbor.context.keepToolOutputTokens`). */
+export const DEFAULT_KEEP_TOOL_OUTPUT_TOKENS = 40_000;
+/** What stands in, in a request, for an old tool output that was left out. */
+export const PRUNED_TOOL_OUTPUT = '[Old tool output left out to save context; it is kept in the conversation.]';
+
+/**
+ * The cheapest tokens to drop, before any summary: in what is sent (never in the tree), tool outputs
+ * older than the newest `keepTokens` worth become a one-line marker, and any one output longer than
+ * `maxChars` keeps its head and tail. Returns new message objects where it changes one.
+ */
+export function pruneToolOutputs(
+  messages: readonly LLMMessage[],
+  options: { keepTokens?: number; maxChars?: number; count?: (message: LLMMessage) => number } = {},
+): LLMMessage[] {
+  const keep = options.keepTokens ?? DEFAULT_KEEP_TOOL_OUTPUT_TOKENS;
+  const maxChars = options.maxChars ?? MAX_TOOL_OUTPUT_CHARS;
+  const count = options.count ?? ((m: LLMMessage) => Math.ceil(m.content.length / 4));
+  let seen = 0;
+  const out = [...messages];
+  for (let i = out.length - 1; i >= 0; i--) {
+    const m = out[i];
+    if (m.role !== 'tool' && m.role !== 'function') continue;
+    const capped = m.content.length > maxChars ? { ...m, content: headAndTail(m.content, maxChars) } : m;
+    seen += count(capped);
+    out[i] = seen > keep ? { ...m, content: PRUNED_TOOL_OUTPUT } : capped;
+  }
+  return out;
+}

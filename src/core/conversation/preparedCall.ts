@@ -3,7 +3,7 @@ import type { CompletionOptions } from '../llm/provider';
 import { estimateMessageTokens } from '../llm/tokens';
 import { toCompletionOptions } from './completionOptions';
 import { applyContextWindow, type ContextWindowOptions, type MessageTokenEstimator } from './contextWindow';
-import { requestMessages } from './compaction';
+import { pruneToolOutputs, requestMessages } from './compaction';
 import { ROOT_NODE_ID, type ConversationTree } from './conversationTree';
 import { copyMessage } from './copies';
 import type { CompleteOptions, ConversationManagerOptions } from './managerTypes';
@@ -49,7 +49,10 @@ export async function prepareCall(source: CallSource, managerOptions: Conversati
   if (currentNodeId === ROOT_NODE_ID) {
     throw new InvalidOperationError('There are no messages to answer yet: add a user message first.');
   }
-  const messages = requestMessages(tree, currentNodeId, options.systemPromptOverride).map(copyMessage);
+  // Old tool outputs go first, before the window drops any turn (never in the tree, only in what is sent).
+  const messages = pruneToolOutputs(requestMessages(tree, currentNodeId, options.systemPromptOverride).map(copyMessage), {
+    keepTokens: managerOptions.keepToolOutputTokens,
+  });
   const window = applyContextWindow(messages, windowOptions(managerOptions));
   const state: MiddlewareState = {
     conversationId: source.conversationId,

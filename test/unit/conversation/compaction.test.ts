@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BUILTIN_COMPACT_PROMPT } from '../../../src/core/conversation/compactor';
-import { fallbackSummary, planCompaction, transcriptOf } from '../../../src/core/conversation/compaction';
+import { fallbackSummary, planCompaction, PRUNED_TOOL_OUTPUT, pruneToolOutputs, transcriptOf } from '../../../src/core/conversation/compaction';
 import { ConversationManager } from '../../../src/core/conversation/conversationManager';
 import { ConversationTree } from '../../../src/core/conversation/conversationTree';
 import { InvalidOperationError } from '../../../src/core/errors';
@@ -217,5 +217,36 @@ describe('planning a compaction', () => {
   it('ships the built-in summary prompt as the sample prompts/system/compact.md', async () => {
     const sample = await readFile(path.join(__dirname, '../../../prompts/system/compact.md'), 'utf8');
     expect(sample.replace(/^---\n[\s\S]*?\n---\n/, '').trim()).toBe(BUILTIN_COMPACT_PROMPT.trim());
+  });
+});
+
+describe('pruning tool outputs before a request', () => {
+  it('replaces older outputs beyond the budget with a marker and caps a long one, leaving other messages as they are', () => {
+    const messages = [
+      { role: 'user' as const, content: 'go' },
+      { role: 'tool' as const, content: 'old '.repeat(100), toolCallId: '1' },
+      { role: 'tool' as const, content: 'z'.repeat(30_000), toolCallId: '2' },
+      { role: 'assistant' as const, content: 'done' },
+    ];
+    const pruned = pruneToolOutputs(messages, { keepTokens: 2600 });
+    expect(pruned[0]).toBe(messages[0]);
+    expect(pruned[1].content).toBe(PRUNED_TOOL_OUTPUT);
+    expect(pruned[2].content.length).toBeLessThan(10_400);
+    expect(pruned[2].content).toContain('characters omitted');
+    expect(pruned[2].toolCallId).toBe('2');
+    expect(messages[1].content).toMatch(/^old /);
+  });
+
+  it('is applied to what the manager sends, never to what it stores', async () => {
+    const m = await ConversationManager.create({ llm: ollama, storage, keepToolOutputTokens: 10 });
+    await m.addMessage({ role: 'user', content: 'run it', raw: true });
+    await m.addMessage({ role: 'assistant', content: '', toolCalls: [{ id: 'c1', type: 'function', function: { name: 'run', arguments: '{}' } }] });
+    await m.addMessage({ role: 'tool', content: 'output '.repeat(50), toolCallId: 'c1' });
+    await m.addMessage({ role: 'tool', content: 'newest output', toolCallId: 'c1' });
+    await m.complete();
+    const sent = sentMessages().map((s) => s.content);
+    expect(sent).toContain(PRUNED_TOOL_OUTPUT);
+    expect(sent).toContain('newest output');
+    expect(m.getAllNodes().some((n) => n.message.content.startsWith('output output'))).toBe(true);
   });
 });
