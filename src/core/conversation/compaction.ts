@@ -93,12 +93,18 @@ export function planCompaction(
   const lastUser = messages.map((m) => m.role).lastIndexOf('user');
   let cut = units.length - 1;
   let tokens = units[cut].reduce((sum, i) => sum + options.count(messages[i]), 0);
+  let full = false;
   while (cut > 1) {
     const unitTokens = units[cut - 1].reduce((sum, i) => sum + options.count(messages[i]), 0);
-    if (tokens + unitTokens > options.keepRecentTokens) break;
+    if (tokens + unitTokens > options.keepRecentTokens) {
+      full = true;
+      break;
+    }
     tokens += unitTokens;
     cut--;
   }
+  // Everything would have fitted: an asked-for compaction still summarises all but the newest turn.
+  if (!full) cut = units.length - 1;
   // Never summarise away the latest user message: the cut is at or before it.
   while (cut > 0 && lastUser >= 0 && units[cut][0] > lastUser) cut--;
   if (cut === 0) return undefined;

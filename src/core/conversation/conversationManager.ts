@@ -3,7 +3,8 @@ import { ConversationNotFoundError, InvalidArgumentError, InvalidOperationError 
 import type { ChangeResult, ConversationChange, NewNode } from '../storage/storage';
 import { buildAnswerNode } from './answerNode';
 import { isCompaction, lastCompaction } from './compaction';
-import { buildCompaction, type CompactOptions } from './compactor';
+import { buildCompaction, DEFAULT_KEEP_RECENT_TOKENS, type CompactOptions } from './compactor';
+import type { UsageCounter } from './contextUsage';
 import { validateContextWindowOptions } from './contextWindow';
 import { ConversationReader } from './conversationReader';
 import { ConversationTree, ROOT_NODE_ID } from './conversationTree';
@@ -224,6 +225,26 @@ export class ConversationManager extends ConversationReader {
       const node = await buildCompaction({ tree: this.tree, llm: this.options.llm, promptBuilder: this.options.promptBuilder }, nodeId, options);
       return copyNode(await this.commitNewNode(node));
     });
+  }
+
+  /**
+   * Compacts before a request when the path up to the current node would fill more than `fraction`
+   * of `limit` (with `reserve` kept for the answer); returns the compaction node, or `undefined` when
+   * there is room (or nothing to compact). Automatic compactions are recorded as `trigger: 'auto'`.
+   */
+  async compactIfFull(options: CompactOptions & { limit?: number; fraction: number; reserve?: number; counter?: UsageCounter }): Promise<ConversationNode | undefined> {
+    if (!options.limit) return undefined;
+    const usage = this.getContextUsage({ limit: options.limit, reserve: options.reserve, counter: options.counter });
+    if ((usage.fraction ?? 0) < options.fraction) return undefined;
+    const count = options.count ?? (options.counter ? (m: LLMMessage) => options.counter!.countMessage(m) : undefined);
+    try {
+      // What is kept verbatim must leave room under the limit for the summary and the answer.
+      const keepRecentTokens = Math.min(options.keepRecentTokens ?? DEFAULT_KEEP_RECENT_TOKENS, Math.floor(options.limit / 4));
+      return await this.compact({ trigger: 'auto', ...options, keepRecentTokens, ...(count ? { count } : {}), uptoNodeId: this.current });
+    } catch (err) {
+      if (err instanceof InvalidOperationError && /nothing to compact/.test(err.message)) return undefined;
+      throw err;
+    }
   }
 
   /**

@@ -250,3 +250,39 @@ describe('pruning tool outputs before a request', () => {
     expect(m.getAllNodes().some((n) => n.message.content.startsWith('output output'))).toBe(true);
   });
 });
+
+describe('a long conversation in a small window', () => {
+  it('300 turns against an 8k window: every request fits, compactions are in the tree, and undo restores the whole path', async () => {
+    const limit = 8192;
+    const m = await ConversationManager.create({ llm: ollama, storage, systemPrompt: 'You are terse.' });
+    const biggest: number[] = [];
+    for (let i = 1; i <= 300; i++) {
+      await m.addMessage({ role: 'user', content: `Turn ${i}: ${'tell me more about the tree '.repeat(6)}`, raw: true });
+      await m.compactIfFull({ limit, fraction: 0.85, reserve: 512 });
+      await m.complete();
+      const body = server.chatRequests().at(-1)!.body.messages as Sent;
+      biggest.push(body.reduce((sum, s) => sum + estimateMessageTokens({ role: s.role as 'user', content: s.content }), 0));
+    }
+    expect(Math.max(...biggest)).toBeLessThan(limit);
+    const compactions = m.getAllNodes().filter((n) => readNodeMetadata(n.metadata, 'compaction'));
+    expect(compactions.length).toBeGreaterThan(1);
+    expect(compactions.every((n) => readNodeMetadata(n.metadata, 'compaction')?.trigger === 'auto')).toBe(true);
+    // Each later summary was asked to update the one before, not to summarise it.
+    expect(compactions.slice(1).every((n) => n.message.content.endsWith('updating the previous summary.'))).toBe(true);
+    // The request after the last compaction holds its summary and the kept turns, not the covered ones.
+    const last = compactions.at(-1)!;
+    const info = readNodeMetadata(last.metadata, 'compaction')!;
+    const requests = server.chatRequests();
+    const after = requests[requests.length - 1].body.messages as Sent;
+    expect(after[0].content).toContain('<summary>');
+    expect(after.some((s) => s.content.startsWith('Turn 1:'))).toBe(false);
+    expect(after.some((s) => s.content === m.getNode(info.firstKeptNodeId).message.content)).toBe(true);
+    // Every message is still in the tree: 300 questions, 300 answers.
+    expect(m.getAllNodes().filter((n) => n.message.role === 'user')).toHaveLength(300);
+    // Undo the compaction in effect: the path's request is the whole history again.
+    await m.switchToNode(last.nodeId);
+    await m.undoCompaction();
+    const whole = m.getHistory();
+    expect(whole.filter((h) => h.content.startsWith('Turn ')).length).toBeGreaterThan(after.filter((s) => s.content.startsWith('Turn ')).length);
+  }, 120_000);
+});
