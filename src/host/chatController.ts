@@ -1,8 +1,9 @@
 import * as vscode from 'vscode';
-import { ROOT_NODE_ID, type ConversationManager, type ConversationMetadata, type ConversationNode, type FileSystemPromptLibrary } from '../core/index';
+import { readNodeMetadata, ROOT_NODE_ID, type ConversationManager, type ConversationMetadata, type ConversationNode, type FileSystemPromptLibrary } from '../core/index';
 import { assertNever, isStreamedRequest } from '../shared/protocol';
 import type { AnswerMessage, Attachment, BranchPoint, EditMessage, ErrorView, FromWebview, RegenerateMessage, RequestMessage, RetryMessage, SendMessage, StreamedRequestType, ToWebview } from '../shared/protocol';
 import { buildChatState, promptSummaries } from './chatView';
+import { attachmentKey, chatUsage, draftText, usageView } from './contextBudget';
 import { chatModels } from './chatModels';
 import { ChatWindow } from './chatWindow';
 import { conversationModel, pinModelUpdate } from './conversationModel';
@@ -59,6 +60,12 @@ export class ChatController extends Disposable {
   private sending = false;
   /** Why the last request failed before any answer, by the user message it was for (this window only). */
   private readonly failures = new Map<string, ErrorView>();
+  /** The message being written, for the meter (the webview sends it as it changes). */
+  private draft: { text: string; attachments: readonly Attachment[] } = { text: '', attachments: [] };
+  /** Sizes of attached files, read once each, for the meter. */
+  private readonly fileSizes = new Map<string, number>();
+  /** A compaction is being written. */
+  private compacting = false;
   /** Branch from Here is pending at `nodeId`; Cancel returns to `returnTo`. */
   private branchPoint?: { nodeId: string; returnTo: string };
   private readonly _onDidDispose = this._register(new vscode.EventEmitter<void>());
@@ -96,7 +103,7 @@ export class ChatController extends Disposable {
 
   /** Whether a model answer is streaming. */
   get busy(): boolean {
-    return this.stream !== undefined;
+    return this.stream !== undefined || this.compacting;
   }
 
   private post(message: ToWebview): void {
@@ -128,6 +135,21 @@ export class ChatController extends Disposable {
       this.branchPoint = { nodeId: node.nodeId, returnTo };
     });
     await this.postState();
+  }
+
+  /** Compact up to Here (the tree's menu): the older turns up to `nodeId` become a summary below it. Errors show as a notice. */
+  async compactUpTo(nodeId: string): Promise<void> {
+    await this.handle({ type: 'compactHere', nodeId });
+  }
+
+  /** Undo Compaction (the palette): back to the full history of the compaction in effect; says so when there is none. */
+  async undoCompaction(): Promise<void> {
+    try {
+      await this.services.withManager(this.conversationId, (m) => m.undoCompaction());
+      await this.postState();
+    } catch (err) {
+      this.post({ type: 'notice', level: 'info', message: toErrorView(err).message });
+    }
   }
 
   /** Cancel on the banner: back to where the reader was before Branch from Here. */
@@ -199,10 +221,12 @@ export class ChatController extends Disposable {
             restricted: !this.services.trusted,
             branchPoint: this.branchPoint && branchPointView(manager.getNode(current)),
             unanswered: this.unansweredAt(manager),
+            compaction: manager.getCompactionInEffect(),
           },
           this.window,
         ),
       });
+      void this.postUsage();
     } catch (err) {
       this.services.logger.error(`Could not show conversation ${this.conversationId}`, err);
       this.post({ type: 'notice', level: 'error', message: toErrorView(err).message });
@@ -238,6 +262,14 @@ export class ChatController extends Disposable {
           return await this.startBranch(msg.nodeId);
         case 'cancelBranch':
           return await this.cancelBranch();
+        case 'draft':
+          this.draft = { text: msg.text, attachments: msg.attachments };
+          return await this.postUsage();
+        case 'undoCompaction':
+          await this.services.withManager(this.conversationId, (m) => m.undoCompaction(msg.nodeId));
+          return await this.postState();
+        case 'compactHere':
+          return await this.mutate(() => this.compactNow({ uptoNodeId: msg.nodeId, trigger: 'manual' }));
         case 'loadEarlier':
           this.window.loadEarlier();
           return await this.postState();
@@ -355,6 +387,12 @@ export class ChatController extends Disposable {
 
   private async send(msg: SendMessage): Promise<void> {
     if (this.refuseWhileBusy(msg)) return;
+    const compact = /^\/compact(?:\s+([\s\S]*))?$/.exec(msg.text.trim());
+    if (compact && !msg.promptName) {
+      await this.compactNow({ focus: compact[1]?.trim(), trigger: 'manual' });
+      this.reply(msg, { type: 'streamDone' });
+      return;
+    }
     const manager = await this.services.manager(this.conversationId);
     const resolved = await this.services.workspaceFiles.resolveAttachments(msg.attachments);
     // Two user messages never follow each other: a message sent while the last one is unanswered (its
@@ -417,6 +455,7 @@ export class ChatController extends Disposable {
     // The first answer pins the default on the chat, so a model picked later in another chat leaves this one be.
     const pin = pinModelUpdate(metadata, this.services.settings);
     if (pin) await manager.setMetadata(pin);
+    await this.compactIfFull(manager, chosen);
     const stream: ActiveStream = { request, abort: new AbortController(), stopRequested: false, parentNodeId: manager.currentNodeId, model: chosen, text: '', thinking: '' };
     this.stream = stream;
     this.failures.delete(stream.parentNodeId);
@@ -454,6 +493,73 @@ export class ChatController extends Disposable {
       if (update) await manager.setMetadata(update).catch(() => undefined);
       await this.postState();
     }
+  }
+
+  /** The model's context length, when the provider says. */
+  private async contextLimit(model: string): Promise<number | undefined> {
+    try {
+      return await this.services.contextLengths.get(await this.services.provider(), model);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Posts how full the next request's context is, the draft included. */
+  private async postUsage(): Promise<void> {
+    if (!this.ready || this.isDisposed) return;
+    const manager = await this.services.manager(this.conversationId);
+    const s = this.services.settings;
+    const limit = await this.contextLimit(conversationModel(manager.getMetadata() as Record<string, unknown>, s));
+    for (const a of this.draft.attachments) {
+      const key = attachmentKey(a);
+      if (a.text !== undefined || this.fileSizes.has(key)) continue;
+      const [read] = await this.services.workspaceFiles.resolveAttachments([a]).catch(() => [{ text: '' }]);
+      this.fileSizes.set(key, read.text.length);
+    }
+    const usage = chatUsage(manager, limit, draftText(this.draft.text, this.draft.attachments, this.fileSizes));
+    this.post({ type: 'usage', usage: usageView(usage, s) });
+  }
+
+  /**
+   * Compacts now (`/compact`, Compact up to Here): a summary of the older turns becomes a node, the
+   * chat moves to it, and a notice says what it did, with Undo.
+   */
+  private async compactNow(options: { uptoNodeId?: string; focus?: string; trigger: 'manual' }): Promise<void> {
+    const manager = await this.services.manager(this.conversationId);
+    const s = this.services.settings;
+    const model = conversationModel(manager.getMetadata() as Record<string, unknown>, s);
+    this.compacting = true;
+    await this.postState();
+    try {
+      const node = await manager.compact({ ...options, model, keepRecentTokens: s.keepRecentTokens });
+      this.noticeCompaction(node, undefined);
+    } finally {
+      this.compacting = false;
+    }
+  }
+
+  /** Compacts before a request that would fill more than `arbor.context.autoCompactPercent` of the window. */
+  private async compactIfFull(manager: ConversationManager, model: string): Promise<void> {
+    const s = this.services.settings;
+    if (s.autoCompactPercent <= 0) return;
+    const limit = await this.contextLimit(model);
+    if (!limit) return;
+    const before = chatUsage(manager, limit, '');
+    const node = await manager.compactIfFull({ limit, fraction: s.autoCompactPercent / 100, reserve: before.reserved, model, keepRecentTokens: s.keepRecentTokens });
+    if (node) this.noticeCompaction(node, { fraction: before.fraction ?? 0, limit, model });
+  }
+
+  /** Tells the reader a compaction was made, what it saved, and that Undo brings the history back. */
+  private noticeCompaction(node: ConversationNode, auto: { fraction: number; limit: number; model: string } | undefined): void {
+    const info = readNodeMetadata(node.metadata, 'compaction');
+    if (!info) return;
+    const saved = `${info.tokensBefore.toLocaleString('en-US')} → ${info.tokensAfter.toLocaleString('en-US')} tokens`;
+    const what = `${info.coveredCount} older message${info.coveredCount === 1 ? '' : 's'}`;
+    const how = info.method === 'fallback' ? ' without a model (your messages kept, answers shortened)' : '';
+    const message = auto
+      ? `The conversation filled ${Math.round(auto.fraction * 100)}% of ${auto.model}'s ${auto.limit.toLocaleString('en-US')}-token window, so Arbor summarised ${what}${how} before sending (${saved}). Undo brings the full history back.`
+      : `Summarised ${what}${how} (${saved}). Undo brings the full history back.`;
+    this.post({ type: 'notice', level: 'info', message, undoCompaction: node.nodeId });
   }
 
   /**

@@ -39,6 +39,8 @@ export const Commands = {
   compareWith: 'arbor.node.compareWith',
   copyNode: 'arbor.node.copy',
   deleteBranch: 'arbor.node.deleteBranch',
+  compactUpToHere: 'arbor.node.compactUpToHere',
+  undoCompaction: 'arbor.undoCompaction',
   activationTiming: 'arbor.debug.activationTiming',
 } as const;
 
@@ -58,6 +60,9 @@ export const Settings = {
   ragMaxFileBytes: 'rag.maxFileBytes',
   maxAnswerChars: 'limits.maxAnswerChars',
   maxAnswerSeconds: 'limits.maxAnswerSeconds',
+  autoCompactPercent: 'context.autoCompactPercent',
+  keepRecentTokens: 'context.keepRecentTokens',
+  keepToolOutputTokens: 'context.keepToolOutputTokens',
 } as const;
 
 /** Context keys set with `setContext`, used in `when` clauses. */

@@ -1,3 +1,4 @@
+import { lastCompaction } from './compaction';
 import { contextUsage, type ContextUsage, type ContextUsageOptions } from './contextUsage';
 import { NodeNotFoundError } from '../errors';
 import { requireString } from '../validation';
@@ -216,6 +217,12 @@ export abstract class ConversationReader {
    */
   getContextUsage(options: ContextUsageOptions & { nodeId?: string } = {}): ContextUsage {
     return contextUsage(this.tree, this.requireNode(options.nodeId ?? this.current).nodeId, options);
+  }
+
+  /** The compaction whose summary requests for `nodeId` (default: the current node) carry, if any. */
+  getCompactionInEffect(nodeId: string = this.current): { nodeId: string; firstKeptNodeId: string } | undefined {
+    const found = lastCompaction(this.tree.path(this.requireNode(nodeId).nodeId));
+    return found ? { nodeId: found.node.nodeId, firstKeptNodeId: found.info.firstKeptNodeId } : undefined;
   }
 
   /** What the context window would send from the current history, with per-message estimates. */
