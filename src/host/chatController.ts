@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { readNodeMetadata, ROOT_NODE_ID, type ConversationManager, type ConversationMetadata, type ConversationNode, type FileSystemPromptLibrary } from '../core/index';
+import { isContextLengthError, readNodeMetadata, ROOT_NODE_ID, type ConversationManager, type ConversationMetadata, type ConversationNode, type FileSystemPromptLibrary } from '../core/index';
 import { assertNever, isStreamedRequest } from '../shared/protocol';
 import type { AnswerMessage, Attachment, BranchPoint, EditMessage, ErrorView, FromWebview, RegenerateMessage, RequestMessage, RetryMessage, SendMessage, StreamedRequestType, ToWebview } from '../shared/protocol';
 import { buildChatState, promptSummaries } from './chatView';
@@ -464,14 +464,28 @@ export class ChatController extends Disposable {
     try {
       await checkReadyToSend(this.services);
       await this.services.whileBusy(this.conversationId, async () => {
-        for await (const chunk of manager.streamComplete({ signal: stream.abort.signal, configOverrides: { model: chosen } })) {
-          // The chunk is shown even after Stop: the stream has already counted it into the saved answer.
-          if (chunk.delta || chunk.thinkingDelta) {
-            stream.text += chunk.delta;
-            if (chunk.thinkingDelta) stream.thinking += chunk.thinkingDelta;
-            this.reply(request, { type: 'streamDelta', delta: chunk.delta, thinkingDelta: chunk.thinkingDelta });
+        for (let attempt = 0; ; attempt++) {
+          try {
+            for await (const chunk of manager.streamComplete({ signal: stream.abort.signal, configOverrides: { model: chosen } })) {
+              // The chunk is shown even after Stop: the stream has already counted it into the saved answer.
+              if (chunk.delta || chunk.thinkingDelta) {
+                stream.text += chunk.delta;
+                if (chunk.thinkingDelta) stream.thinking += chunk.thinkingDelta;
+                this.reply(request, { type: 'streamDelta', delta: chunk.delta, thinkingDelta: chunk.thinkingDelta });
+              }
+              if (stream.stopRequested) break;
+            }
+            return;
+          } catch (err) {
+            // The model refused the request as too long: compact without a model call (never drop silently), then ask once more.
+            if (attempt > 0 || !isContextLengthError(err) || stream.text || stream.stopRequested) throw err;
+            const limit = await this.contextLimit(chosen);
+            const keepRecentTokens = Math.min(this.services.settings.keepRecentTokens, limit ? Math.floor(limit / 4) : Infinity);
+            const node = await manager.compact({ trigger: 'overflow', fallback: true, model: chosen, keepRecentTokens });
+            this.noticeCompaction(node, undefined);
+            stream.parentNodeId = manager.currentNodeId;
+            this.reply(request, { type: 'streamStart', parentNodeId: stream.parentNodeId, model: chosen });
           }
-          if (stream.stopRequested) break;
         }
       });
     } catch (err) {
@@ -556,7 +570,9 @@ export class ChatController extends Disposable {
     const saved = `${info.tokensBefore.toLocaleString('en-US')} → ${info.tokensAfter.toLocaleString('en-US')} tokens`;
     const what = `${info.coveredCount} older message${info.coveredCount === 1 ? '' : 's'}`;
     const how = info.method === 'fallback' ? ' without a model (your messages kept, answers shortened)' : '';
-    const message = auto
+    const message = info.trigger === 'overflow'
+      ? `${info.model ?? 'The model'} refused the request as longer than it can read, so Arbor summarised ${what}${how} and asked again (${saved}). Undo brings the full history back.`
+      : auto
       ? `The conversation filled ${Math.round(auto.fraction * 100)}% of ${auto.model}'s ${auto.limit.toLocaleString('en-US')}-token window, so Arbor summarised ${what}${how} before sending (${saved}). Undo brings the full history back.`
       : `Summarised ${what}${how} (${saved}). Undo brings the full history back.`;
     this.post({ type: 'notice', level: 'info', message, undoCompaction: node.nodeId });

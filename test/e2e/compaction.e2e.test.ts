@@ -77,4 +77,22 @@ describe('context meter and compaction', () => {
     await chat().byTestId('notice').filter({ hasText: 'Summarised 2 older messages' }).locator('[data-testid="notice-undo"]').click();
     await expect.poll(() => card.count(), { timeout: 15_000 }).toBe(0);
   });
+
+  it('when the model refuses a request as too long, compacts without a model and asks again, never dropping silently', async () => {
+    await session.workbench.runCommand('Arbor: New Conversation');
+    await chat().waitReady();
+    await ask('Where is the parser?');
+    await ask('And the lexer?');
+    // The fake model refuses any request holding [[overflow]] until it carries a summary.
+    await chat().send('[[overflow]] Now compare them');
+    await expect.poll(() => chat().textOf(chat().lastAnswer()), { timeout: 30_000 }).toBe(echo('[[overflow]] Now compare them'));
+    await chat().waitIdle();
+    const card = chat().frame.locator('[data-testid="message"][data-compaction="true"]');
+    expect(await card.count()).toBe(1);
+    expect(await card.locator('[data-testid="compaction-summary"] summary').textContent()).toBe('Compacted after the model refused the length, without a model');
+    await card.locator('[data-testid="compaction-summary"] summary').click();
+    expect(await chat().textOf(card)).toContain('[User]: Where is the parser?');
+    await chat().byTestId('notice').filter({ hasText: 'refused the request as longer than it can read' }).waitFor({ timeout: 10_000 });
+    expect(await chat().byTestId('error').count()).toBe(0);
+  });
 });
