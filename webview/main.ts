@@ -87,6 +87,8 @@ const list = new MessageList(
       startRequest((requestId) => ({ type: 'retry', requestId }));
     },
     branchHere: (nodeId) => vscode.postMessage({ type: 'branchHere', nodeId }),
+    compactHere: (nodeId) => vscode.postMessage({ type: 'compactHere', nodeId }),
+    undoCompaction: (nodeId) => undoCompaction(nodeId),
     runAction: (command) => vscode.postMessage({ type: 'runAction', command }),
     openFile: (path, startLine, endLine) => vscode.postMessage({ type: 'openFile', path, startLine, endLine }),
     setBookmark: (nodeId, bookmarked) => vscode.postMessage({ type: 'setBookmark', nodeId, bookmarked }),
@@ -111,7 +113,10 @@ const composer = new Composer({
   findFiles: (query) => request('findFiles', { query }).then(asPaths),
   attachSelection: () => vscode.postMessage({ type: 'attachSelection' }),
   editLast: () => list.editLastUserMessage(),
-  saveDraft: (draft, attachments) => save({ draft, attachments }),
+  saveDraft: (draft, attachments) => {
+    save({ draft, attachments });
+    postDraftSoon(draft, attachments);
+  },
 });
 
 const banner = new BranchBanner(() => vscode.postMessage({ type: 'cancelBranch' }));
@@ -210,8 +215,11 @@ function handle(message: ToWebview): void {
     case 'reveal':
       list.reveal(message.nodeId);
       break;
+    case 'usage':
+      header.meter.update(message.usage);
+      break;
     case 'notice':
-      header.showNotice(message);
+      header.showNotice(message, undoCompaction);
       if (message.level === 'error' && streamingId === undefined && !chat?.busy) {
         setBusy(false);
       }
@@ -238,6 +246,17 @@ function request<K extends ResponseRequestType>(type: K, fields: Omit<RequestMes
     pendingRequests.set(requestId, { resolve: (value) => resolve(value as ResponseResult<K>), reject });
     vscode.postMessage({ ...fields, type, requestId } as RequestMessage<K>);
   });
+}
+
+function undoCompaction(nodeId: string): void {
+  vscode.postMessage({ type: 'undoCompaction', nodeId });
+}
+
+/** Tells the host the draft changed, at most every 150 ms, so the meter follows typing without a message per key. */
+let draftTimer: ReturnType<typeof setTimeout> | undefined;
+function postDraftSoon(text: string, attachments: PersistedState['attachments']): void {
+  clearTimeout(draftTimer);
+  draftTimer = setTimeout(() => vscode.postMessage({ type: 'draft', text, attachments }), 150);
 }
 
 function setBusy(value: boolean): void {

@@ -34,6 +34,8 @@ export type ProviderErrorKind =
   | 'timeout'
   | 'stream'
   | 'bad_request'
+  /** The request is longer than the model's context window (a 400 that says so). */
+  | 'context_length'
   | 'server'
   | 'aborted'
   /** Arbor stopped an answer at its size or total-time cap; the text so far is kept. */

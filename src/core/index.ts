@@ -29,6 +29,9 @@ export { ConversationTree } from './conversation/conversationTree';
 export { ROOT_NODE_ID, isDotPath } from './nodeIds';
 export { fromMetonSession, isMetonSession } from './conversation/metonImport';
 export { importConversation, parseConversationJson, type ImportedConversation } from './conversation/importConversation';
+export { DEFAULT_KEEP_TOOL_OUTPUT_TOKENS, fallbackSummary, isCompaction, lastCompaction, planCompaction, requestMessages, summaryPreamble, transcriptOf, type CompactionPlan } from './conversation/compaction';
+export { BUILTIN_COMPACT_PROMPT, COMPACT_PROMPT_NAME, DEFAULT_KEEP_RECENT_TOKENS, isContextLengthError, type CompactOptions } from './conversation/compactor';
+export { contextUsage, ESTIMATE_COUNTER, type ContextUsage, type ContextUsageOptions, type UsageCounter } from './conversation/contextUsage';
 export { applyContextWindow, groupTurns, type ContextWindowOptions, type ContextWindowResult, type MessageTokenEstimator } from './conversation/contextWindow';
 export { runRequestMiddleware, runResponseMiddleware, type ConversationMiddleware, type MiddlewareState } from './conversation/middleware/middleware';
 export { LoggingMiddleware, type LoggingMiddlewareOptions } from './conversation/middleware/loggingMiddleware';
@@ -64,6 +67,7 @@ export {
   type ConversationMetadata,
   type StoredAttachment,
   type StopReason,
+  type CompactionInfo,
 } from './metadataKeys';
 export {
   ArborError,

@@ -26,6 +26,30 @@ export interface StoredAttachment {
   ignored?: boolean;
 }
 
+/** What a compaction node summarises and how it was made (its `metadata.compaction`). */
+export interface CompactionInfo {
+  /** The first message kept verbatim: requests below the summary resume there. */
+  firstKeptNodeId: string;
+  /** How many messages the summary stands for (since the previous compaction's kept part). */
+  coveredCount: number;
+  /** Tokens the request carried before the compaction, and carries after it. */
+  tokensBefore: number;
+  tokensAfter: number;
+  /** `model`: a summary written by a model; `fallback`: the user messages kept, answers shortened, no model call. */
+  method: 'model' | 'fallback';
+  /** What asked for it: `/compact` or Compact up to Here, the context filling up, or the provider refusing a request for length. */
+  trigger: 'manual' | 'auto' | 'overflow';
+  /** The model that wrote the summary. */
+  model?: string;
+  /** The summary prompt's file and version. */
+  prompt?: PromptRef;
+  /** What the user asked the summary to focus on (`/compact <focus>`). */
+  focus?: string;
+  /** Files read (attached, retrieved) and changed in the covered part, with the previous summary's. */
+  readFiles: string[];
+  modifiedFiles: string[];
+}
+
 /** The keys of a message node's `metadata` that Arbor writes or reads. */
 export interface NodeMetadata {
   /** Any message: the reader bookmarked it ("Go to Bookmark" lists it; retention keeps its conversation). */
@@ -80,6 +104,10 @@ export interface NodeMetadata {
   validationWarnings?: string[];
   /** Prompt message: the model settings from the prompt's front matter. */
   promptSettings?: PromptModelSettings;
+  /** Compaction node: what its summary covers (see `CompactionInfo`). */
+  compaction?: CompactionInfo;
+  /** Files a message changed (written by tools), listed by compactions. */
+  modifiedFiles?: string[];
 }
 
 /** The keys of a conversation's `metadata` that Arbor writes or reads. */
@@ -137,6 +165,26 @@ function promptRef(v: unknown): PromptRef | undefined {
   return isObject(v) && typeof v.name === 'string' ? (v as unknown as PromptRef) : undefined;
 }
 
+function compactionInfo(v: unknown): CompactionInfo | undefined {
+  if (!isObject(v) || typeof v.firstKeptNodeId !== 'string') return undefined;
+  const info: CompactionInfo = {
+    firstKeptNodeId: v.firstKeptNodeId,
+    coveredCount: finite(v.coveredCount) ?? 0,
+    tokensBefore: finite(v.tokensBefore) ?? 0,
+    tokensAfter: finite(v.tokensAfter) ?? 0,
+    method: v.method === 'fallback' ? 'fallback' : 'model',
+    trigger: v.trigger === 'auto' || v.trigger === 'overflow' ? v.trigger : 'manual',
+    readFiles: texts(v.readFiles) ?? [],
+    modifiedFiles: texts(v.modifiedFiles) ?? [],
+  };
+  const model = text(v.model);
+  const focus = text(v.focus);
+  if (model !== undefined) info.model = model;
+  if (focus !== undefined) info.focus = focus;
+  if (isObject(v.prompt) && typeof v.prompt.name === 'string') info.prompt = v.prompt as unknown as PromptRef;
+  return info;
+}
+
 const NODE_PARSERS: Parsers<NodeMetadata> = {
   bookmarked: flag,
   note: text,
@@ -165,6 +213,8 @@ const NODE_PARSERS: Parsers<NodeMetadata> = {
   paramsMissing: texts,
   validationWarnings: texts,
   promptSettings: (v) => (isObject(v) ? (v as PromptModelSettings) : undefined),
+  compaction: compactionInfo,
+  modifiedFiles: texts,
 };
 
 const CONVERSATION_PARSERS: Parsers<ConversationMetadata> = {

@@ -1,8 +1,9 @@
 import * as vscode from 'vscode';
-import { ROOT_NODE_ID, readNodeMetadata, type ConversationManager, type ConversationMetadata, type ConversationNode, type FileSystemPromptLibrary, type NodeMetadata } from '../core/index';
+import { isContextLengthError, PathTokenCache, readNodeMetadata, ROOT_NODE_ID, tokenCounterFor, type ConversationManager, type ConversationMetadata, type ConversationNode, type FileSystemPromptLibrary, type NodeMetadata } from '../core/index';
 import { assertNever, isStreamedRequest } from '../shared/protocol';
 import type { AnswerMessage, Attachment, BranchPoint, EditMessage, ErrorView, FromWebview, RegenerateMessage, RequestMessage, RetryMessage, SendMessage, StreamedRequestType, ToWebview } from '../shared/protocol';
 import { buildChatState, promptSummaries } from './chatView';
+import { attachmentKey, chatUsage, draftText, MeterCounter, usageView } from './contextBudget';
 import { chatModels } from './chatModels';
 import { ChatOptions } from './chatOptions';
 import { ChatWindow } from './chatWindow';
@@ -63,6 +64,14 @@ export class ChatController extends Disposable {
   private sending = false;
   /** Why the last request failed before any answer, by the user message it was for (this window only). */
   private readonly failures = new Map<string, ErrorView>();
+  /** The message being written, for the meter (the webview sends it as it changes). */
+  private draft: { text: string; attachments: readonly Attachment[] } = { text: '', attachments: [] };
+  /** Sizes of attached files, read once each, for the meter. */
+  private readonly fileSizes = new Map<string, number>();
+  /** A compaction is being written. */
+  private compacting = false;
+  /** Counts for the meter, with the chat's per-message cache. */
+  private meter?: MeterCounter;
   /** Branch from Here is pending at `nodeId`; Cancel returns to `returnTo`. */
   private branchPoint?: { nodeId: string; returnTo: string };
   /** The header's system prompt and request options. */
@@ -119,7 +128,7 @@ export class ChatController extends Disposable {
 
   /** Whether a model answer is streaming. */
   get busy(): boolean {
-    return this.stream !== undefined;
+    return this.stream !== undefined || this.compacting;
   }
 
   private post(message: ToWebview): void {
@@ -151,6 +160,21 @@ export class ChatController extends Disposable {
       this.branchPoint = { nodeId: node.nodeId, returnTo };
     });
     await this.postState();
+  }
+
+  /** Compact up to Here (the tree's menu): the older turns up to `nodeId` become a summary below it. Errors show as a notice. */
+  async compactUpTo(nodeId: string): Promise<void> {
+    await this.handle({ type: 'compactHere', nodeId });
+  }
+
+  /** Undo Compaction (the palette): back to the full history of the compaction in effect; says so when there is none. */
+  async undoCompaction(): Promise<void> {
+    try {
+      await this.services.withManager(this.conversationId, (m) => m.undoCompaction());
+      await this.postState();
+    } catch (err) {
+      this.post({ type: 'notice', level: 'info', message: toErrorView(err).message });
+    }
   }
 
   /** Cancel on the banner: back to where the reader was before Branch from Here. */
@@ -242,11 +266,13 @@ export class ChatController extends Disposable {
             branchPoint: this.branchPoint && branchPointView(manager.getNode(current)),
             unanswered: this.unansweredAt(manager),
             promptVersion: promptVersionLookup(this.services.trusted ? this.library : undefined),
+            compaction: manager.getCompactionInEffect(),
           },
           this.window,
         ),
       });
       if (reveal !== undefined) this.post({ type: 'reveal', nodeId: reveal });
+      void this.postUsage();
     } catch (err) {
       this.services.logger.error(`Could not show conversation ${this.conversationId}`, err);
       this.post({ type: 'notice', level: 'error', message: toErrorView(err).message });
@@ -284,6 +310,14 @@ export class ChatController extends Disposable {
           return await this.cancelBranch();
         case 'openPromptDiff':
           return await this.openPromptDiff(msg.nodeId);
+        case 'draft':
+          this.draft = { text: msg.text, attachments: msg.attachments };
+          return await this.postUsage();
+        case 'undoCompaction':
+          await this.services.withManager(this.conversationId, (m) => m.undoCompaction(msg.nodeId));
+          return await this.postState();
+        case 'compactHere':
+          return await this.mutate(() => this.compactNow({ uptoNodeId: msg.nodeId, trigger: 'manual' }));
         case 'loadEarlier':
           this.window.loadEarlier();
           return await this.postState();
@@ -416,6 +450,12 @@ export class ChatController extends Disposable {
 
   private async send(msg: SendMessage): Promise<void> {
     if (this.refuseWhileBusy(msg)) return;
+    const compact = /^\/compact(?:\s+([\s\S]*))?$/.exec(msg.text.trim());
+    if (compact && !msg.promptName) {
+      await this.compactNow({ focus: compact[1]?.trim(), trigger: 'manual' });
+      this.reply(msg, { type: 'streamDone' });
+      return;
+    }
     const manager = await this.services.manager(this.conversationId);
     const resolved = await this.services.workspaceFiles.resolveAttachments(msg.attachments);
     // Two user messages never follow each other: a message sent while the last one is unanswered (its
@@ -473,23 +513,44 @@ export class ChatController extends Disposable {
     // The first answer pins the default on the chat, so a model picked later in another chat leaves this one be.
     const pin = pinModelUpdate(metadata, this.services.settings);
     if (pin) await manager.setMetadata(pin);
+    await this.compactIfFull(manager, chosen);
     const stream: ActiveStream = { request, abort: new AbortController(), stopRequested: false, parentNodeId: manager.currentNodeId, model: chosen, text: '', thinking: '' };
     this.stream = stream;
     this.failures.delete(stream.parentNodeId);
     this.reply(request, { type: 'streamStart', parentNodeId: stream.parentNodeId, model: chosen });
     let error: ReturnType<typeof toErrorView> | undefined;
+    // What the counter makes of this request, to learn from the server's own count once it answers.
+    let sentEstimate: number | undefined;
     try {
       await checkReadyToSend(this.services);
       const plan = await this.options.plan(manager, chosen);
+      sentEstimate = await this.meterCounter(chosen).then(
+        (c) => c.cache.counter.countMessages([...(plan.systemPromptOverride ? [{ role: 'system' as const, content: plan.systemPromptOverride }] : []), ...manager.getHistory()]),
+        () => undefined,
+      );
       await this.services.whileBusy(this.conversationId, async () => {
-        for await (const chunk of manager.streamComplete({ signal: stream.abort.signal, ...plan })) {
-          // The chunk is shown even after Stop: the stream has already counted it into the saved answer.
-          if (chunk.delta || chunk.thinkingDelta) {
-            stream.text += chunk.delta;
-            if (chunk.thinkingDelta) stream.thinking += chunk.thinkingDelta;
-            this.reply(request, { type: 'streamDelta', delta: chunk.delta, thinkingDelta: chunk.thinkingDelta });
+        for (let attempt = 0; ; attempt++) {
+          try {
+            for await (const chunk of manager.streamComplete({ signal: stream.abort.signal, ...plan })) {
+              // The chunk is shown even after Stop: the stream has already counted it into the saved answer.
+              if (chunk.delta || chunk.thinkingDelta) {
+                stream.text += chunk.delta;
+                if (chunk.thinkingDelta) stream.thinking += chunk.thinkingDelta;
+                this.reply(request, { type: 'streamDelta', delta: chunk.delta, thinkingDelta: chunk.thinkingDelta });
+              }
+              if (stream.stopRequested) break;
+            }
+            return;
+          } catch (err) {
+            // The model refused the request as too long: compact without a model call (never drop silently), then ask once more.
+            if (attempt > 0 || !isContextLengthError(err) || stream.text || stream.stopRequested) throw err;
+            const limit = await this.contextLimit(chosen);
+            const keepRecentTokens = Math.min(this.services.settings.keepRecentTokens, limit ? Math.floor(limit / 4) : Infinity);
+            const node = await manager.compact({ trigger: 'overflow', fallback: true, model: chosen, keepRecentTokens });
+            this.noticeCompaction(node, undefined);
+            stream.parentNodeId = manager.currentNodeId;
+            this.reply(request, { type: 'streamStart', parentNodeId: stream.parentNodeId, model: chosen });
           }
-          if (stream.stopRequested) break;
         }
       });
     } catch (err) {
@@ -505,12 +566,104 @@ export class ChatController extends Disposable {
       }
     } finally {
       this.stream = undefined;
+      if (!error && manager.currentNodeId !== stream.parentNodeId) {
+        const counter = await this.meterCounter(chosen).catch(() => undefined);
+        if (counter && sentEstimate !== undefined) this.calibrate(counter, sentEstimate, manager.getNode(manager.currentNodeId));
+      }
       this.reply(request, { type: 'streamDone', error });
       // The list shows the cost from the metadata; it is written only when it changed.
       const update = totalCostUpdate(manager.getMetadata() as Record<string, unknown>, manager.getTotalCost());
       if (update) await manager.setMetadata(update).catch(() => undefined);
       await this.postState();
     }
+  }
+
+  /** The model's context length, when the provider says. */
+  private async contextLimit(model: string): Promise<number | undefined> {
+    try {
+      return await this.services.contextLengths.get(await this.services.provider(), model);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Posts how full the next request's context is, the draft included. */
+  private async postUsage(): Promise<void> {
+    if (!this.ready || this.isDisposed) return;
+    const manager = await this.services.manager(this.conversationId);
+    const s = this.services.settings;
+    const limit = await this.contextLimit(conversationModel(manager.getMetadata() as Record<string, unknown>, s));
+    for (const a of this.draft.attachments) {
+      const key = attachmentKey(a);
+      if (a.text !== undefined || this.fileSizes.has(key)) continue;
+      const [read] = await this.services.workspaceFiles.resolveAttachments([a]).catch(() => [{ text: '' }]);
+      this.fileSizes.set(key, read.text.length);
+    }
+    const counter = await this.meterCounter(conversationModel(manager.getMetadata() as Record<string, unknown>, s));
+    const usage = chatUsage(manager, limit, draftText(this.draft.text, this.draft.attachments, this.fileSizes), counter);
+    this.post({ type: 'usage', usage: usageView(usage, s) });
+  }
+
+  /**
+   * The meter's counter for `model`: exact for OpenAI models gpt-tokenizer knows, otherwise the estimate
+   * calibrated by what the server reported; the chat's cache keeps each message's count.
+   */
+  private async meterCounter(model: string): Promise<MeterCounter> {
+    const counter = await tokenCounterFor(this.services.settings.provider, model);
+    if (this.meter) this.meter.cache.counter = counter;
+    else this.meter = new MeterCounter(new PathTokenCache(counter));
+    return this.meter;
+  }
+
+  /** Teaches an estimating counter the server's own count of the request just answered (`usage.promptTokens`). */
+  private calibrate(counter: MeterCounter, estimated: number, answer: ConversationNode | undefined): void {
+    const reported = answer ? readNodeMetadata(answer.metadata, 'usage')?.promptTokens : undefined;
+    if (reported) counter.cache.counter.calibrate(estimated, reported);
+  }
+
+  /**
+   * Compacts now (`/compact`, Compact up to Here): a summary of the older turns becomes a node, the
+   * chat moves to it, and a notice says what it did, with Undo.
+   */
+  private async compactNow(options: { uptoNodeId?: string; focus?: string; trigger: 'manual' }): Promise<void> {
+    const manager = await this.services.manager(this.conversationId);
+    const s = this.services.settings;
+    const model = conversationModel(manager.getMetadata() as Record<string, unknown>, s);
+    this.compacting = true;
+    await this.postState();
+    try {
+      const node = await manager.compact({ ...options, model, keepRecentTokens: s.keepRecentTokens });
+      this.noticeCompaction(node, undefined);
+    } finally {
+      this.compacting = false;
+    }
+  }
+
+  /** Compacts before a request that would fill more than `arbor.context.autoCompactPercent` of the window. */
+  private async compactIfFull(manager: ConversationManager, model: string): Promise<void> {
+    const s = this.services.settings;
+    if (s.autoCompactPercent <= 0) return;
+    const limit = await this.contextLimit(model);
+    if (!limit) return;
+    const counter = await this.meterCounter(model);
+    const before = chatUsage(manager, limit, '', counter);
+    const node = await manager.compactIfFull({ limit, fraction: s.autoCompactPercent / 100, reserve: before.reserved, counter, model, keepRecentTokens: s.keepRecentTokens });
+    if (node) this.noticeCompaction(node, { fraction: before.fraction ?? 0, limit, model });
+  }
+
+  /** Tells the reader a compaction was made, what it saved, and that Undo brings the history back. */
+  private noticeCompaction(node: ConversationNode, auto: { fraction: number; limit: number; model: string } | undefined): void {
+    const info = readNodeMetadata(node.metadata, 'compaction');
+    if (!info) return;
+    const saved = `${info.tokensBefore.toLocaleString('en-US')} → ${info.tokensAfter.toLocaleString('en-US')} tokens`;
+    const what = `${info.coveredCount} older message${info.coveredCount === 1 ? '' : 's'}`;
+    const how = info.method === 'fallback' ? ' without a model (your messages kept, answers shortened)' : '';
+    const message = info.trigger === 'overflow'
+      ? `${info.model ?? 'The model'} refused the request as longer than it can read, so Arbor summarised ${what}${how} and asked again (${saved}). Undo brings the full history back.`
+      : auto
+      ? `The conversation filled ${Math.round(auto.fraction * 100)}% of ${auto.model}'s ${auto.limit.toLocaleString('en-US')}-token window, so Arbor summarised ${what}${how} before sending (${saved}). Undo brings the full history back.`
+      : `Summarised ${what}${how} (${saved}). Undo brings the full history back.`;
+    this.post({ type: 'notice', level: 'info', message, undoCompaction: node.nodeId });
   }
 
   /**

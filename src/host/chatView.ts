@@ -4,8 +4,8 @@
  * attachments. Pure: the path comes through a `PathSource`, so a 10,000-message path costs its ids
  * and the few views in the window, not a copy of every node.
  */
-import { nodeMetadata, nodeRagMetadata, type ConversationNode, type PromptInfo, type RagMetadata } from '../core/index';
-import type { Attachment, BranchPoint, ChatState, ContextChip, ErrorView, MessageView, PromptSummary, SiblingInfo } from '../shared/protocol';
+import { nodeMetadata, nodeRagMetadata, type CompactionInfo, type ConversationNode, type PromptInfo, type RagMetadata } from '../core/index';
+import type { Attachment, BranchPoint, ChatState, CompactionView, ContextChip, ErrorView, MessageView, PromptSummary, SiblingInfo } from '../shared/protocol';
 import type { ChatWindow } from './chatWindow';
 import { messageDisplayText } from './conversationRules';
 import { promptMessageInfo, type PromptVersionLookup } from './promptMessages';
@@ -37,6 +37,8 @@ export interface ChatStateInput {
   unanswered?: { nodeId: string; error?: ErrorView };
   /** The version each prompt file has now, so prompt messages say whether theirs changed. */
   promptVersion?: PromptVersionLookup;
+  /** The compaction in effect on the path: the messages before its first kept one show as covered. */
+  compaction?: { nodeId: string; firstKeptNodeId: string };
 }
 
 function siblingInfo(node: ConversationNode, ids: readonly string[]): SiblingInfo {
@@ -93,16 +95,32 @@ export function messageView(node: ConversationNode, siblingIds: readonly string[
     ...(prompt ? { prompt } : {}),
     bookmarked: md.bookmarked === true ? true : undefined,
     note: md.note?.trim() || undefined,
+    ...(md.compaction ? { compaction: compactionView(md.compaction) } : {}),
+  };
+}
+
+/** What the chat shows of a compaction node. */
+function compactionView(info: CompactionInfo): CompactionView {
+  return {
+    coveredCount: info.coveredCount,
+    tokensBefore: info.tokensBefore,
+    tokensAfter: info.tokensAfter,
+    method: info.method,
+    trigger: info.trigger,
+    ...(info.focus ? { focus: info.focus } : {}),
+    ...(info.model ? { model: info.model } : {}),
   };
 }
 
 /** The chat state: the window of the path root→current the webview holds (see `ChatWindow`), with only what changed. */
 export function buildChatState(input: ChatStateInput, window: ChatWindow): ChatState {
   const { path } = input;
-  const { unanswered } = input;
+  const { unanswered, compaction } = input;
+  const coveredBefore = compaction ? path.pathIds.indexOf(compaction.firstKeptNodeId) : -1;
   const update = window.update(path.pathIds, (index) => {
     const id = path.pathIds[index];
-    const view = messageView(path.node(id), path.siblingIds(id), input.promptVersion);
+    let view = messageView(path.node(id), path.siblingIds(id), input.promptVersion);
+    if (index < coveredBefore) view = { ...view, covered: true };
     return unanswered?.nodeId === id ? { ...view, unanswered: unanswered.error ? { error: unanswered.error } : {} } : view;
   });
   return {

@@ -44,6 +44,8 @@ export const Commands = {
   addNote: 'arbor.node.addNote',
   editNote: 'arbor.node.editNote',
   goToBookmark: 'arbor.goToBookmark',
+  compactUpToHere: 'arbor.node.compactUpToHere',
+  undoCompaction: 'arbor.undoCompaction',
   activationTiming: 'arbor.debug.activationTiming',
 } as const;
 
@@ -68,6 +70,9 @@ export const Settings = {
   retentionDays: 'retention.days',
   contextLength: 'contextLength',
   ollamaNumCtx: 'ollama.numCtx',
+  autoCompactPercent: 'context.autoCompactPercent',
+  keepRecentTokens: 'context.keepRecentTokens',
+  keepToolOutputTokens: 'context.keepToolOutputTokens',
 } as const;
 
 /** Context keys set with `setContext`, used in `when` clauses. */

@@ -63,6 +63,23 @@ export function registerNodeCommands(context: vscode.ExtensionContext, deps: Com
     if (run) await panels.open(run.conversationId, { switchTo: run.lastNodeId });
   });
 
+  reg(Commands.compactUpToHere, async (arg?: unknown) => {
+    const run = runOf(deps, arg);
+    if (!run) return;
+    const chat = await panels.open(run.conversationId);
+    await chat.compactUpTo(run.lastNodeId);
+  });
+
+  reg(Commands.undoCompaction, async () => {
+    const id = panels.activeConversationId;
+    const chat = id === undefined ? undefined : panels.get(id);
+    if (!chat) {
+      void vscode.window.showInformationMessage('Open the chat whose compaction to undo first.');
+      return;
+    }
+    await chat.undoCompaction();
+  });
+
   reg(Commands.renameBranch, async (arg?: unknown) => {
     const run = runOf(deps, arg);
     if (!run) return;

@@ -1,3 +1,4 @@
+import { ContextLengths } from './contextBudget';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -67,6 +68,8 @@ export class Services extends Disposable {
   private providerPromise?: Promise<LLMProvider>;
   private lastEditor?: vscode.TextEditor;
   private readonly llm: DelegatingProvider;
+  /** The models' context lengths, as the provider lists them. */
+  readonly contextLengths = new ContextLengths();
   private readonly middleware: ConversationMiddleware[];
   private readonly promptBuilderProxy: DelegatingPromptBuilder;
 
@@ -333,6 +336,7 @@ export class Services extends Disposable {
       reuseRagOnBranch: true,
       maxHistory: this.current.maxHistory,
       maxContextTokens: this.current.maxTokens,
+      keepToolOutputTokens: this.current.keepToolOutputTokens,
     };
   }
 

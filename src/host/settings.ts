@@ -3,7 +3,7 @@
  * over `workspace.getConfiguration('arbor')`, tests pass a plain object, and bad values fall back to
  * the defaults with a warning instead of breaking the extension.
  */
-import { DEFAULT_MAX_ANSWER_CHARS, DEFAULT_MAX_ANSWER_MS } from '../core/index';
+import { DEFAULT_KEEP_RECENT_TOKENS, DEFAULT_KEEP_TOOL_OUTPUT_TOKENS, DEFAULT_MAX_ANSWER_CHARS, DEFAULT_MAX_ANSWER_MS } from '../core/index';
 
 /** Which model server answers. */
 export type ProviderKind = 'ollama' | 'openai';
@@ -43,6 +43,12 @@ export interface ArborSettings {
   contextLengths: Record<string, number>;
   /** `arbor.ollama.numCtx`: the `num_ctx` sent to Ollama; 0: automatic (the model's own, else Ollama's default). */
   ollamaNumCtx: number;
+  /** Compact before a request that would fill more than this percent of the model's window; 0: never automatically. */
+  autoCompactPercent: number;
+  /** Tokens of the newest turns a compaction keeps verbatim. */
+  keepRecentTokens: number;
+  /** Tokens of the newest tool outputs a request carries whole. */
+  keepToolOutputTokens: number;
 }
 
 /** The system prompt new chats use when `arbor.systemPrompt` is not set: `prompts/system/default.*`, when there is one. */
@@ -55,6 +61,8 @@ export const DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434';
 export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
 export const DEFAULT_MAX_FILE_BYTES = 1_000_000;
 export const DEFAULT_MAX_ANSWER_SECONDS = DEFAULT_MAX_ANSWER_MS / 1000;
+/** `arbor.context.autoCompactPercent`: compact before a request that would pass 85% of the window. */
+export const DEFAULT_AUTO_COMPACT_PERCENT = 85;
 
 /** The settings and what was wrong with them. */
 export interface ParsedSettings {
@@ -203,6 +211,9 @@ export function parseSettings(get: (key: string) => unknown): ParsedSettings {
       retentionDays: asRetentionDays(get('retention.days'), warnings),
       contextLengths: asContextLengths(get('contextLength'), warnings),
       ollamaNumCtx: asNumCtx(get('ollama.numCtx'), warnings),
+      autoCompactPercent: Math.min(100, asCap(get('context.autoCompactPercent'), DEFAULT_AUTO_COMPACT_PERCENT, 'context.autoCompactPercent', 'percent', warnings)),
+      keepRecentTokens: asCap(get('context.keepRecentTokens'), DEFAULT_KEEP_RECENT_TOKENS, 'context.keepRecentTokens', 'tokens', warnings),
+      keepToolOutputTokens: asCap(get('context.keepToolOutputTokens'), DEFAULT_KEEP_TOOL_OUTPUT_TOKENS, 'context.keepToolOutputTokens', 'tokens', warnings),
     },
     warnings,
   };

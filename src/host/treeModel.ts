@@ -77,7 +77,10 @@ function buildRun(conversationId: string, start: ConversationNode, tree: Convers
   const nodeIds = run.map((n) => n.nodeId);
   const isCurrent = nodeIds.includes(currentNodeId);
   const branchName = run.find((n) => n.branchName)?.branchName;
-  const head = `${roleName(start.message.role)}: ${firstLine(messageDisplayText(start)) || '(empty)'}`;
+  const compaction = readNodeMetadata(start.metadata, 'compaction');
+  const head = compaction
+    ? `Summary of ${messageCount(compaction.coveredCount)}`
+    : `${roleName(start.message.role)}: ${firstLine(messageDisplayText(start)) || '(empty)'}`;
   const cost = run.reduce((sum, n) => sum + nodeCost(n), 0);
   const marks = run.map((n) => nodeMetadata(n.metadata));
   const bookmarks = marks.filter((m) => m.bookmarked === true).length;

@@ -78,6 +78,10 @@ export interface MessageView {
   readonly bookmarked?: boolean;
   /** The reader's note on this message: shown here and in the tree, never sent to a model. */
   readonly note?: string;
+  /** A compaction: the summary stands for the messages above it from the start (or the previous summary). */
+  readonly compaction?: CompactionView;
+  /** The message is summarised by a compaction below it on this path: shown collapsed, not sent. */
+  readonly covered?: boolean;
   /** What a message made from a prompt template was sent with (see `PromptMessageInfo`). */
   readonly prompt?: PromptMessageInfo;
 }
@@ -99,6 +103,33 @@ export interface PromptMessageInfo {
   readonly text: string;
   /** The rendered text the model got. */
   readonly rendered: string;
+}
+
+/** What a compaction node says about itself in the chat. */
+export interface CompactionView {
+  readonly coveredCount: number;
+  readonly tokensBefore: number;
+  readonly tokensAfter: number;
+  /** `fallback`: written without a model (the user's messages kept, answers shortened). */
+  readonly method: 'model' | 'fallback';
+  readonly trigger: 'manual' | 'auto' | 'overflow';
+  readonly focus?: string;
+  readonly model?: string;
+}
+
+/** How full the next request's context is, for the header's meter. */
+export interface UsageView {
+  /** Tokens the next request carries, the draft included. */
+  readonly used: number;
+  /** The model's context length, when known. */
+  readonly limit?: number;
+  /** Tokens kept free for the answer. */
+  readonly reserved: number;
+  /** Counted by the model's tokenizer; otherwise estimated. */
+  readonly exact: boolean;
+  readonly parts: { readonly system: number; readonly history: number; readonly attachments: number; readonly retrieval: number; readonly draft: number };
+  /** Share of the window (0..1) at which Arbor compacts before sending. */
+  readonly autoCompactAt: number;
 }
 
 /** A prompt of the workspace library offered by the `/` menu. */
@@ -210,6 +241,11 @@ export interface StreamDoneMessage {
   readonly requestId: string;
   readonly error?: ErrorView;
 }
+/** Host: how full the context is (after each state, and as the draft changes). */
+export interface UsageMessage {
+  readonly type: 'usage';
+  readonly usage: UsageView;
+}
 /** Host: the models the provider lists, for the picker. */
 export interface ModelsMessage {
   readonly type: 'models';
@@ -267,10 +303,13 @@ export interface NoticeMessage {
   readonly type: 'notice';
   readonly level: 'info' | 'warning' | 'error';
   readonly message: string;
+  /** A compaction just made: the notice offers Undo for it. */
+  readonly undoCompaction?: string;
 }
 
 export type ToWebview =
   | StateMessage
+  | UsageMessage
   | StreamStartMessage
   | StreamDeltaMessage
   | StreamDoneMessage
@@ -330,6 +369,22 @@ export interface SwitchMessage {
 /** Webview: Branch from Here on a message of the chat; the host answers with a `state` carrying its `branchPoint`. */
 export interface BranchHereMessage {
   readonly type: 'branchHere';
+  readonly nodeId: string;
+}
+/** Webview: the draft changed (debounced); the host answers with `usage`. */
+export interface DraftMessage {
+  readonly type: 'draft';
+  readonly text: string;
+  readonly attachments: readonly Attachment[];
+}
+/** Webview: Undo on a summary: the conversation goes back to the full history (the summary's parent). */
+export interface UndoCompactionMessage {
+  readonly type: 'undoCompaction';
+  readonly nodeId: string;
+}
+/** Webview: Compact up to Here on a message: its older turns become a summary below it. */
+export interface CompactHereMessage {
+  readonly type: 'compactHere';
   readonly nodeId: string;
 }
 /** Webview: Cancel on the new-branch banner; the chat returns to where the reader was. */
@@ -419,6 +474,9 @@ export type FromWebview =
   | SwitchMessage
   | BranchHereMessage
   | CancelBranchMessage
+  | DraftMessage
+  | UndoCompactionMessage
+  | CompactHereMessage
   | RetryMessage
   | CopyMessage
   | InsertMessage

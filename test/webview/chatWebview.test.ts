@@ -257,16 +257,35 @@ describe('chat webview', () => {
     const options = p.locator('[data-testid=prompt-option]');
     await options.nth(1).waitFor();
     const highlighted = () => options.evaluateAll((rows) => rows.map((row) => row.classList.contains('active') && row.getAttribute('aria-selected') === 'true'));
-    expect(await highlighted()).toEqual([true, false]);
+    // The library's prompts, then Arbor's own /compact.
+    expect(await options.allTextContents()).toEqual([expect.stringContaining('/explain'), expect.stringContaining('/review'), expect.stringContaining('/compact')]);
+    expect(await highlighted()).toEqual([true, false, false]);
     await p.keyboard.press('ArrowDown');
-    expect(await highlighted()).toEqual([false, true]);
+    expect(await highlighted()).toEqual([false, true, false]);
     await p.keyboard.press('ArrowDown');
-    expect(await highlighted()).toEqual([true, false]);
+    await p.keyboard.press('ArrowDown');
+    expect(await highlighted()).toEqual([true, false, false]);
     await p.keyboard.press('ArrowUp');
-    expect(await highlighted()).toEqual([false, true]);
+    expect(await highlighted()).toEqual([false, false, true]);
+    await p.keyboard.press('ArrowUp');
     await p.keyboard.press('Enter');
     await p.locator('[data-testid=prompt-form]').waitFor();
     expect(await p.locator('[data-testid=prompt-form-name]').textContent()).toBe('/review');
+  });
+
+  it('/compact in the / menu is a command: it puts "/compact " in the box for a focus, with no form', async () => {
+    const p = await open();
+    await postToWebview(p, { type: 'prompts', prompts: [{ name: 'explain', params: [] }] });
+    await input(p).click();
+    await p.keyboard.type('/comp');
+    await p.locator('[data-testid=prompt-option]').first().waitFor();
+    expect(await p.locator('[data-testid=prompt-option]').count()).toBe(1);
+    await p.keyboard.press('Enter');
+    await expect.poll(() => input(p).inputValue()).toBe('/compact ');
+    expect(await p.locator('[data-testid=prompt-form]').isVisible()).toBe(false);
+    await p.keyboard.type('the parser');
+    await p.keyboard.press('Enter');
+    expect(await waitForPosted(p, ofType('send'))).toMatchObject({ text: '/compact the parser' });
   });
 
   it('the / menu picks a prompt whose form sends promptName and params with defaults', async () => {

@@ -20,6 +20,10 @@ export interface MessageActions {
   retry(): void;
   /** Branch from Here: the next message starts a new branch at this message. */
   branchHere(nodeId: string): void;
+  /** Compact up to Here: the older turns up to this message become a summary below it. */
+  compactHere(nodeId: string): void;
+  /** Undo on a summary: back to the full history. */
+  undoCompaction(nodeId: string): void;
   /** An error's button: the host runs its command (Set OpenAI API Key, Select Model, Open Settings). */
   runAction(command: ErrorActionCommand): void;
   openFile(path: string, startLine?: number, endLine?: number): void;

@@ -25,6 +25,12 @@ export interface ComposerHost {
 }
 
 const SLASH = /^\/(\S*)$/;
+/** `/compact [focus]`: Arbor's own command, listed in the `/` menu after the library's prompts. */
+const COMPACT_COMMAND: PromptSummary = {
+  name: 'compact',
+  description: 'Summarise the older turns to free context (Undo brings them back); add what to focus on',
+  params: [],
+};
 const HASH_TRIGGER = /(^|\s)#(file|selection)$/;
 
 /** The composer at the bottom of the chat. */
@@ -203,7 +209,7 @@ export class Composer {
     if (slash && !this.promptForm.current) {
       const query = slash[1].toLowerCase();
       this.promptMenu.show(
-        this.prompts
+        [...this.prompts, COMPACT_COMMAND]
           .filter((prompt) => prompt.name.toLowerCase().includes(query))
           .map((prompt) => ({ value: prompt, label: `/${prompt.name}`, detail: prompt.kind === 'messages' ? `few-shot: ${prompt.description ?? 'example messages first'}` : prompt.description })),
       );
@@ -226,6 +232,14 @@ export class Composer {
   }
 
   private pickPrompt(prompt: PromptSummary): void {
+    if (prompt === COMPACT_COMMAND) {
+      // A command, not a template: `/compact` and, optionally, what to focus on; Enter runs it.
+      this.setText('/compact ');
+      this.promptMenu.hide();
+      this.input.focus();
+      this.saveDraft();
+      return;
+    }
     this.setText('');
     this.promptForm.open(prompt);
     if (!this.promptForm.element.contains(document.activeElement)) {

@@ -7,6 +7,7 @@ import type { ChatState, NoticeMessage } from '../../src/shared/protocol';
 import { h, icon, iconButton } from '../dom';
 import { formatCost } from '../format';
 import type { MarkdownRenderer } from '../render/markdown';
+import { ContextMeter } from './contextMeter';
 
 /** Title bar plus notice banner. */
 export class Header {
@@ -25,13 +26,15 @@ export class Header {
   private readonly notices = h('div', { className: 'notices' });
   /** Where controls of the chat (the system prompt picker, request options) go, before the model. */
   private readonly controls = h('span', { className: 'chat-controls' });
+  /** How full the context is. */
+  readonly meter = new ContextMeter();
 
   constructor(private readonly renderer: MarkdownRenderer) {
     this.restricted.hidden = true;
     this.element = h(
       'div',
       { className: 'chat-header-wrap' },
-      h('header', { className: 'chat-header' }, this.title, this.restricted, h('span', { className: 'spacer' }), this.controls, this.model, this.branchCost, this.cost),
+      h('header', { className: 'chat-header' }, this.title, this.restricted, h('span', { className: 'spacer' }), this.meter.element, this.controls, this.model, this.branchCost, this.cost),
       this.notices,
     );
   }
@@ -52,8 +55,8 @@ export class Header {
     this.restricted.hidden = !state.restricted;
   }
 
-  /** Shows a notice; the same text replaces an older copy instead of stacking. */
-  showNotice(notice: NoticeMessage): void {
+  /** Shows a notice; the same text replaces an older copy instead of stacking. `undo` answers its Undo button. */
+  showNotice(notice: NoticeMessage, undo?: (nodeId: string) => void): void {
     for (const old of Array.from(this.notices.children)) {
       if ((old as HTMLElement).dataset.message === notice.message) {
         old.remove();
@@ -71,6 +74,19 @@ export class Header {
       icon(iconName),
       h('span', { className: 'notice-text' }, this.renderer.renderInline(notice.message)),
     );
+    const nodeId = notice.undoCompaction;
+    if (nodeId !== undefined && undo) {
+      const button = document.createElement('vscode-button');
+      button.dataset.testid = 'notice-undo';
+      button.secondary = true;
+      button.textContent = 'Undo';
+      button.setAttribute('aria-label', 'Undo the compaction: back to the full history');
+      button.addEventListener('click', () => {
+        undo(nodeId);
+        banner.remove();
+      });
+      banner.append(button);
+    }
     banner.append(iconButton('close', 'Dismiss', 'notice-dismiss', () => banner.remove()));
     this.notices.append(banner);
   }

@@ -4,7 +4,7 @@
  * attachments and context chips, and under an answer its model, tokens, cost and an interrupted or
  * error badge with Retry.
  */
-import type { Attachment, ContextChip, ErrorAction, ErrorView, MessageView } from '../../src/shared/protocol';
+import type { Attachment, CompactionView, ContextChip, ErrorAction, ErrorView, MessageView } from '../../src/shared/protocol';
 import { h, icon, iconButton } from '../dom';
 import { formatCost, formatRange, formatTokens } from '../format';
 import { decorateCodeBlocks } from '../render/codeBlocks';
@@ -36,6 +36,9 @@ export function renderMessage(
   renderer: MarkdownRenderer,
   actions: MessageActions,
 ): HTMLElement {
+  if (message.compaction) {
+    return renderCompaction(message, message.compaction, renderer, actions);
+  }
   const role = ROLE_LABELS[message.role];
   const content = h('div', { className: 'message-content markdown', testId: 'message-content' });
   // A `/` prompt message shows the text typed with it here; its chip, values and rendered text say the rest.
@@ -69,7 +72,73 @@ export function renderMessage(
     message.error ? errorBlock(renderer.renderInline(message.error), placement.isLast, actions) : null,
     message.unanswered ? unansweredBlock(message.unanswered.error, renderer, actions) : null,
   );
+  if (message.covered) {
+    markCovered(article);
+  }
   return article;
+}
+
+/**
+ * A message a compaction below it summarises: shown collapsed (the summary stands for it in what
+ * is sent); a click on its badge opens it.
+ */
+function markCovered(article: HTMLElement): void {
+  article.classList.add('covered', 'collapsed');
+  article.dataset.covered = 'true';
+  const badge = h('button', {
+    className: 'badge badge-covered',
+    testId: 'covered-badge',
+    text: 'Summarised',
+    title: 'A summary below stands for this message in what is sent. Click to show or hide it.',
+    attrs: { type: 'button', 'aria-expanded': 'false' },
+    onClick: () => {
+      const collapsed = article.classList.toggle('collapsed');
+      badge.setAttribute('aria-expanded', String(!collapsed));
+    },
+  });
+  article.querySelector('.message-header')?.insertBefore(badge, article.querySelector('.message-header .message-actions'));
+}
+
+/**
+ * A compaction: how many messages its summary stands for and what it saved, the summary itself
+ * collapsed, and Undo (back to the full history).
+ */
+function renderCompaction(message: MessageView, info: CompactionView, renderer: MarkdownRenderer, actions: MessageActions): HTMLElement {
+  const content = h('div', { className: 'message-content markdown', testId: 'message-content' });
+  fillContent(content, message.content, renderer);
+  const how = info.method === 'fallback' ? ', without a model' : info.model ? ` by ${info.model}` : '';
+  const when = info.trigger === 'auto' ? 'Compacted automatically' : info.trigger === 'overflow' ? 'Compacted after the model refused the length' : 'Compacted';
+  const undo = document.createElement('vscode-button');
+  undo.dataset.testid = 'compaction-undo';
+  undo.secondary = true;
+  undo.textContent = 'Undo';
+  undo.setAttribute('aria-label', 'Undo the compaction: back to the full history');
+  undo.addEventListener('click', () => actions.undoCompaction(message.nodeId));
+  return h(
+    'article',
+    {
+      className: 'message role-system compaction',
+      testId: 'message',
+      dataset: { nodeId: message.nodeId, role: message.role, compaction: 'true' },
+      ariaLabel: 'Summary of earlier messages',
+    },
+    h(
+      'header',
+      { className: 'message-header' },
+      icon('fold'),
+      h('span', { className: 'message-author', testId: 'compaction-title', text: `Summary of ${info.coveredCount} earlier message${info.coveredCount === 1 ? '' : 's'}` }),
+      h('span', { className: 'compaction-stats', testId: 'compaction-stats', text: `${info.tokensBefore.toLocaleString('en-US')} → ${info.tokensAfter.toLocaleString('en-US')} tokens` }),
+      siblingSwitcher(message, actions),
+      h('span', { className: 'spacer' }),
+      undo,
+    ),
+    h(
+      'details',
+      { className: 'compaction-summary', testId: 'compaction-summary' },
+      h('summary', { text: `${when}${how}${info.focus ? `, focused on ${info.focus}` : ''}` }),
+      content,
+    ),
+  );
 }
 
 /**
@@ -173,6 +242,15 @@ function messageActions(message: MessageView, content: HTMLElement, actions: Mes
           );
         } else {
           openInlineEditor(content, message.content, (text) => actions.edit(message.nodeId, text));
+        }
+      }),
+    );
+  }
+  if (message.role === 'assistant' && !message.covered) {
+    bar.append(
+      iconButton('fold', 'Compact up to here: summarise the older turns, keep the newest', 'compact-here', () => {
+        if (!actions.isBusy()) {
+          actions.compactHere(message.nodeId);
         }
       }),
     );

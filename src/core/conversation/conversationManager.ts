@@ -2,6 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { ConversationNotFoundError, InvalidArgumentError, InvalidOperationError } from '../errors';
 import type { ChangeResult, ConversationChange, NewNode } from '../storage/storage';
 import { buildAnswerNode } from './answerNode';
+import { isCompaction, lastCompaction } from './compaction';
+import { buildCompaction, DEFAULT_KEEP_RECENT_TOKENS, type CompactOptions } from './compactor';
+import type { UsageCounter } from './contextUsage';
 import { validateContextWindowOptions } from './contextWindow';
 import { ConversationReader } from './conversationReader';
 import { ConversationTree, ROOT_NODE_ID } from './conversationTree';
@@ -223,6 +226,54 @@ export class ConversationManager extends ConversationReader {
       this.current = node.parentId;
       this.notify('currentChanged', [node.parentId]);
     });
+  }
+
+  /**
+   * Compacts the path up to `options.uptoNodeId` (default: the current node): a summary of its older
+   * turns becomes a new node below it, and the conversation moves there. Requests below the summary
+   * carry the system prompt with the summary and the turns it kept; every original message stays in
+   * the tree, and `undoCompaction` brings the whole history back. Needs at least two turns.
+   */
+  compact(options: CompactOptions = {}): Promise<ConversationNode> {
+    return this.queue.run(async () => {
+      const nodeId = this.requireNode(options.uptoNodeId ?? this.current).nodeId;
+      const node = await buildCompaction({ tree: this.tree, llm: this.options.llm, promptBuilder: this.options.promptBuilder }, nodeId, options);
+      return copyNode(await this.commitNewNode(node));
+    });
+  }
+
+  /**
+   * Compacts before a request when the path up to the current node would fill more than `fraction`
+   * of `limit` (with `reserve` kept for the answer); returns the compaction node, or `undefined` when
+   * there is room (or nothing to compact). Automatic compactions are recorded as `trigger: 'auto'`.
+   */
+  async compactIfFull(options: CompactOptions & { limit?: number; fraction: number; reserve?: number; counter?: UsageCounter }): Promise<ConversationNode | undefined> {
+    if (!options.limit) return undefined;
+    const usage = this.getContextUsage({ limit: options.limit, reserve: options.reserve, counter: options.counter });
+    if ((usage.fraction ?? 0) < options.fraction) return undefined;
+    const count = options.count ?? (options.counter ? (m: LLMMessage) => options.counter!.countMessage(m) : undefined);
+    try {
+      // What is kept verbatim must leave room under the limit for the summary and the answer.
+      const keepRecentTokens = Math.min(options.keepRecentTokens ?? DEFAULT_KEEP_RECENT_TOKENS, Math.floor(options.limit / 4));
+      return await this.compact({ trigger: 'auto', ...options, keepRecentTokens, ...(count ? { count } : {}), uptoNodeId: this.current });
+    } catch (err) {
+      if (err instanceof InvalidOperationError && /nothing to compact/.test(err.message)) return undefined;
+      throw err;
+    }
+  }
+
+  /**
+   * Undo Compaction: moves to the parent of the compaction `nodeId` (default: the one in effect on
+   * the current path), so requests carry the whole history again and the next message becomes a
+   * sibling of the summary. The summary stays in the tree.
+   */
+  undoCompaction(nodeId?: string): Promise<void> {
+    const path = this.tree.path(this.current);
+    const target = nodeId === undefined ? lastCompaction(path)?.node : this.requireNode(nodeId);
+    if (!target || !isCompaction(target) || target.parentId === null) {
+      return Promise.reject(new InvalidOperationError(nodeId === undefined ? 'There is no compaction on this branch to undo.' : `Node "${nodeId}" is not a compaction.`));
+    }
+    return this.switchToNode(target.parentId);
   }
 
   /** Sets one metadata key (`undefined` removes it) or merges a record into the conversation's metadata. */

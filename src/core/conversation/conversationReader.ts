@@ -1,3 +1,5 @@
+import { lastCompaction } from './compaction';
+import { contextUsage, type ContextUsage, type ContextUsageOptions } from './contextUsage';
 import { NodeNotFoundError } from '../errors';
 import { requireString } from '../validation';
 import { readConversationMetadata, readNodeMetadata } from '../metadataKeys';
@@ -207,6 +209,20 @@ export abstract class ConversationReader {
     const estimate = windowOptions(this.options).estimate;
     const perMessage = messages.map((m) => estimate(m));
     return { total: perMessage.reduce((a, b) => a + b, 0), perMessage };
+  }
+
+  /**
+   * How full the next request's context is: the tokens it would carry for `nodeId` (default: the
+   * current node) plus a draft, against the model's limit, with a breakdown (see `ContextUsage`).
+   */
+  getContextUsage(options: ContextUsageOptions & { nodeId?: string } = {}): ContextUsage {
+    return contextUsage(this.tree, this.requireNode(options.nodeId ?? this.current).nodeId, options);
+  }
+
+  /** The compaction whose summary requests for `nodeId` (default: the current node) carry, if any. */
+  getCompactionInEffect(nodeId: string = this.current): { nodeId: string; firstKeptNodeId: string } | undefined {
+    const found = lastCompaction(this.tree.path(this.requireNode(nodeId).nodeId));
+    return found ? { nodeId: found.node.nodeId, firstKeptNodeId: found.info.firstKeptNodeId } : undefined;
   }
 
   /** What the context window would send from the current history, with per-message estimates. */

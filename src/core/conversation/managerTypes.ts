@@ -21,6 +21,8 @@ export interface ConversationManagerOptions {
   maxContextTokens?: number;
   /** Token estimate per message for the context window and the UI. */
   estimateTokens?: MessageTokenEstimator;
+  /** Tokens of the newest tool outputs a request carries whole; older ones become a one-line marker (default 40,000). */
+  keepToolOutputTokens?: number;
 }
 
 /** Options of `ConversationManager.create`. */

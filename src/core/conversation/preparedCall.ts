@@ -3,6 +3,7 @@ import type { CompletionOptions } from '../llm/provider';
 import { estimateMessageTokens } from '../llm/tokens';
 import { toCompletionOptions } from './completionOptions';
 import { applyContextWindow, type ContextWindowOptions, type MessageTokenEstimator } from './contextWindow';
+import { pruneToolOutputs, requestMessages } from './compaction';
 import { ROOT_NODE_ID, type ConversationTree } from './conversationTree';
 import { copyMessage } from './copies';
 import type { CompleteOptions, ConversationManagerOptions } from './managerTypes';
@@ -26,12 +27,12 @@ export interface CallSource {
   metadata: Record<string, unknown>;
 }
 
-/** The messages root→`nodeId` that a request would carry (an empty root is left out). */
+/**
+ * The messages root→`nodeId` that a request would carry (an empty root is left out; below a
+ * compaction, the summary with the system prompt and the messages it kept: see `requestMessages`).
+ */
 export function pathMessages(tree: ConversationTree, nodeId: string): LLMMessage[] {
-  return tree
-    .path(nodeId)
-    .filter((n) => !(n.nodeId === ROOT_NODE_ID && n.message.content === ''))
-    .map((n) => n.message);
+  return requestMessages(tree, nodeId);
 }
 
 /** The context window a manager applies: its limits and its token estimator (the default one when none is given). */
@@ -48,12 +49,10 @@ export async function prepareCall(source: CallSource, managerOptions: Conversati
   if (currentNodeId === ROOT_NODE_ID) {
     throw new InvalidOperationError('There are no messages to answer yet: add a user message first.');
   }
-  let messages = pathMessages(tree, currentNodeId).map(copyMessage);
-  if (options.systemPromptOverride !== undefined) {
-    const rootIsSent = tree.root.message.content !== '';
-    const system: LLMMessage = { role: 'system', content: options.systemPromptOverride };
-    messages = rootIsSent ? [system, ...messages.slice(1)] : [system, ...messages];
-  }
+  // Old tool outputs go first, before the window drops any turn (never in the tree, only in what is sent).
+  const messages = pruneToolOutputs(requestMessages(tree, currentNodeId, options.systemPromptOverride).map(copyMessage), {
+    keepTokens: managerOptions.keepToolOutputTokens,
+  });
   const window = applyContextWindow(messages, windowOptions(managerOptions));
   const state: MiddlewareState = {
     conversationId: source.conversationId,

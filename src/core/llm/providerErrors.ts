@@ -226,6 +226,9 @@ export function streamedServerError(ctx: ErrorContext, serverMessage: string, ca
   return make(ctx, 'server', true, `${capitalize(ctx.where)} reported an error in the middle of the answer${quoteServer(serverMessage, ctx)}. Retry; if it keeps happening, check the server's log.`, { cause });
 }
 
+/** How servers word a request over the model's context length (OpenAI, vLLM, llama.cpp, LM Studio). */
+const CONTEXT_LENGTH_TEXT = /context[_ ]length|maximum context|context window|too many tokens|prompt is too long|exceeds? the (?:model's )?(?:context|max)/i;
+
 /** An HTTP error status, worded by what it usually means. */
 export function httpStatusError(
   ctx: ErrorContext,
@@ -257,6 +260,9 @@ export function httpStatusError(
   }
   if (status >= 500) {
     return make(ctx, 'server', true, `${capitalize(ctx.where)} failed with HTTP ${status}${quoted}. Try again; if it keeps failing, check the server's log.`, { status, retryAfterSeconds: opts.retryAfterSeconds, cause });
+  }
+  if (status >= 400 && (opts.code === 'context_length_exceeded' || CONTEXT_LENGTH_TEXT.test(serverMessage ?? ''))) {
+    return make(ctx, 'context_length', false, `The conversation is longer than model '${ctx.model}' can read (HTTP ${status}${quoted}). Compact it (/compact) or switch to a model with a larger context window.`, { status, cause });
   }
   if (status >= 400) {
     return make(ctx, 'bad_request', false, `${capitalize(ctx.where)} refused the request for model '${ctx.model}' (HTTP ${status}${quoted}). Check the model's settings (temperature, max tokens, tools) and the message.`, { status, cause });
