@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ChatPage } from './harness/chat';
-import { REPO_ROOT, installVsix, prepareSandbox, startCodeServer, writeUserSettings, type RunningCodeServer, type Sandbox } from './harness/codeServer';
+import { REPO_ROOT, prepareOwnSandbox, startCodeServer, type RunningCodeServer, type Sandbox } from './harness/codeServer';
 import { waitForStoreDir } from './harness/store';
 import { Workbench, launchBrowser } from './harness/workbench';
 
@@ -26,13 +26,7 @@ describe('opening a workspace whose store an older Arbor wrote', () => {
   const chat = () => new ChatPage(workbench);
 
   beforeAll(async () => {
-    sandbox = await prepareSandbox(path.join(REPO_ROOT, '.vscode-test/e2e/migration'));
-    await installVsix(sandbox, process.env.ARBOR_E2E_VSIX ? path.resolve(process.env.ARBOR_E2E_VSIX) : path.join(REPO_ROOT, '.vscode-test/e2e/arbor.vsix'));
-    await writeUserSettings(sandbox, {
-      'arbor.provider': 'ollama',
-      'arbor.model': 'arbor-test-model',
-      'arbor.ollama.host': `http://127.0.0.1:${env.fakeLlmPort}`,
-    });
+    sandbox = await prepareOwnSandbox('migration', env.fakeLlmPort);
     browser = await launchBrowser();
     server = await startCodeServer(sandbox);
     workbench = await Workbench.open(browser, server.url);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { BOOKMARKED, SqlJsConversationStorage, type ConversationState } from '../../src/core/index';
-import { REPO_ROOT, installVsix, prepareSandbox, startCodeServer, writeUserSettings, type RunningCodeServer, type Sandbox } from './harness/codeServer';
+import { prepareOwnSandbox, startCodeServer, type RunningCodeServer, type Sandbox } from './harness/codeServer';
 import { waitForStoreDir } from './harness/store';
 import { Workbench, launchBrowser } from './harness/workbench';
 
@@ -42,13 +42,7 @@ describe('retention of old conversations', () => {
   const topRows = () => workbench.page.locator('.part.sidebar .pane-body [role="treeitem"][aria-level="1"]');
 
   beforeAll(async () => {
-    sandbox = await prepareSandbox(path.join(REPO_ROOT, '.vscode-test/e2e/retention'));
-    await installVsix(sandbox, process.env.ARBOR_E2E_VSIX ? path.resolve(process.env.ARBOR_E2E_VSIX) : path.join(REPO_ROOT, '.vscode-test/e2e/arbor.vsix'));
-    await writeUserSettings(sandbox, {
-      'arbor.provider': 'ollama',
-      'arbor.model': 'arbor-test-model',
-      'arbor.ollama.host': `http://127.0.0.1:${env.fakeLlmPort}`,
-    });
+    sandbox = await prepareOwnSandbox('retention', env.fakeLlmPort);
     await mkdir(path.join(sandbox.workspace, '.vscode'), { recursive: true });
     await writeFile(path.join(sandbox.workspace, '.vscode', 'settings.json'), `${JSON.stringify({ 'arbor.retention.days': 30 }, null, 2)}\n`);
     browser = await launchBrowser();

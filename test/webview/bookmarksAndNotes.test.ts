@@ -2,43 +2,13 @@
  * Bookmarks and notes in the chat webview, in a real browser: what a bookmarked or noted message
  * shows, what the buttons post to the host, and how Go to Bookmark's `reveal` scrolls to a message.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import type { FromWebview } from '../../src/shared/protocol';
 import { chatState, longPath, message } from './fixtures';
-import { clearPosted, cspViolations, postToWebview, posted, startHarness, waitForPosted, type WebviewHarness } from './harness';
+import { clearPosted, postToWebview, posted, waitForPosted } from './harness';
+import { useWebviewPages } from './pages';
 
-let harness: WebviewHarness;
-let page: Page | undefined;
-let pageErrors: string[] = [];
-
-beforeAll(async () => {
-  harness = await startHarness();
-}, 60_000);
-
-afterAll(async () => {
-  await harness?.close();
-});
-
-async function open(): Promise<Page> {
-  const opened = await harness.openPage();
-  opened.on('pageerror', (error) => pageErrors.push(error.message));
-  page = opened;
-  return opened;
-}
-
-afterEach(async () => {
-  const current = page;
-  const errors = pageErrors;
-  page = undefined;
-  pageErrors = [];
-  if (current) {
-    const violations = await cspViolations(current);
-    await current.context().close();
-    expect(violations).toEqual([]);
-  }
-  expect(errors).toEqual([]);
-});
+const { open } = useWebviewPages();
 
 const ofType =
   <T extends FromWebview['type']>(type: T) =>

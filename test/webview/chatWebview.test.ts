@@ -2,43 +2,14 @@
  * The chat webview in a real browser: Debian Chromium runs the esbuild bundle inside a page with
  * the host's CSP, and each test checks what the UI shows and what it posts to the host.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { FromWebview } from '../../src/shared/protocol';
 import { chatState, longPath, message } from './fixtures';
-import { clearPosted, cspViolations, postToWebview, posted, startHarness, waitForPosted, type WebviewHarness } from './harness';
+import { clearPosted, cspViolations, postToWebview, posted, waitForPosted } from './harness';
+import { useWebviewPages } from './pages';
 
-let harness: WebviewHarness;
-let page: Page | undefined;
-let pageErrors: string[] = [];
-
-beforeAll(async () => {
-  harness = await startHarness();
-}, 60_000);
-
-afterAll(async () => {
-  await harness?.close();
-});
-
-async function open(): Promise<Page> {
-  const opened = await harness.openPage();
-  opened.on('pageerror', (error) => pageErrors.push(error.message));
-  page = opened;
-  return opened;
-}
-
-afterEach(async () => {
-  const current = page;
-  const errors = pageErrors;
-  page = undefined;
-  pageErrors = [];
-  if (current) {
-    const violations = await cspViolations(current);
-    await current.context().close();
-    expect(violations).toEqual([]);
-  }
-  expect(errors).toEqual([]);
-});
+const { open, closeUnchecked } = useWebviewPages();
 
 const twoTurns = [
   message('0', 'user', 'How do I cache `load()`?', { siblings: { index: 1, count: 1 } }),
@@ -515,7 +486,6 @@ describe('chat webview', () => {
     await expect.poll(async () => ((await cspViolations(p)) as Array<{ directive: string }>).map((v) => v.directive).sort(), { timeout: 5000 }).toEqual(['base-uri', 'form-action']);
     expect(await p.evaluate(() => (globalThis as any).document.baseURI)).toBe(before);
     // The violations were the point of this test: close the page here so the shared check does not count them.
-    page = undefined;
-    await p.context().close();
+    await closeUnchecked();
   });
 });

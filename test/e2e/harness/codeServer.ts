@@ -104,6 +104,22 @@ export async function writeUserSettings(sandbox: Sandbox, settings: Record<strin
   await writeFile(file, `${JSON.stringify({ ...base, ...existing, ...settings }, null, 2)}\n`);
 }
 
+/**
+ * A sandbox of its own, for a test file that starts its own VS Code: fresh folders under
+ * `.vscode-test/e2e/<name>`, the suite's packaged extension installed, and user settings that point
+ * Arbor at the suite's fake model server.
+ */
+export async function prepareOwnSandbox(name: string, fakeLlmPort: number): Promise<Sandbox> {
+  const sandbox = await prepareSandbox(path.join(REPO_ROOT, '.vscode-test/e2e', name));
+  await installVsix(sandbox, process.env.ARBOR_E2E_VSIX ? path.resolve(process.env.ARBOR_E2E_VSIX) : path.join(REPO_ROOT, '.vscode-test/e2e/arbor.vsix'));
+  await writeUserSettings(sandbox, {
+    'arbor.provider': 'ollama',
+    'arbor.model': 'arbor-test-model',
+    'arbor.ollama.host': `http://127.0.0.1:${fakeLlmPort}`,
+  });
+  return sandbox;
+}
+
 /** Installs a .vsix into the sandbox's extensions folder with code-server's own CLI. */
 export async function installVsix(sandbox: Sandbox, vsix: string): Promise<void> {
   assertCodeServerInstalled();
