@@ -9,7 +9,7 @@
  * so it is never trimmed away however long the chat grows. Each answer records which prompt (name,
  * file, git blob id) it was made with in `metadata.systemPrompt`.
  */
-import { InvalidOperationError, parseChatRequestOptions, readConversationMetadata, ROOT_NODE_ID, requestOverrides } from '../core/index';
+import { InvalidOperationError, parseChatRequestOptions, readConversationMetadata, ROOT_NODE_ID, requestOverrides, COMPACT_PROMPT_NAME } from '../core/index';
 import type { ChatRequestOptions, CompleteOptions, ConversationManager, ConversationMetadata, ThinkingSupport } from '../core/index';
 import type { ChatOptionsMessage, RequestOptionsView, ToWebview } from '../shared/protocol';
 import { conversationModel } from './conversationModel';
@@ -45,7 +45,8 @@ export class ChatOptions {
     const manager = await this.services.manager(this.conversationId);
     const metadata = manager.getMetadata() as Record<string, unknown>;
     const library = this.services.trusted ? await this.services.promptLibrary() : undefined;
-    const systemPrompts = (library?.listPrompts() ?? []).filter((p) => p.kind === 'system').map((p) => ({ name: p.name, description: p.description }));
+    // `compact` is the summary prompt of compactions, not a chat's system prompt.
+    const systemPrompts = (library?.listPrompts() ?? []).filter((p) => p.kind === 'system' && p.name !== COMPACT_PROMPT_NAME).map((p) => ({ name: p.name, description: p.description }));
     const chosen = conversationSystemPrompt(metadata, this.services.settings, rootHasSystemMessage(manager));
     // Without a library nothing from it is sent (see `plan`), so the picker shows None rather than a missing prompt.
     const resolution = library ? resolveSystemPrompt(chosen, (name) => systemPrompts.some((p) => p.name === name)) : ({ kind: 'none' } as const);
