@@ -600,7 +600,8 @@ export class ChatController extends Disposable {
       this.fileSizes.set(key, read.text.length);
     }
     const counter = await this.meterCounter(conversationModel(manager.getMetadata() as Record<string, unknown>, s));
-    const usage = chatUsage(manager, limit, draftText(this.draft.text, this.draft.attachments, this.fileSizes), counter);
+    const system = await this.options.systemPromptText(manager);
+    const usage = chatUsage(manager, limit, draftText(this.draft.text, this.draft.attachments, this.fileSizes), counter, system);
     this.post({ type: 'usage', usage: usageView(usage, s) });
   }
 
@@ -646,8 +647,9 @@ export class ChatController extends Disposable {
     const limit = await this.contextLimit(model);
     if (!limit) return;
     const counter = await this.meterCounter(model);
-    const before = chatUsage(manager, limit, '', counter);
-    const node = await manager.compactIfFull({ limit, fraction: s.autoCompactPercent / 100, reserve: before.reserved, counter, model, keepRecentTokens: s.keepRecentTokens });
+    const systemOverride = await this.options.systemPromptText(manager);
+    const before = chatUsage(manager, limit, '', counter, systemOverride);
+    const node = await manager.compactIfFull({ limit, fraction: s.autoCompactPercent / 100, reserve: before.reserved, counter, systemOverride, model, keepRecentTokens: s.keepRecentTokens });
     if (node) this.noticeCompaction(node, { fraction: before.fraction ?? 0, limit, model });
   }
 

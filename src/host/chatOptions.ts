@@ -108,6 +108,25 @@ export class ChatOptions {
     };
   }
 
+  /**
+   * The chat's system prompt as the next request would send it, for the context meter: rendered
+   * without retrieval and without pinning anything; `undefined` when the chat sends none or it cannot
+   * be rendered (the request itself then says why).
+   */
+  async systemPromptText(manager: ConversationManager): Promise<string | undefined> {
+    try {
+      const library = this.services.trusted ? await this.services.promptLibrary() : undefined;
+      if (!library) return undefined;
+      const chosen = conversationSystemPrompt(manager.getMetadata() as Record<string, unknown>, this.services.settings, rootHasSystemMessage(manager));
+      const resolution = resolveSystemPrompt(chosen, (name) => library.getSystemPrompt(name) !== undefined);
+      if (resolution.kind !== 'prompt') return undefined;
+      const { selection: _selection, ...values } = editorValues(this.services);
+      return (await (await this.services.promptBuilder())?.renderSystemPrompt(resolution.name, { params: values, includeRag: false }))?.content;
+    } catch {
+      return undefined;
+    }
+  }
+
   /** Whether the model thinks, as the provider reports it (asked once per model and server). */
   private async thinkingSupport(model: string): Promise<ThinkingSupport> {
     const s = this.services.settings;

@@ -93,7 +93,7 @@ export function usageView(usage: ContextUsage, settings: Pick<ArborSettings, 'au
   };
 }
 
-/** The usage of the next request of a chat, with a draft. */
-export function chatUsage(manager: ConversationManager, limit: number | undefined, draft: string, counter: UsageCounter = ESTIMATE_COUNTER): ContextUsage {
-  return manager.getContextUsage({ draft, limit, reserve: answerReserve(limit), counter });
+/** The usage of the next request of a chat, with a draft (and the chat's own system prompt in place of the root's). */
+export function chatUsage(manager: ConversationManager, limit: number | undefined, draft: string, counter: UsageCounter = ESTIMATE_COUNTER, systemOverride?: string): ContextUsage {
+  return manager.getContextUsage({ draft, limit, reserve: answerReserve(limit), counter, ...(systemOverride !== undefined ? { systemOverride } : {}) });
 }

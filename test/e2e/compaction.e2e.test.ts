@@ -47,7 +47,12 @@ describe('context meter and compaction', () => {
     // Everything fits the default 20,000 tokens kept, so all but the newest turn is summarised.
     expect(await card.locator('[data-testid="compaction-title"]').textContent()).toBe('Summary of 4 earlier messages');
     await card.locator('[data-testid="compaction-summary"] summary').click();
-    expect(await chat().textOf(card)).toBe('[arbor-test-model] Summary of 2 user messages.');
+    // The model's summary, then the user's own questions word for word.
+    const summary = await chat().textOf(card);
+    expect(summary).toMatch(/^\[arbor-test-model\] Summary of 2 user messages\./);
+    expect(summary).toContain("The user's messages, word for word");
+    expect(summary).toContain('What is a trie?');
+    expect(summary).toContain('How does it differ from a radix tree?');
     expect(await card.locator('[data-testid="compaction-summary"] summary').textContent()).toContain('focused on the choice of index');
     expect(await chat().frame.locator('[data-testid="message"][data-covered="true"]').count()).toBe(4);
     const notice = chat().byTestId('notice').filter({ hasText: 'Summarised 4 older messages' });

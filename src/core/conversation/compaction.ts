@@ -155,6 +155,25 @@ export function filesOf(nodes: readonly ConversationNode[], previous?: Compactio
   return { readFiles: [...read].sort(), modifiedFiles: [...modified].sort() };
 }
 
+/**
+ * The covered user messages word for word, newest first within `budgetTokens` and then put back in
+ * order, as a section after a model's summary: what the user asked for is what summaries lose most.
+ * Empty when none fits.
+ */
+export function userMessagesVerbatim(covered: readonly ConversationNode[], budgetTokens: number, count: (message: LLMMessage) => number): string {
+  const picked: string[] = [];
+  let used = 0;
+  for (let i = covered.length - 1; i >= 0; i--) {
+    const m = covered[i].message;
+    if (m.role !== 'user') continue;
+    const tokens = count(m);
+    if (used + tokens > budgetTokens) break;
+    used += tokens;
+    picked.unshift(`[User]: ${m.content}`);
+  }
+  return picked.length ? `## The user's messages, word for word\n${picked.join('\n\n')}` : '';
+}
+
 /** Characters of an older answer the fallback keeps. */
 const FALLBACK_ANSWER_CHARS = 300;
 

@@ -11,7 +11,7 @@ import { compileTemplate } from '../prompts/templateEngine';
 import type { ConversationPromptBuilder, PromptRef } from '../prompts/types';
 import type { NewNode } from '../storage/storage';
 import type { LLMMessage } from '../types';
-import { fallbackSummary, filesOf, planCompaction, requestMessages, transcriptOf, type CompactionPlan } from './compaction';
+import { fallbackSummary, filesOf, planCompaction, requestMessages, transcriptOf, userMessagesVerbatim, type CompactionPlan } from './compaction';
 import type { ConversationTree } from './conversationTree';
 
 /** The name of the summary prompt in the library (`prompts/system/compact.md`). */
@@ -129,7 +129,9 @@ export async function buildCompaction(ctx: CompactorContext, nodeId: string, opt
   } else {
     try {
       const written = await summarise(ctx, plan, { focus, previousSummary, model: options.model, signal: options.signal });
-      summary = written.summary;
+      // The user's own words ride along verbatim where there is room (half of what is kept recent).
+      const verbatim = userMessagesVerbatim(plan.covered, Math.floor((options.keepRecentTokens ?? DEFAULT_KEEP_RECENT_TOKENS) / 2), count);
+      summary = verbatim ? `${written.summary}\n\n${verbatim}` : written.summary;
       ref = written.ref;
       model = written.model;
     } catch (err) {

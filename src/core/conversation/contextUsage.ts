@@ -55,6 +55,8 @@ export interface ContextUsage {
 export interface ContextUsageOptions {
   /** Text being written in the composer, counted as the next user message. */
   draft?: string;
+  /** The system prompt the request will carry instead of the root's (the chat's picked prompt). */
+  systemOverride?: string;
   /** The model's context length. */
   limit?: number;
   /** Tokens to keep free for the answer (default 0). */
@@ -66,7 +68,7 @@ export interface ContextUsageOptions {
 export function contextUsage(tree: ConversationTree, nodeId: string, options: ContextUsageOptions = {}): ContextUsage {
   const counter = options.counter ?? ESTIMATE_COUNTER;
   const countNode = (n: ConversationNode) => (counter.countNode ? counter.countNode(n) : counter.countMessage(n.message));
-  const { system, nodes } = requestPath(tree, nodeId);
+  const { system, nodes } = requestPath(tree, nodeId, options.systemOverride);
   counter.prepare?.(nodes);
   const parts = { system: 0, history: 0, attachments: 0, retrieval: 0, draft: 0 };
   if (system !== undefined) parts.system = counter.countMessage({ role: 'system', content: system });

@@ -246,10 +246,11 @@ export class ConversationManager extends ConversationReader {
    * Compacts before a request when the path up to the current node would fill more than `fraction`
    * of `limit` (with `reserve` kept for the answer); returns the compaction node, or `undefined` when
    * there is room (or nothing to compact). Automatic compactions are recorded as `trigger: 'auto'`.
+   * `systemOverride` is the system prompt the request will carry instead of the root's.
    */
-  async compactIfFull(options: CompactOptions & { limit?: number; fraction: number; reserve?: number; counter?: UsageCounter }): Promise<ConversationNode | undefined> {
+  async compactIfFull(options: CompactOptions & { limit?: number; fraction: number; reserve?: number; counter?: UsageCounter; systemOverride?: string }): Promise<ConversationNode | undefined> {
     if (!options.limit) return undefined;
-    const usage = this.getContextUsage({ limit: options.limit, reserve: options.reserve, counter: options.counter });
+    const usage = this.getContextUsage({ limit: options.limit, reserve: options.reserve, counter: options.counter, systemOverride: options.systemOverride });
     if ((usage.fraction ?? 0) < options.fraction) return undefined;
     const count = options.count ?? (options.counter ? (m: LLMMessage) => options.counter!.countMessage(m) : undefined);
     try {

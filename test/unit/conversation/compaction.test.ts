@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BUILTIN_COMPACT_PROMPT } from '../../../src/core/conversation/compactor';
-import { fallbackSummary, planCompaction, PRUNED_TOOL_OUTPUT, pruneToolOutputs, transcriptOf } from '../../../src/core/conversation/compaction';
+import { fallbackSummary, planCompaction, PRUNED_TOOL_OUTPUT, pruneToolOutputs, transcriptOf, userMessagesVerbatim } from '../../../src/core/conversation/compaction';
 import { ConversationManager } from '../../../src/core/conversation/conversationManager';
 import { ConversationTree } from '../../../src/core/conversation/conversationTree';
 import { InvalidOperationError } from '../../../src/core/errors';
@@ -70,7 +70,8 @@ describe('compacting a conversation', () => {
 
     const info = readNodeMetadata(node.metadata, 'compaction');
     expect(node.parentId).toBe(leaf);
-    expect(node.message.content).toBe('Goal: understand why. Decisions: none.');
+    // The model's summary, then the newest covered questions word for word, as far as half the kept budget allows.
+    expect(node.message.content).toMatch(/^Goal: understand why\. Decisions: none\.\n\n## The user's messages, word for word\n\[User\]: Question \d+: why /);
     expect(info).toMatchObject({ method: 'model', trigger: 'manual', focus: 'the reasons', model: 'arbor-test-model' });
     expect(info!.tokensAfter).toBeLessThan(info!.tokensBefore);
     expect(m.currentNodeId).toBe(node.nodeId);
@@ -81,7 +82,7 @@ describe('compacting a conversation', () => {
     await m.complete();
     const sent = sentMessages();
     expect(sent[0].role).toBe('system');
-    expect(sent[0].content).toMatch(/^You are terse\.\n\n.*<summary>\nGoal: understand why\. Decisions: none\.\n<\/summary>$/s);
+    expect(sent[0].content).toMatch(/^You are terse\.\n\n.*<summary>\nGoal: understand why\. Decisions: none\.\n\n## The user's messages, word for word\n.*<\/summary>$/s);
     const firstKept = m.getNode(info!.firstKeptNodeId).message.content;
     expect(sent[1].content).toBe(firstKept);
     expect(sent.some((s) => s.content.startsWith('Question 1:'))).toBe(false);
@@ -121,6 +122,8 @@ describe('compacting a conversation', () => {
     expect(request).not.toContain('Question 1:');
     expect(sentMessages()[0].content).toContain('A previous summary exists');
     expect(readNodeMetadata(second.metadata, 'compaction')?.readFiles).toEqual(['src/a.ts']);
+    // The previous summary is passed on as the model wrote it, the verbatim section included.
+    expect(first.message.content.startsWith('First summary.')).toBe(true);
     expect(second.parentId).not.toBe(first.parentId);
     await m.addMessage({ role: 'user', content: 'Next', raw: true });
     await m.complete();
@@ -204,6 +207,13 @@ describe('planning a compaction', () => {
     expect(plan?.covered.map((n) => n.nodeId)).toEqual(['u1', 'a1']);
   });
 
+  it('keeps the newest covered user messages word for word within the budget, in their order', () => {
+    const covered = [node('u1', '', 'user', 'one '.repeat(20)), node('a1', 'u1', 'assistant', 'x'), node('u2', 'a1', 'user', 'two'), node('u3', 'u2', 'user', 'three')];
+    const verbatim = userMessagesVerbatim(covered, 15, estimateMessageTokens);
+    expect(verbatim).toBe("## The user's messages, word for word\n[User]: two\n\n[User]: three");
+    expect(userMessagesVerbatim(covered, 2, estimateMessageTokens)).toBe('');
+  });
+
   it('writes the transcript as a document with long tool results cut, and the fallback keeps every user message', () => {
     const nodes = [node('u', '', 'user', 'Keep my words'), node('t', 'u', 'tool', 'x'.repeat(5000)), node('a', 't', 'assistant', 'y'.repeat(1000))];
     const transcript = transcriptOf(nodes);
@@ -268,7 +278,7 @@ describe('a long conversation in a small window', () => {
     expect(compactions.length).toBeGreaterThan(1);
     expect(compactions.every((n) => readNodeMetadata(n.metadata, 'compaction')?.trigger === 'auto')).toBe(true);
     // Each later summary was asked to update the one before, not to summarise it.
-    expect(compactions.slice(1).every((n) => n.message.content.endsWith('updating the previous summary.'))).toBe(true);
+    expect(compactions.slice(1).every((n) => n.message.content.includes('updating the previous summary.'))).toBe(true);
     // The request after the last compaction holds its summary and the kept turns, not the covered ones.
     const last = compactions.at(-1)!;
     const info = readNodeMetadata(last.metadata, 'compaction')!;

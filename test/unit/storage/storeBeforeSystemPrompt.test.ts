@@ -60,7 +60,7 @@ describe('a store written before system prompts per chat', () => {
     }
     const body = server.chatRequests()[0].body;
     expect(body.messages.map((m: { content: string }) => m.content)).toEqual(['Be terse.', 'First question', '[arbor-test-model] Echo: First question', 'Second question']);
-    expect(body.options).toEqual({ temperature: 0.5 });
+    expect(body.options).toEqual({ temperature: 0.5, num_ctx: 4096 });
 
     // The chat with its own root system message sends it as stored when no prompt is picked.
     await own.addMessage({ role: 'user', content: 'And flowers?', raw: true });
