@@ -89,6 +89,7 @@ const list = new MessageList(
     branchHere: (nodeId) => vscode.postMessage({ type: 'branchHere', nodeId }),
     compactHere: (nodeId) => vscode.postMessage({ type: 'compactHere', nodeId }),
     undoCompaction: (nodeId) => undoCompaction(nodeId),
+    removeBranchSummary: (nodeId) => vscode.postMessage({ type: 'removeBranchSummary', nodeId }),
     runAction: (command) => vscode.postMessage({ type: 'runAction', command }),
     openFile: (path, startLine, endLine) => vscode.postMessage({ type: 'openFile', path, startLine, endLine }),
     setBookmark: (nodeId, bookmarked) => vscode.postMessage({ type: 'setBookmark', nodeId, bookmarked }),
@@ -219,7 +220,7 @@ function handle(message: ToWebview): void {
       header.meter.update(message.usage);
       break;
     case 'notice':
-      header.showNotice(message, undoCompaction);
+      header.showNotice(message, { undo: undoCompaction, summariseBranch: (fromNodeId) => vscode.postMessage({ type: 'summariseBranch', fromNodeId }) });
       if (message.level === 'error' && streamingId === undefined && !chat?.busy) {
         setBusy(false);
       }

@@ -50,6 +50,16 @@ export interface CompactionInfo {
   modifiedFiles: string[];
 }
 
+/** What a branch summary node carries over (its `metadata.branchSummary`). */
+export interface BranchSummaryInfo {
+  /** The end of the branch the reader left. */
+  fromNodeId: string;
+  /** How many messages of that branch the summary stands for (below the fork). */
+  coveredCount: number;
+  /** The model that wrote it. */
+  model?: string;
+}
+
 /** The keys of a message node's `metadata` that Arbor writes or reads. */
 export interface NodeMetadata {
   /** Any message: the reader bookmarked it ("Go to Bookmark" lists it; retention keeps its conversation). */
@@ -108,6 +118,8 @@ export interface NodeMetadata {
   compaction?: CompactionInfo;
   /** Files a message changed (written by tools), listed by compactions. */
   modifiedFiles?: string[];
+  /** Branch summary node: the summary of a branch the reader left, carried into this one. */
+  branchSummary?: BranchSummaryInfo;
 }
 
 /** The keys of a conversation's `metadata` that Arbor writes or reads. */
@@ -215,6 +227,10 @@ const NODE_PARSERS: Parsers<NodeMetadata> = {
   promptSettings: (v) => (isObject(v) ? (v as PromptModelSettings) : undefined),
   compaction: compactionInfo,
   modifiedFiles: texts,
+  branchSummary: (v) =>
+    isObject(v) && typeof v.fromNodeId === 'string'
+      ? { fromNodeId: v.fromNodeId, coveredCount: finite(v.coveredCount) ?? 0, ...(typeof v.model === 'string' ? { model: v.model } : {}) }
+      : undefined,
 };
 
 const CONVERSATION_PARSERS: Parsers<ConversationMetadata> = {

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { isContextLengthError, PathTokenCache, readNodeMetadata, ROOT_NODE_ID, tokenCounterFor, type ConversationManager, type ConversationMetadata, type ConversationNode, type FileSystemPromptLibrary, type NodeMetadata } from '../core/index';
+import { InvalidOperationError, isContextLengthError, PathTokenCache, readNodeMetadata, ROOT_NODE_ID, tokenCounterFor, type ConversationManager, type ConversationMetadata, type ConversationNode, type FileSystemPromptLibrary, type NodeMetadata } from '../core/index';
 import { assertNever, isStreamedRequest } from '../shared/protocol';
 import type { AnswerMessage, Attachment, BranchPoint, EditMessage, ErrorView, FromWebview, RegenerateMessage, RequestMessage, RetryMessage, SendMessage, StreamedRequestType, ToWebview } from '../shared/protocol';
 import { buildChatState, promptSummaries } from './chatView';
@@ -20,6 +20,9 @@ import { openPromptVersionDiff } from './promptVersions';
 import type { Services } from './services';
 import { noServerHint } from './settings';
 import { composeUserMessage } from './workspacePaths';
+
+/** Leaving a branch of at least this many messages (two turns) offers to carry a summary of it. */
+const BRANCH_SUMMARY_OFFER_MESSAGES = 4;
 
 /** After Stop, how long to wait for the next chunk before cutting the connection. */
 const STOP_GRACE_MS = 1000;
@@ -192,7 +195,44 @@ export class ChatController extends Disposable {
   /** Opens the path at the end of the branch through `nodeId` the reader last followed (Switch to Here). */
   async switchTo(nodeId: string): Promise<void> {
     this.branchPoint = undefined;
-    await this.services.withManager(this.conversationId, (m) => m.switchToNode(m.getLastVisitedLeaf(nodeId)));
+    const left = await this.services.withManager(this.conversationId, async (m) => {
+      const before = m.currentNodeId;
+      await m.switchToNode(m.getLastVisitedLeaf(nodeId));
+      return { from: before, count: m.getBranchLeftCount(before) };
+    });
+    await this.postState();
+    // Leaving a branch of a few turns: offer to carry what it found into this one.
+    if (left.count >= BRANCH_SUMMARY_OFFER_MESSAGES) {
+      this.post({
+        type: 'notice',
+        level: 'info',
+        message: `You left a branch of ${left.count} messages. Carry a short summary of it into this one? The model writes it; it is sent with this branch's requests, and you can remove it.`,
+        offerBranchSummary: left.from,
+      });
+    }
+  }
+
+  /** Summarises the branch left at `fromNodeId` into a node below the current one (the offer's button). */
+  private async summariseBranch(fromNodeId: string): Promise<void> {
+    const manager = await this.services.manager(this.conversationId);
+    const model = conversationModel(manager.getMetadata() as Record<string, unknown>, this.services.settings);
+    this.compacting = true;
+    await this.postState();
+    try {
+      await manager.summariseBranch({ fromNodeId, model });
+    } finally {
+      this.compacting = false;
+    }
+  }
+
+  /** Removes a branch summary the reader does not want (only while nothing follows it). */
+  private async removeBranchSummary(nodeId: string): Promise<void> {
+    await this.services.withManager(this.conversationId, async (m) => {
+      if (m.getChildren(nodeId).length > 0) {
+        throw new InvalidOperationError('The conversation went on below this summary, so it stays; start a new branch above it instead (Branch from Here).');
+      }
+      await m.deleteBranch(nodeId);
+    });
     await this.postState();
   }
 
@@ -304,6 +344,10 @@ export class ChatController extends Disposable {
           return await this.mutate(() => this.edit(msg));
         case 'switch':
           return await this.switchTo(msg.nodeId);
+        case 'summariseBranch':
+          return await this.mutate(() => this.summariseBranch(msg.fromNodeId));
+        case 'removeBranchSummary':
+          return await this.removeBranchSummary(msg.nodeId);
         case 'branchHere':
           return await this.startBranch(msg.nodeId);
         case 'cancelBranch':

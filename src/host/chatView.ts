@@ -96,6 +96,7 @@ export function messageView(node: ConversationNode, siblingIds: readonly string[
     bookmarked: md.bookmarked === true ? true : undefined,
     note: md.note?.trim() || undefined,
     ...(md.compaction ? { compaction: compactionView(md.compaction) } : {}),
+    ...(md.branchSummary ? { branchSummary: { coveredCount: md.branchSummary.coveredCount, ...(md.branchSummary.model ? { model: md.branchSummary.model } : {}) } } : {}),
   };
 }
 

@@ -82,6 +82,8 @@ export interface MessageView {
   readonly compaction?: CompactionView;
   /** The message is summarised by a compaction below it on this path: shown collapsed, not sent. */
   readonly covered?: boolean;
+  /** A branch summary: what a branch the reader left found, carried into this one. */
+  readonly branchSummary?: { readonly coveredCount: number; readonly model?: string };
   /** What a message made from a prompt template was sent with (see `PromptMessageInfo`). */
   readonly prompt?: PromptMessageInfo;
 }
@@ -305,6 +307,8 @@ export interface NoticeMessage {
   readonly message: string;
   /** A compaction just made: the notice offers Undo for it. */
   readonly undoCompaction?: string;
+  /** The reader left a branch ending at this node: the notice offers to carry a summary of it. */
+  readonly offerBranchSummary?: string;
 }
 
 export type ToWebview =
@@ -380,6 +384,16 @@ export interface DraftMessage {
 /** Webview: Undo on a summary: the conversation goes back to the full history (the summary's parent). */
 export interface UndoCompactionMessage {
   readonly type: 'undoCompaction';
+  readonly nodeId: string;
+}
+/** Webview: the notice's offer was taken: summarise the branch left at `fromNodeId` into the current one. */
+export interface SummariseBranchMessage {
+  readonly type: 'summariseBranch';
+  readonly fromNodeId: string;
+}
+/** Webview: Remove on a branch summary. */
+export interface RemoveBranchSummaryMessage {
+  readonly type: 'removeBranchSummary';
   readonly nodeId: string;
 }
 /** Webview: Compact up to Here on a message: its older turns become a summary below it. */
@@ -477,6 +491,8 @@ export type FromWebview =
   | DraftMessage
   | UndoCompactionMessage
   | CompactHereMessage
+  | SummariseBranchMessage
+  | RemoveBranchSummaryMessage
   | RetryMessage
   | CopyMessage
   | InsertMessage

@@ -121,4 +121,37 @@ describe('context meter and compaction', () => {
     await notice.locator('[data-testid="notice-undo"]').click();
     await expect.poll(() => card.count(), { timeout: 15_000 }).toBe(0);
   });
+
+  it('offers to carry a summary of a branch left behind into the new one, and Remove takes it away', async () => {
+    await session.workbench.runCommand('Arbor: New Conversation');
+    await chat().waitReady();
+    await ask('Pick a data structure for the index');
+    await ask('Try a hash map');
+    await ask('Measure it');
+    // A second version of "Try a hash map": the first one's branch (4 messages) is left behind.
+    const second = chat().messagesOf('user').nth(1);
+    await second.hover();
+    await second.locator('[data-testid="edit"]').click();
+    const editor = second.locator('[data-testid="edit-input"] textarea');
+    await editor.fill('Try a trie');
+    await editor.press('Enter');
+    await expect.poll(() => chat().textOf(chat().lastAnswer()), { timeout: 30_000 }).toBe(echo('Try a trie'));
+    await chat().waitIdle();
+    // Back to the hash map (a short branch left: no offer), then over to the trie (4 messages left: an offer).
+    await chat().messagesOf('user').nth(1).locator('[data-testid="sibling-prev"]').click();
+    await expect.poll(() => chat().messages().count(), { timeout: 15_000 }).toBe(6);
+    await chat().messagesOf('user').nth(1).locator('[data-testid="sibling-next"]').click();
+    const offer = chat().byTestId('notice').filter({ hasText: 'You left a branch of 4 messages' });
+    await offer.waitFor({ timeout: 15_000 });
+    await offer.locator('[data-testid="notice-summarise-branch"]').click();
+    const card = chat().frame.locator('[data-testid="message"][data-branch-summary="true"]');
+    await card.waitFor({ timeout: 30_000 });
+    expect(await card.locator('[data-testid="branch-summary-title"]').textContent()).toBe('Summary of the branch you left (4 messages)');
+    expect(await chat().textOf(card)).toContain('[arbor-test-model] Summary of 2 user messages.');
+    await session.workbench.screenshot('branch-summary-carried');
+
+    await card.locator('[data-testid="branch-summary-remove"]').click();
+    await expect.poll(() => card.count(), { timeout: 15_000 }).toBe(0);
+    expect(await chat().textOf(chat().lastAnswer())).toBe(echo('Try a trie'));
+  });
 });

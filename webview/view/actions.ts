@@ -24,6 +24,8 @@ export interface MessageActions {
   compactHere(nodeId: string): void;
   /** Undo on a summary: back to the full history. */
   undoCompaction(nodeId: string): void;
+  /** Remove on a branch summary. */
+  removeBranchSummary(nodeId: string): void;
   /** An error's button: the host runs its command (Set OpenAI API Key, Select Model, Open Settings). */
   runAction(command: ErrorActionCommand): void;
   openFile(path: string, startLine?: number, endLine?: number): void;

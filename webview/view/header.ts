@@ -56,7 +56,8 @@ export class Header {
   }
 
   /** Shows a notice; the same text replaces an older copy instead of stacking. `undo` answers its Undo button. */
-  showNotice(notice: NoticeMessage, undo?: (nodeId: string) => void): void {
+  showNotice(notice: NoticeMessage, offers: { undo?: (nodeId: string) => void; summariseBranch?: (fromNodeId: string) => void } = {}): void {
+    const { undo } = offers;
     for (const old of Array.from(this.notices.children)) {
       if ((old as HTMLElement).dataset.message === notice.message) {
         old.remove();
@@ -83,6 +84,19 @@ export class Header {
       button.setAttribute('aria-label', 'Undo the compaction: back to the full history');
       button.addEventListener('click', () => {
         undo(nodeId);
+        banner.remove();
+      });
+      banner.append(button);
+    }
+    const fromNodeId = notice.offerBranchSummary;
+    if (fromNodeId !== undefined && offers.summariseBranch) {
+      const summarise = offers.summariseBranch;
+      const button = document.createElement('vscode-button');
+      button.dataset.testid = 'notice-summarise-branch';
+      button.textContent = 'Carry a Summary';
+      button.setAttribute('aria-label', 'Summarise the branch you left into this one');
+      button.addEventListener('click', () => {
+        summarise(fromNodeId);
         banner.remove();
       });
       banner.append(button);

@@ -4,12 +4,13 @@
  * attachments and context chips, and under an answer its model, tokens, cost and an interrupted or
  * error badge with Retry.
  */
-import type { Attachment, CompactionView, ContextChip, ErrorAction, ErrorView, MessageView } from '../../src/shared/protocol';
+import type { Attachment, ContextChip, ErrorAction, ErrorView, MessageView } from '../../src/shared/protocol';
 import { h, icon, iconButton } from '../dom';
 import { formatCost, formatRange, formatTokens } from '../format';
 import { decorateCodeBlocks } from '../render/codeBlocks';
 import type { MarkdownRenderer } from '../render/markdown';
 import type { MessageActions } from './actions';
+import { markCovered, renderBranchSummary, renderCompaction } from './summaryCards';
 import { EDIT_NOTE, openInlineEditor } from './inlineEditor';
 import { openPromptEditor, promptForEdit } from './promptEditor';
 import { promptChip, promptDetails } from './promptMessage';
@@ -38,6 +39,9 @@ export function renderMessage(
 ): HTMLElement {
   if (message.compaction) {
     return renderCompaction(message, message.compaction, renderer, actions);
+  }
+  if (message.branchSummary) {
+    return renderBranchSummary(message, message.branchSummary, renderer, actions);
   }
   const role = ROLE_LABELS[message.role];
   const content = h('div', { className: 'message-content markdown', testId: 'message-content' });
@@ -79,69 +83,6 @@ export function renderMessage(
 }
 
 /**
- * A message a compaction below it summarises: shown collapsed (the summary stands for it in what
- * is sent); a click on its badge opens it.
- */
-function markCovered(article: HTMLElement): void {
-  article.classList.add('covered', 'collapsed');
-  article.dataset.covered = 'true';
-  const badge = h('button', {
-    className: 'badge badge-covered',
-    testId: 'covered-badge',
-    text: 'Summarised',
-    title: 'A summary below stands for this message in what is sent. Click to show or hide it.',
-    attrs: { type: 'button', 'aria-expanded': 'false' },
-    onClick: () => {
-      const collapsed = article.classList.toggle('collapsed');
-      badge.setAttribute('aria-expanded', String(!collapsed));
-    },
-  });
-  article.querySelector('.message-header')?.insertBefore(badge, article.querySelector('.message-header .message-actions'));
-}
-
-/**
- * A compaction: how many messages its summary stands for and what it saved, the summary itself
- * collapsed, and Undo (back to the full history).
- */
-function renderCompaction(message: MessageView, info: CompactionView, renderer: MarkdownRenderer, actions: MessageActions): HTMLElement {
-  const content = h('div', { className: 'message-content markdown', testId: 'message-content' });
-  fillContent(content, message.content, renderer);
-  const how = info.method === 'fallback' ? ', without a model' : info.model ? ` by ${info.model}` : '';
-  const when = info.trigger === 'auto' ? 'Compacted automatically' : info.trigger === 'overflow' ? 'Compacted after the model refused the length' : 'Compacted';
-  const undo = document.createElement('vscode-button');
-  undo.dataset.testid = 'compaction-undo';
-  undo.secondary = true;
-  undo.textContent = 'Undo';
-  undo.setAttribute('aria-label', 'Undo the compaction: back to the full history');
-  undo.addEventListener('click', () => actions.undoCompaction(message.nodeId));
-  return h(
-    'article',
-    {
-      className: 'message role-system compaction',
-      testId: 'message',
-      dataset: { nodeId: message.nodeId, role: message.role, compaction: 'true' },
-      ariaLabel: 'Summary of earlier messages',
-    },
-    h(
-      'header',
-      { className: 'message-header' },
-      icon('fold'),
-      h('span', { className: 'message-author', testId: 'compaction-title', text: `Summary of ${info.coveredCount} earlier message${info.coveredCount === 1 ? '' : 's'}` }),
-      h('span', { className: 'compaction-stats', testId: 'compaction-stats', text: `${info.tokensBefore.toLocaleString('en-US')} → ${info.tokensAfter.toLocaleString('en-US')} tokens` }),
-      siblingSwitcher(message, actions),
-      h('span', { className: 'spacer' }),
-      undo,
-    ),
-    h(
-      'details',
-      { className: 'compaction-summary', testId: 'compaction-summary' },
-      h('summary', { text: `${when}${how}${info.focus ? `, focused on ${info.focus}` : ''}` }),
-      content,
-    ),
-  );
-}
-
-/**
  * A stand-in for a message far from the end of a long path: the same article and selectors with the
  * raw text (inert, searchable, roughly the right height). The list swaps in `renderMessage`'s full
  * element when it nears the viewport or the page is idle, so a long path shows at once.
@@ -173,7 +114,8 @@ export function fillContent(content: HTMLElement, text: string, renderer: Markdo
   content.replaceChildren(fragment);
 }
 
-function siblingSwitcher(message: MessageView, actions: MessageActions): HTMLElement | null {
+/** The `‹ 2/3 ›` switcher of a message with siblings. */
+export function siblingSwitcher(message: MessageView, actions: MessageActions): HTMLElement | null {
   const { siblings } = message;
   if (siblings.count <= 1) {
     return null;

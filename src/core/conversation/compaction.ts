@@ -19,6 +19,21 @@ export function isCompaction(node: ConversationNode): boolean {
   return readNodeMetadata(node.metadata, 'compaction') !== undefined;
 }
 
+/** Whether a node is a branch summary (what a branch the reader left found, carried into this one). */
+export function isBranchSummary(node: ConversationNode): boolean {
+  return readNodeMetadata(node.metadata, 'branchSummary') !== undefined;
+}
+
+/** Summary nodes stand in the system text of a request, never as messages of their own. */
+function isSummaryNode(node: ConversationNode): boolean {
+  return isCompaction(node) || isBranchSummary(node);
+}
+
+/** How a branch summary is put into the system text of a request. */
+export function branchSummaryPreamble(summary: string): string {
+  return `The conversation came back from another branch; what was found there, summarised:\n\n<branch-summary>\n${summary.trim()}\n</branch-summary>`;
+}
+
 /** The compaction nearest the end of `path` (root first), with its details. */
 export function lastCompaction(path: readonly ConversationNode[]): { node: ConversationNode; info: CompactionInfo; index: number } | undefined {
   for (let i = path.length - 1; i >= 0; i--) {
@@ -46,12 +61,17 @@ export function requestPath(tree: ConversationTree, nodeId: string, systemOverri
   const rootText = systemOverride ?? (root && root.nodeId === ROOT_NODE_ID && root.message.content !== '' ? root.message.content : undefined);
   const rest = path.slice(1);
   const found = lastCompaction(path);
-  if (!found) return { system: rootText, nodes: rest.filter((n) => !isCompaction(n)) };
-  const keptFrom = rest.findIndex((n) => n.nodeId === found.info.firstKeptNodeId);
-  // A first kept node that is not on the path (deleted, or the summary covers everything) keeps only what follows the summary.
-  const kept = keptFrom >= 0 ? rest.slice(keptFrom) : path.slice(found.index + 1);
-  const summary = summaryPreamble(found.node.message.content);
-  return { system: rootText ? `${rootText}\n\n${summary}` : summary, nodes: kept.filter((n) => !isCompaction(n)) };
+  let kept = rest;
+  const parts = rootText !== undefined ? [rootText] : [];
+  if (found) {
+    const keptFrom = rest.findIndex((n) => n.nodeId === found.info.firstKeptNodeId);
+    // A first kept node that is not on the path (deleted, or the summary covers everything) keeps only what follows the summary.
+    kept = keptFrom >= 0 ? rest.slice(keptFrom) : path.slice(found.index + 1);
+    parts.push(summaryPreamble(found.node.message.content));
+  }
+  // Every branch summary on the path joins the system text (they are short, and a compaction never covers them).
+  for (const n of rest) if (isBranchSummary(n)) parts.push(branchSummaryPreamble(n.message.content));
+  return { system: parts.length ? parts.join('\n\n') : undefined, nodes: kept.filter((n) => !isSummaryNode(n)) };
 }
 
 /** The messages a request for `nodeId` carries, in order (`systemOverride` in place of the root's text): see `requestPath`. */
@@ -223,4 +243,16 @@ export function pruneToolOutputs(
     out[i] = seen > keep ? { ...m, content: PRUNED_TOOL_OUTPUT } : capped;
   }
   return out;
+}
+
+/**
+ * The messages of the branch the reader left: those on the path to `fromNodeId` below the last node it
+ * shares with the path to `toNodeId` (summary nodes left out). Empty when `toNodeId` continues it.
+ */
+export function branchLeft(tree: ConversationTree, fromNodeId: string, toNodeId: string): ConversationNode[] {
+  const onNewPath = new Set(tree.path(toNodeId).map((n) => n.nodeId));
+  const from = tree.path(fromNodeId);
+  let fork = from.length;
+  while (fork > 0 && !onNewPath.has(from[fork - 1].nodeId)) fork--;
+  return from.slice(fork).filter((n) => !isSummaryNode(n));
 }

@@ -6,12 +6,12 @@
 import { InvalidOperationError, PromptError, ProviderError } from '../errors';
 import type { LLMProvider } from '../llm/provider';
 import { estimateMessageTokens } from '../llm/tokens';
-import type { CompactionInfo } from '../metadataKeys';
+import type { BranchSummaryInfo, CompactionInfo } from '../metadataKeys';
 import { compileTemplate } from '../prompts/templateEngine';
 import type { ConversationPromptBuilder, PromptRef } from '../prompts/types';
 import type { NewNode } from '../storage/storage';
 import type { LLMMessage } from '../types';
-import { fallbackSummary, filesOf, planCompaction, requestMessages, transcriptOf, userMessagesVerbatim, type CompactionPlan } from './compaction';
+import { branchLeft, fallbackSummary, filesOf, planCompaction, requestMessages, transcriptOf, userMessagesVerbatim, type CompactionPlan } from './compaction';
 import type { ConversationTree } from './conversationTree';
 
 /** The name of the summary prompt in the library (`prompts/system/compact.md`). */
@@ -159,11 +159,28 @@ export async function buildCompaction(ctx: CompactorContext, nodeId: string, opt
   return { parentId: nodeId, message: { role: 'system', content: summary }, timestamp: new Date().toISOString(), metadata: { compaction: info } };
 }
 
+/** What a branch summary asks the summariser to focus on. */
+const BRANCH_SUMMARY_FOCUS = 'This is a branch the user left to go back to an earlier point. In a few lines: what was tried there, what was learned, and what did not work. Skip the sections that have nothing.';
+
+/**
+ * Writes a branch summary: the messages of the branch left at `fromNodeId` (below where it meets the
+ * path to `toNodeId`), summarised by the model with the summary prompt, to be added below `toNodeId`.
+ */
+export async function buildBranchSummary(ctx: CompactorContext, fromNodeId: string, toNodeId: string, options: { model?: string; signal?: AbortSignal } = {}): Promise<NewNode> {
+  const left = branchLeft(ctx.tree, fromNodeId, toNodeId);
+  if (left.length === 0) {
+    throw new InvalidOperationError('There is no other branch to summarise: the conversation did not leave one to come here.');
+  }
+  const written = await summarise(ctx, { covered: left, kept: [], firstKeptNodeId: toNodeId }, { focus: BRANCH_SUMMARY_FOCUS, model: options.model, signal: options.signal, maxTokens: 1024 });
+  const info: BranchSummaryInfo = { fromNodeId, coveredCount: left.length, model: written.model };
+  return { parentId: toNodeId, message: { role: 'system', content: written.summary }, timestamp: new Date().toISOString(), metadata: { branchSummary: info } };
+}
+
 /** Asks the model for the summary of the covered part, the transcript given as a document. */
 async function summarise(
   ctx: CompactorContext,
   plan: CompactionPlan,
-  options: { focus?: string; previousSummary?: string; model?: string; signal?: AbortSignal },
+  options: { focus?: string; previousSummary?: string; model?: string; signal?: AbortSignal; maxTokens?: number },
 ): Promise<{ summary: string; ref?: PromptRef; model: string }> {
   const prompt = await summaryPrompt(ctx.promptBuilder, { focus: options.focus ?? '', previousSummary: options.previousSummary ?? '' });
   const parts = [
@@ -175,7 +192,7 @@ async function summarise(
     { role: 'system', content: prompt.text },
     { role: 'user', content: parts.join('') },
   ];
-  const response = await ctx.llm.complete(messages, { model: options.model, think: false, maxTokens: SUMMARY_MAX_TOKENS, signal: options.signal });
+  const response = await ctx.llm.complete(messages, { model: options.model, think: false, maxTokens: options.maxTokens ?? SUMMARY_MAX_TOKENS, signal: options.signal });
   const summary = response.content.trim();
   if (!summary) {
     throw new InvalidOperationError(`Model '${response.model || options.model || ctx.llm.model}' returned an empty summary; nothing was compacted. Try again, or compact with another model.`);

@@ -3,7 +3,7 @@ import { ConversationNotFoundError, InvalidArgumentError, InvalidOperationError 
 import type { ChangeResult, ConversationChange, NewNode } from '../storage/storage';
 import { buildAnswerNode } from './answerNode';
 import { isCompaction, lastCompaction } from './compaction';
-import { buildCompaction, DEFAULT_KEEP_RECENT_TOKENS, type CompactOptions } from './compactor';
+import { buildBranchSummary, buildCompaction, DEFAULT_KEEP_RECENT_TOKENS, type CompactOptions } from './compactor';
 import type { UsageCounter } from './contextUsage';
 import { validateContextWindowOptions } from './contextWindow';
 import { ConversationReader } from './conversationReader';
@@ -261,6 +261,19 @@ export class ConversationManager extends ConversationReader {
       if (err instanceof InvalidOperationError && /nothing to compact/.test(err.message)) return undefined;
       throw err;
     }
+  }
+
+  /**
+   * Carries a short summary of the branch the reader left at `fromNodeId` into the current one: the
+   * model summarises the messages of that branch below where it meets the current path, and the
+   * summary becomes a node below the current node, which requests carry in their system text.
+   */
+  summariseBranch(options: { fromNodeId: string; model?: string; signal?: AbortSignal }): Promise<ConversationNode> {
+    return this.queue.run(async () => {
+      const from = this.requireNode(options.fromNodeId).nodeId;
+      const node = await buildBranchSummary({ tree: this.tree, llm: this.options.llm, promptBuilder: this.options.promptBuilder }, from, this.current, options);
+      return copyNode(await this.commitNewNode(node));
+    });
   }
 
   /**

@@ -1,4 +1,4 @@
-import { lastCompaction } from './compaction';
+import { branchLeft, lastCompaction } from './compaction';
 import { contextUsage, type ContextUsage, type ContextUsageOptions } from './contextUsage';
 import { NodeNotFoundError } from '../errors';
 import { requireString } from '../validation';
@@ -217,6 +217,11 @@ export abstract class ConversationReader {
    */
   getContextUsage(options: ContextUsageOptions & { nodeId?: string } = {}): ContextUsage {
     return contextUsage(this.tree, this.requireNode(options.nodeId ?? this.current).nodeId, options);
+  }
+
+  /** How many messages the branch through `fromNodeId` has below where it meets the path to `toNodeId` (default: the current node). */
+  getBranchLeftCount(fromNodeId: string, toNodeId: string = this.current): number {
+    return branchLeft(this.tree, this.requireNode(fromNodeId).nodeId, this.requireNode(toNodeId).nodeId).length;
   }
 
   /** The compaction whose summary requests for `nodeId` (default: the current node) carry, if any. */

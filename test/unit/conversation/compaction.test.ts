@@ -296,3 +296,39 @@ describe('a long conversation in a small window', () => {
     expect(whole.filter((h) => h.content.startsWith('Turn ')).length).toBeGreaterThan(after.filter((s) => s.content.startsWith('Turn ')).length);
   }, 120_000);
 });
+
+describe('branch summaries', () => {
+  it('summarises the branch left below the fork and carries it in the system text of the next requests', async () => {
+    const m = await conversation(2);
+    const fork = m.getPathIds().filter((id) => id !== '')[1];
+    await m.addMessage({ role: 'user', content: 'Try the hash map', raw: true });
+    await m.complete();
+    await m.addMessage({ role: 'user', content: 'It was too slow', raw: true });
+    await m.complete();
+    const left = m.currentNodeId;
+    // Back to the first answer, then a new follow-up there.
+    await m.switchToNode(fork);
+    await m.addMessage({ role: 'user', content: 'What about a trie?', raw: true });
+    await m.complete();
+    expect(m.getBranchLeftCount(left)).toBe(6);
+
+    server.enqueue({ content: 'Tried a hash map; too slow.' });
+    const node = await m.summariseBranch({ fromNodeId: left });
+    // The summariser read the left branch only, from below the fork.
+    const transcript = sentMessages()[1].content;
+    expect(transcript).toMatch(/^<conversation>\n\[User\]: Question 2:/);
+    expect(transcript).toContain('[User]: It was too slow');
+    expect(transcript).not.toContain('What about a trie?');
+    expect(sentMessages()[0].content).toContain('This is a branch the user left');
+    expect(readNodeMetadata(node.metadata, 'branchSummary')).toEqual({ fromNodeId: left, coveredCount: 6, model: 'arbor-test-model' });
+    expect(m.currentNodeId).toBe(node.nodeId);
+
+    await m.addMessage({ role: 'user', content: 'So, the trie?', raw: true });
+    await m.complete();
+    const sent = sentMessages();
+    expect(sent[0]).toEqual({ role: 'system', content: expect.stringMatching(/^You are terse\.\n\n.*<branch-summary>\nTried a hash map; too slow\.\n<\/branch-summary>$/s) });
+    expect(sent.filter((s) => s.role === 'system')).toHaveLength(1);
+    expect(sent.some((s) => s.content === 'It was too slow')).toBe(false);
+    await expect(m.summariseBranch({ fromNodeId: m.getPathIds()[0] })).rejects.toThrow(/no other branch/);
+  });
+});

@@ -1,0 +1,103 @@
+/**
+ * The cards of summary nodes in the chat: a compaction (how many messages its summary stands for,
+ * what it saved, the summary folded, Undo) and a branch summary (what a branch the reader left
+ * found, with Remove), and the collapsed look of the messages a compaction covers.
+ */
+import type { CompactionView, MessageView } from '../../src/shared/protocol';
+import { h, icon } from '../dom';
+import type { MarkdownRenderer } from '../render/markdown';
+import type { MessageActions } from './actions';
+import { fillContent, siblingSwitcher } from './messageView';
+
+/**
+ * A message a compaction below it summarises: shown collapsed (the summary stands for it in what
+ * is sent); a click on its badge opens it.
+ */
+export function markCovered(article: HTMLElement): void {
+  article.classList.add('covered', 'collapsed');
+  article.dataset.covered = 'true';
+  const badge = h('button', {
+    className: 'badge badge-covered',
+    testId: 'covered-badge',
+    text: 'Summarised',
+    title: 'A summary below stands for this message in what is sent. Click to show or hide it.',
+    attrs: { type: 'button', 'aria-expanded': 'false' },
+    onClick: () => {
+      const collapsed = article.classList.toggle('collapsed');
+      badge.setAttribute('aria-expanded', String(!collapsed));
+    },
+  });
+  article.querySelector('.message-header')?.insertBefore(badge, article.querySelector('.message-header .message-actions'));
+}
+
+/**
+ * A compaction: how many messages its summary stands for and what it saved, the summary itself
+ * collapsed, and Undo (back to the full history).
+ */
+export function renderCompaction(message: MessageView, info: CompactionView, renderer: MarkdownRenderer, actions: MessageActions): HTMLElement {
+  const content = h('div', { className: 'message-content markdown', testId: 'message-content' });
+  fillContent(content, message.content, renderer);
+  const how = info.method === 'fallback' ? ', without a model' : info.model ? ` by ${info.model}` : '';
+  const when = info.trigger === 'auto' ? 'Compacted automatically' : info.trigger === 'overflow' ? 'Compacted after the model refused the length' : 'Compacted';
+  const undo = document.createElement('vscode-button');
+  undo.dataset.testid = 'compaction-undo';
+  undo.secondary = true;
+  undo.textContent = 'Undo';
+  undo.setAttribute('aria-label', 'Undo the compaction: back to the full history');
+  undo.addEventListener('click', () => actions.undoCompaction(message.nodeId));
+  return h(
+    'article',
+    {
+      className: 'message role-system compaction',
+      testId: 'message',
+      dataset: { nodeId: message.nodeId, role: message.role, compaction: 'true' },
+      ariaLabel: 'Summary of earlier messages',
+    },
+    h(
+      'header',
+      { className: 'message-header' },
+      icon('fold'),
+      h('span', { className: 'message-author', testId: 'compaction-title', text: `Summary of ${info.coveredCount} earlier message${info.coveredCount === 1 ? '' : 's'}` }),
+      h('span', { className: 'compaction-stats', testId: 'compaction-stats', text: `${info.tokensBefore.toLocaleString('en-US')} → ${info.tokensAfter.toLocaleString('en-US')} tokens` }),
+      siblingSwitcher(message, actions),
+      h('span', { className: 'spacer' }),
+      undo,
+    ),
+    h(
+      'details',
+      { className: 'compaction-summary', testId: 'compaction-summary' },
+      h('summary', { text: `${when}${how}${info.focus ? `, focused on ${info.focus}` : ''}` }),
+      content,
+    ),
+  );
+}
+
+/** A branch summary: what the branch the reader left found, folded, with Remove. */
+export function renderBranchSummary(message: MessageView, info: NonNullable<MessageView['branchSummary']>, renderer: MarkdownRenderer, actions: MessageActions): HTMLElement {
+  const content = h('div', { className: 'message-content markdown', testId: 'message-content' });
+  fillContent(content, message.content, renderer);
+  const remove = document.createElement('vscode-button');
+  remove.dataset.testid = 'branch-summary-remove';
+  remove.secondary = true;
+  remove.textContent = 'Remove';
+  remove.setAttribute('aria-label', 'Remove this branch summary');
+  remove.addEventListener('click', () => actions.removeBranchSummary(message.nodeId));
+  return h(
+    'article',
+    {
+      className: 'message role-system compaction branch-summary',
+      testId: 'message',
+      dataset: { nodeId: message.nodeId, role: message.role, branchSummary: 'true' },
+      ariaLabel: 'Summary of a branch you left',
+    },
+    h(
+      'header',
+      { className: 'message-header' },
+      icon('git-branch'),
+      h('span', { className: 'message-author', testId: 'branch-summary-title', text: `Summary of the branch you left (${info.coveredCount} messages)` }),
+      h('span', { className: 'spacer' }),
+      remove,
+    ),
+    h('details', { className: 'compaction-summary', testId: 'branch-summary', attrs: { open: '' } }, h('summary', { text: `Carried into this branch${info.model ? `, written by ${info.model}` : ''}` }), content),
+  );
+}
