@@ -1,53 +1,26 @@
 import * as vscode from 'vscode';
-import { InvalidOperationError, isContextLengthError, PathTokenCache, readNodeMetadata, ROOT_NODE_ID, tokenCounterFor, type ConversationManager, type ConversationMetadata, type ConversationNode, type FileSystemPromptLibrary, type NodeMetadata } from '../core/index';
+import { readNodeMetadata, ROOT_NODE_ID, type ConversationMetadata, type FileSystemPromptLibrary, type NodeMetadata } from '../core/index';
 import { assertNever, isStreamedRequest } from '../shared/protocol';
-import type { AnswerMessage, Attachment, BranchPoint, EditMessage, ErrorView, FromWebview, RegenerateMessage, RequestMessage, RetryMessage, SendMessage, StreamedRequestType, ToWebview } from '../shared/protocol';
+import type { AnswerMessage, Attachment, NoticeMessage, EditMessage, FromWebview, RegenerateMessage, RequestMessage, RetryMessage, SendMessage, ToWebview } from '../shared/protocol';
 import { buildChatState, promptSummaries } from './chatView';
-import { attachmentKey, chatUsage, draftText, MeterCounter, usageView } from './contextBudget';
+import { ChatAnswers, type AnswerFields } from './chatAnswers';
+import { ChatBranching } from './chatBranching';
+import { branchSummaryOffer, ChatContext } from './chatContext';
 import { chatModels } from './chatModels';
 import { ChatOptions } from './chatOptions';
 import { ChatWindow } from './chatWindow';
-import { conversationModel, pinModelUpdate } from './conversationModel';
-import { bookmarkUpdate, chatTitle, editedUserMessage, messageDisplayText, noteUpdate, storedFileAttachments, titleFromMessage, totalCostUpdate, userMessageMetadata } from './conversationRules';
+import { conversationModel } from './conversationModel';
+import { bookmarkUpdate, chatTitle, editedUserMessage, noteUpdate, storedFileAttachments, titleFromMessage, userMessageMetadata } from './conversationRules';
 import { editorValues, findWorkspaceFiles, insertIntoEditor, openWorkspaceFile, selectionAttachment } from './editorActions';
-import { checkReadyToSend, runErrorAction } from './errorActions';
-import { isNoServer, isUserAbort, toErrorView } from './errorView';
+import { runErrorAction } from './errorActions';
+import { toErrorView } from './errorView';
 import { firstLine } from './labels';
 import { Disposable, toDisposable } from './lifecycle';
 import { addPromptMessages, type PromptSendContext } from './promptSend';
 import { promptVersionLookup } from './promptMessages';
 import { openPromptVersionDiff } from './promptVersions';
 import type { Services } from './services';
-import { noServerHint } from './settings';
 import { composeUserMessage } from './workspacePaths';
-
-/** Leaving a branch of at least this many messages (two turns) offers to carry a summary of it. */
-const BRANCH_SUMMARY_OFFER_MESSAGES = 4;
-
-/** After Stop, how long to wait for the next chunk before cutting the connection. */
-const STOP_GRACE_MS = 1000;
-
-/** An answer's messages without the `requestId`, which `reply` copies from the request. */
-type AnswerFields<M extends RequestMessage> = AnswerMessage<M['type']> extends infer A ? (A extends unknown ? Omit<A, 'requestId'> : never) : never;
-
-interface ActiveStream {
-  /** The request this stream answers. */
-  request: RequestMessage<StreamedRequestType>;
-  abort: AbortController;
-  /** Stop was pressed: the loop ends at the next chunk (so the answer is kept as stopped, not failed). */
-  stopRequested: boolean;
-  parentNodeId: string;
-  model: string;
-  text: string;
-  thinking: string;
-}
-
-/** The banner of a pending Branch from Here at `node`. */
-function branchPointView(node: ConversationNode): BranchPoint {
-  const replaces = node.message.role === 'user';
-  const text = messageDisplayText(node);
-  return { nodeId: node.nodeId, preview: firstLine(text, 60), replaces, ...(replaces ? { text } : {}) };
-}
 
 /**
  * One chat panel's conversation: answers every message the webview sends (exhaustively), streams
@@ -62,23 +35,18 @@ export class ChatController extends Disposable {
   private library?: FileSystemPromptLibrary;
   private librarySub?: vscode.Disposable;
   private readonly pending: ToWebview[] = [];
-  private stream?: ActiveStream;
   /** A message is being sent or edited and its answer has not started: it is not "unanswered" yet. */
   private sending = false;
-  /** Why the last request failed before any answer, by the user message it was for (this window only). */
-  private readonly failures = new Map<string, ErrorView>();
-  /** The message being written, for the meter (the webview sends it as it changes). */
-  private draft: { text: string; attachments: readonly Attachment[] } = { text: '', attachments: [] };
-  /** Sizes of attached files, read once each, for the meter. */
-  private readonly fileSizes = new Map<string, number>();
   /** A compaction is being written. */
   private compacting = false;
-  /** Counts for the meter, with the chat's per-message cache. */
-  private meter?: MeterCounter;
-  /** Branch from Here is pending at `nodeId`; Cancel returns to `returnTo`. */
-  private branchPoint?: { nodeId: string; returnTo: string };
+  /** Branch from Here and the unanswered question. */
+  private readonly branching = new ChatBranching();
   /** The header's system prompt and request options. */
   private readonly options: ChatOptions;
+  /** The context meter, compactions and branch summaries. */
+  private readonly context: ChatContext;
+  /** The model's answers, streamed. */
+  private readonly answers: ChatAnswers;
   /** A message to scroll to once the webview shows the path (`showMessage`). */
   private revealId?: string;
   private readonly _onDidDispose = this._register(new vscode.EventEmitter<void>());
@@ -92,6 +60,18 @@ export class ChatController extends Disposable {
   ) {
     super();
     this.options = new ChatOptions(services, conversationId, (message) => this.post(message));
+    this.context = new ChatContext(services, this.options);
+    this.answers = new ChatAnswers({
+      services,
+      conversationId,
+      context: this.context,
+      options: this.options,
+      branching: this.branching,
+      reply: (request, answer) => this.reply(request, answer),
+      post: (message) => this.post(message),
+      notify: (notice) => this.notify(notice),
+      postState: () => this.postState(),
+    });
     this._register(panel.webview.onDidReceiveMessage((msg: FromWebview) => this.handle(msg)));
     this._register(panel.onDidDispose(() => this.dispose()));
     // A chat in a background tab has no page (it is not retained): it loads again when shown and says
@@ -103,7 +83,7 @@ export class ChatController extends Disposable {
     );
     this._register(
       services.onDidChangeConversation((id) => {
-        if (id === this.conversationId && !this.stream) void this.postState();
+        if (id === this.conversationId && !this.answers.active) void this.postState();
         if (id === this.conversationId && this.ready) void this.options.postOptions();
       }),
     );
@@ -131,7 +111,7 @@ export class ChatController extends Disposable {
 
   /** Whether a model answer is streaming. */
   get busy(): boolean {
-    return this.stream !== undefined || this.compacting;
+    return this.answers.active !== undefined || this.compacting;
   }
 
   private post(message: ToWebview): void {
@@ -149,19 +129,9 @@ export class ChatController extends Disposable {
     this.post({ type: 'attach', attachments, text });
   }
 
-  /**
-   * Branch from Here: shows the path up to `nodeId` and makes the next message start a new branch
-   * there. After an answer (or any message but a user's) the next message is a new follow-up beside
-   * the others; on a user message it is a new version of that message (its sibling), since two user
-   * messages never follow each other. A banner says so until the message is sent or Cancel is pressed.
-   */
+  /** Branch from Here (the tree's menu, a message's button): see `ChatBranching.start`. */
   async startBranch(nodeId: string): Promise<void> {
-    await this.services.withManager(this.conversationId, async (m) => {
-      const returnTo = this.branchPoint?.returnTo ?? m.currentNodeId;
-      const node = m.getNode(nodeId);
-      await m.switchToNode(node.nodeId);
-      this.branchPoint = { nodeId: node.nodeId, returnTo };
-    });
+    await this.services.withManager(this.conversationId, (m) => this.branching.start(m, nodeId));
     await this.postState();
   }
 
@@ -180,21 +150,9 @@ export class ChatController extends Disposable {
     }
   }
 
-  /** Cancel on the banner: back to where the reader was before Branch from Here. */
-  private async cancelBranch(): Promise<void> {
-    const point = this.branchPoint;
-    this.branchPoint = undefined;
-    if (point) {
-      await this.services.withManager(this.conversationId, async (m) => {
-        if (m.hasNode(point.returnTo)) await m.switchToNode(point.returnTo);
-      });
-    }
-    await this.postState();
-  }
-
   /** Opens the path at the end of the branch through `nodeId` the reader last followed (Switch to Here). */
   async switchTo(nodeId: string): Promise<void> {
-    this.branchPoint = undefined;
+    this.branching.clear();
     const left = await this.services.withManager(this.conversationId, async (m) => {
       const before = m.currentNodeId;
       await m.switchToNode(m.getLastVisitedLeaf(nodeId));
@@ -202,38 +160,7 @@ export class ChatController extends Disposable {
     });
     await this.postState();
     // Leaving a branch of a few turns: offer to carry what it found into this one.
-    if (left.count >= BRANCH_SUMMARY_OFFER_MESSAGES) {
-      this.post({
-        type: 'notice',
-        level: 'info',
-        message: `You left a branch of ${left.count} messages. Carry a short summary of it into this one? The model writes it; it is sent with this branch's requests, and you can remove it.`,
-        offerBranchSummary: left.from,
-      });
-    }
-  }
-
-  /** Summarises the branch left at `fromNodeId` into a node below the current one (the offer's button). */
-  private async summariseBranch(fromNodeId: string): Promise<void> {
-    const manager = await this.services.manager(this.conversationId);
-    const model = conversationModel(manager.getMetadata() as Record<string, unknown>, this.services.settings);
-    this.compacting = true;
-    await this.postState();
-    try {
-      await manager.summariseBranch({ fromNodeId, model });
-    } finally {
-      this.compacting = false;
-    }
-  }
-
-  /** Removes a branch summary the reader does not want (only while nothing follows it). */
-  private async removeBranchSummary(nodeId: string): Promise<void> {
-    await this.services.withManager(this.conversationId, async (m) => {
-      if (m.getChildren(nodeId).length > 0) {
-        throw new InvalidOperationError('The conversation went on below this summary, so it stays; start a new branch above it instead (Branch from Here).');
-      }
-      await m.deleteBranch(nodeId);
-    });
-    await this.postState();
+    this.notify(branchSummaryOffer(left));
   }
 
   /** Scrolls the chat to a message of the path shown and highlights it (Go to Bookmark, a search result). */
@@ -248,7 +175,7 @@ export class ChatController extends Disposable {
    */
   private async annotate(nodeId: string, update: NodeMetadata): Promise<void> {
     await this.services.withManager(this.conversationId, (m) => m.setNodeMetadata(nodeId, { ...update }));
-    if (this.stream) await this.postState();
+    if (this.answers.active) await this.postState();
   }
 
   /**
@@ -256,7 +183,7 @@ export class ChatController extends Disposable {
    * reader started ends with it, and until its answer starts the path's end is not "unanswered".
    */
   private mutate(work: () => Promise<void>): Promise<void> {
-    this.branchPoint = undefined;
+    this.branching.clear();
     return this.services.whileBusy(this.conversationId, async () => {
       this.sending = true;
       try {
@@ -278,9 +205,6 @@ export class ChatController extends Disposable {
       // The window mirrors what the webview holds: no state is built for a webview not listening yet.
       if (!this.ready) return;
       const s = this.services.settings;
-      const current = manager.currentNodeId;
-      // The banner holds while the reader stays at the branch point (another window may move on).
-      if (this.branchPoint && this.branchPoint.nodeId !== current) this.branchPoint = undefined;
       const pathIds = manager.getPathIds();
       const reveal = this.revealId !== undefined && pathIds.includes(this.revealId) ? this.revealId : undefined;
       this.revealId = undefined;
@@ -303,8 +227,8 @@ export class ChatController extends Disposable {
             provider: s.provider,
             busy: this.busy,
             restricted: !this.services.trusted,
-            branchPoint: this.branchPoint && branchPointView(manager.getNode(current)),
-            unanswered: this.unansweredAt(manager),
+            branchPoint: this.branching.view(manager),
+            unanswered: this.branching.unansweredAt(manager, this.answers.active !== undefined || this.sending),
             promptVersion: promptVersionLookup(this.services.trusted ? this.library : undefined),
             compaction: manager.getCompactionInEffect(),
           },
@@ -319,15 +243,6 @@ export class ChatController extends Disposable {
     }
   }
 
-  /** The user message at the end of the path when it has no answer and none is on its way. */
-  private unansweredAt(manager: ConversationManager): { nodeId: string; error?: ErrorView } | undefined {
-    if (this.stream || this.sending) return undefined;
-    const node = manager.getNode(manager.currentNodeId);
-    if (node.message.role !== 'user' || manager.getChildren(node.nodeId).length > 0) return undefined;
-    const error = this.failures.get(node.nodeId);
-    return error ? { nodeId: node.nodeId, error } : { nodeId: node.nodeId };
-  }
-
   private async handle(msg: FromWebview): Promise<void> {
     try {
       switch (msg.type) {
@@ -336,7 +251,7 @@ export class ChatController extends Disposable {
         case 'send':
           return await this.mutate(() => this.send(msg));
         case 'stop':
-          if (this.stream && (this.stream.request.requestId === msg.requestId || !msg.requestId)) this.stop(this.stream);
+          if (this.answers.active && (this.answers.active.request.requestId === msg.requestId || !msg.requestId)) this.answers.stop(this.answers.active);
           return;
         case 'regenerate':
           return await this.mutate(() => this.regenerate(msg));
@@ -345,23 +260,25 @@ export class ChatController extends Disposable {
         case 'switch':
           return await this.switchTo(msg.nodeId);
         case 'summariseBranch':
-          return await this.mutate(() => this.summariseBranch(msg.fromNodeId));
+          return await this.mutate(async () => this.whileSummarising(async () => this.context.summariseBranch(await this.services.manager(this.conversationId), msg.fromNodeId)));
         case 'removeBranchSummary':
-          return await this.removeBranchSummary(msg.nodeId);
+          await this.services.withManager(this.conversationId, (m) => this.context.removeBranchSummary(m, msg.nodeId));
+          return await this.postState();
         case 'branchHere':
           return await this.startBranch(msg.nodeId);
         case 'cancelBranch':
-          return await this.cancelBranch();
+          await this.services.withManager(this.conversationId, (m) => this.branching.cancel(m));
+          return await this.postState();
         case 'openPromptDiff':
           return await this.openPromptDiff(msg.nodeId);
         case 'draft':
-          this.draft = { text: msg.text, attachments: msg.attachments };
+          this.context.setDraft(msg.text, msg.attachments);
           return await this.postUsage();
         case 'undoCompaction':
           await this.services.withManager(this.conversationId, (m) => m.undoCompaction(msg.nodeId));
           return await this.postState();
         case 'compactHere':
-          return await this.mutate(() => this.compactNow({ uptoNodeId: msg.nodeId, trigger: 'manual' }));
+          return await this.mutate(() => this.compactNow({ uptoNodeId: msg.nodeId }));
         case 'loadEarlier':
           this.window.loadEarlier();
           return await this.postState();
@@ -419,11 +336,7 @@ export class ChatController extends Disposable {
     this.window.reset();
     await this.postState();
     for (const m of this.pending.splice(0)) void this.panel.webview.postMessage(m);
-    const s = this.stream;
-    if (s) {
-      this.reply(s.request, { type: 'streamStart', parentNodeId: s.parentNodeId, model: s.model });
-      if (s.text || s.thinking) this.reply(s.request, { type: 'streamDelta', delta: s.text, thinkingDelta: s.thinking || undefined });
-    }
+    this.answers.replay();
     void this.postModels();
     void this.postPrompts();
     void this.options.postOptions();
@@ -486,17 +399,11 @@ export class ChatController extends Disposable {
     this.post({ ...answer, requestId: request.requestId } as unknown as AnswerMessage<M['type']>);
   }
 
-  private refuseWhileBusy(request: RequestMessage<StreamedRequestType>): boolean {
-    if (!this.stream) return false;
-    this.reply(request, { type: 'streamDone', error: { message: 'An answer is still streaming: stop it or wait for it first.', kind: 'busy', retryable: true } });
-    return true;
-  }
-
   private async send(msg: SendMessage): Promise<void> {
-    if (this.refuseWhileBusy(msg)) return;
+    if (this.answers.refuseWhileBusy(msg)) return;
     const compact = /^\/compact(?:\s+([\s\S]*))?$/.exec(msg.text.trim());
     if (compact && !msg.promptName) {
-      await this.compactNow({ focus: compact[1]?.trim(), trigger: 'manual' });
+      await this.compactNow({ focus: compact[1]?.trim() });
       this.reply(msg, { type: 'streamDone' });
       return;
     }
@@ -514,18 +421,18 @@ export class ChatController extends Disposable {
       const title = titleFromMessage(manager.getMetadata() as Record<string, unknown>, { text: msg.text, attachments: resolved });
       if (title !== undefined) await manager.setMetadata({ title } satisfies ConversationMetadata);
     }
-    await this.answer(msg, msg.model);
+    await this.answers.answer(msg, msg.model);
   }
 
   private async regenerate(msg: RegenerateMessage): Promise<void> {
-    if (this.refuseWhileBusy(msg)) return;
+    if (this.answers.refuseWhileBusy(msg)) return;
     const manager = await this.services.manager(this.conversationId);
     await manager.branchFrom(msg.nodeId);
-    await this.answer(msg, msg.model);
+    await this.answers.answer(msg, msg.model);
   }
 
   private async edit(msg: EditMessage): Promise<void> {
-    if (this.refuseWhileBusy(msg)) return;
+    if (this.answers.refuseWhileBusy(msg)) return;
     const manager = await this.services.manager(this.conversationId);
     const original = manager.getNode(msg.nodeId);
     if (msg.promptName) {
@@ -533,196 +440,52 @@ export class ChatController extends Disposable {
       const attachments = await this.services.workspaceFiles.resolveAttachments(storedFileAttachments(original));
       await manager.branchFrom(msg.nodeId);
       await addPromptMessages(this.promptContext(), manager, { promptName: msg.promptName, kind: 'user', text: msg.text, params: msg.params ?? {}, attachments });
-      return await this.answer(msg);
+      return await this.answers.answer(msg);
     }
     const edited = editedUserMessage(original, msg.text);
     await manager.branchFrom(msg.nodeId);
     await manager.addMessage({ role: 'user', content: edited.content, raw: true, metadata: edited.metadata });
-    await this.answer(msg);
+    await this.answers.answer(msg);
   }
 
   private async retry(msg: RetryMessage): Promise<void> {
-    if (this.refuseWhileBusy(msg)) return;
+    if (this.answers.refuseWhileBusy(msg)) return;
     const manager = await this.services.manager(this.conversationId);
     const current = manager.getNode(manager.currentNodeId);
     if (current.message.role === 'assistant') await manager.branchFrom(current.nodeId);
-    await this.answer(msg);
-  }
-
-  /** Streams the model's answer to the current node into the webview; the node is kept even when stopped. */
-  private async answer(request: RequestMessage<StreamedRequestType>, model?: string): Promise<void> {
-    const manager = await this.services.manager(this.conversationId);
-    const metadata = manager.getMetadata() as Record<string, unknown>;
-    const chosen = model && model.trim() ? model.trim() : conversationModel(metadata, this.services.settings);
-    // The first answer pins the default on the chat, so a model picked later in another chat leaves this one be.
-    const pin = pinModelUpdate(metadata, this.services.settings);
-    if (pin) await manager.setMetadata(pin);
-    await this.compactIfFull(manager, chosen);
-    const stream: ActiveStream = { request, abort: new AbortController(), stopRequested: false, parentNodeId: manager.currentNodeId, model: chosen, text: '', thinking: '' };
-    this.stream = stream;
-    this.failures.delete(stream.parentNodeId);
-    this.reply(request, { type: 'streamStart', parentNodeId: stream.parentNodeId, model: chosen });
-    let error: ReturnType<typeof toErrorView> | undefined;
-    // What the counter makes of this request, to learn from the server's own count once it answers.
-    let sentEstimate: number | undefined;
-    try {
-      await checkReadyToSend(this.services);
-      const plan = await this.options.plan(manager, chosen);
-      sentEstimate = await this.meterCounter(chosen).then(
-        (c) => c.cache.counter.countMessages([...(plan.systemPromptOverride ? [{ role: 'system' as const, content: plan.systemPromptOverride }] : []), ...manager.getHistory()]),
-        () => undefined,
-      );
-      await this.services.whileBusy(this.conversationId, async () => {
-        for (let attempt = 0; ; attempt++) {
-          try {
-            for await (const chunk of manager.streamComplete({ signal: stream.abort.signal, ...plan })) {
-              // The chunk is shown even after Stop: the stream has already counted it into the saved answer.
-              if (chunk.delta || chunk.thinkingDelta) {
-                stream.text += chunk.delta;
-                if (chunk.thinkingDelta) stream.thinking += chunk.thinkingDelta;
-                this.reply(request, { type: 'streamDelta', delta: chunk.delta, thinkingDelta: chunk.thinkingDelta });
-              }
-              if (stream.stopRequested) break;
-            }
-            return;
-          } catch (err) {
-            // The model refused the request as too long: compact without a model call (never drop silently), then ask once more.
-            if (attempt > 0 || !isContextLengthError(err) || stream.text || stream.stopRequested) throw err;
-            const limit = await this.contextLimit(chosen);
-            const keepRecentTokens = Math.min(this.services.settings.keepRecentTokens, limit ? Math.floor(limit / 4) : Infinity);
-            const node = await manager.compact({ trigger: 'overflow', fallback: true, model: chosen, keepRecentTokens });
-            this.noticeCompaction(node, undefined);
-            stream.parentNodeId = manager.currentNodeId;
-            this.reply(request, { type: 'streamStart', parentNodeId: stream.parentNodeId, model: chosen });
-          }
-        }
-      });
-    } catch (err) {
-      if (!stream.stopRequested && !isUserAbort(err, stream.abort.signal)) {
-        error = toErrorView(err);
-        this.services.logger.warn(`Answer failed: ${error.message}`);
-        // No answer was kept (nothing had arrived): the error and Retry stay on the question.
-        if (manager.currentNodeId === stream.parentNodeId) this.failures.set(stream.parentNodeId, error);
-        if (isNoServer(err)) {
-          const hasKey = !!(await this.services.apiKeys.get());
-          this.post({ type: 'notice', level: 'error', message: `No model server is reachable. ${noServerHint(this.services.settings, hasKey)}` });
-        }
-      }
-    } finally {
-      this.stream = undefined;
-      if (!error && manager.currentNodeId !== stream.parentNodeId) {
-        const counter = await this.meterCounter(chosen).catch(() => undefined);
-        if (counter && sentEstimate !== undefined) this.calibrate(counter, sentEstimate, manager.getNode(manager.currentNodeId));
-      }
-      this.reply(request, { type: 'streamDone', error });
-      // The list shows the cost from the metadata; it is written only when it changed.
-      const update = totalCostUpdate(manager.getMetadata() as Record<string, unknown>, manager.getTotalCost());
-      if (update) await manager.setMetadata(update).catch(() => undefined);
-      await this.postState();
-    }
-  }
-
-  /** The model's context length, when the provider says. */
-  private async contextLimit(model: string): Promise<number | undefined> {
-    try {
-      return await this.services.contextLengths.get(await this.services.provider(), model);
-    } catch {
-      return undefined;
-    }
+    await this.answers.answer(msg);
   }
 
   /** Posts how full the next request's context is, the draft included. */
   private async postUsage(): Promise<void> {
     if (!this.ready || this.isDisposed) return;
-    const manager = await this.services.manager(this.conversationId);
-    const s = this.services.settings;
-    const limit = await this.contextLimit(conversationModel(manager.getMetadata() as Record<string, unknown>, s));
-    for (const a of this.draft.attachments) {
-      const key = attachmentKey(a);
-      if (a.text !== undefined || this.fileSizes.has(key)) continue;
-      const [read] = await this.services.workspaceFiles.resolveAttachments([a]).catch(() => [{ text: '' }]);
-      this.fileSizes.set(key, read.text.length);
-    }
-    const counter = await this.meterCounter(conversationModel(manager.getMetadata() as Record<string, unknown>, s));
-    const system = await this.options.systemPromptText(manager);
-    const usage = chatUsage(manager, limit, draftText(this.draft.text, this.draft.attachments, this.fileSizes), counter, system);
-    this.post({ type: 'usage', usage: usageView(usage, s) });
+    const usage = await this.context.usage(await this.services.manager(this.conversationId));
+    this.post({ type: 'usage', usage });
+  }
+
+  /** Posts a notice, when there is one to post. */
+  private notify(notice: NoticeMessage | undefined): void {
+    if (notice) this.post(notice);
   }
 
   /**
-   * The meter's counter for `model`: exact for OpenAI models gpt-tokenizer knows, otherwise the estimate
-   * calibrated by what the server reported; the chat's cache keeps each message's count.
+   * `/compact` and Compact up to Here: the chat shows it is busy while the summary is written, then a
+   * notice says what it did, with Undo.
    */
-  private async meterCounter(model: string): Promise<MeterCounter> {
-    const counter = await tokenCounterFor(this.services.settings.provider, model);
-    if (this.meter) this.meter.cache.counter = counter;
-    else this.meter = new MeterCounter(new PathTokenCache(counter));
-    return this.meter;
-  }
-
-  /** Teaches an estimating counter the server's own count of the request just answered (`usage.promptTokens`). */
-  private calibrate(counter: MeterCounter, estimated: number, answer: ConversationNode | undefined): void {
-    const reported = answer ? readNodeMetadata(answer.metadata, 'usage')?.promptTokens : undefined;
-    if (reported) counter.cache.counter.calibrate(estimated, reported);
-  }
-
-  /**
-   * Compacts now (`/compact`, Compact up to Here): a summary of the older turns becomes a node, the
-   * chat moves to it, and a notice says what it did, with Undo.
-   */
-  private async compactNow(options: { uptoNodeId?: string; focus?: string; trigger: 'manual' }): Promise<void> {
+  private async compactNow(options: { uptoNodeId?: string; focus?: string }): Promise<void> {
     const manager = await this.services.manager(this.conversationId);
-    const s = this.services.settings;
-    const model = conversationModel(manager.getMetadata() as Record<string, unknown>, s);
+    await this.whileSummarising(async () => this.notify(await this.context.compact(manager, options)));
+  }
+
+  /** Runs the writing of a summary with the chat marked busy. */
+  private async whileSummarising(work: () => Promise<void>): Promise<void> {
     this.compacting = true;
     await this.postState();
     try {
-      const node = await manager.compact({ ...options, model, keepRecentTokens: s.keepRecentTokens });
-      this.noticeCompaction(node, undefined);
+      await work();
     } finally {
       this.compacting = false;
     }
-  }
-
-  /** Compacts before a request that would fill more than `arbor.context.autoCompactPercent` of the window. */
-  private async compactIfFull(manager: ConversationManager, model: string): Promise<void> {
-    const s = this.services.settings;
-    if (s.autoCompactPercent <= 0) return;
-    const limit = await this.contextLimit(model);
-    if (!limit) return;
-    const counter = await this.meterCounter(model);
-    const systemOverride = await this.options.systemPromptText(manager);
-    const before = chatUsage(manager, limit, '', counter, systemOverride);
-    const node = await manager.compactIfFull({ limit, fraction: s.autoCompactPercent / 100, reserve: before.reserved, counter, systemOverride, model, keepRecentTokens: s.keepRecentTokens });
-    if (node) this.noticeCompaction(node, { fraction: before.fraction ?? 0, limit, model });
-  }
-
-  /** Tells the reader a compaction was made, what it saved, and that Undo brings the history back. */
-  private noticeCompaction(node: ConversationNode, auto: { fraction: number; limit: number; model: string } | undefined): void {
-    const info = readNodeMetadata(node.metadata, 'compaction');
-    if (!info) return;
-    const saved = `${info.tokensBefore.toLocaleString('en-US')} → ${info.tokensAfter.toLocaleString('en-US')} tokens`;
-    const what = `${info.coveredCount} older message${info.coveredCount === 1 ? '' : 's'}`;
-    const how = info.method === 'fallback' ? ' without a model (your messages kept, answers shortened)' : '';
-    const message = info.trigger === 'overflow'
-      ? `${info.model ?? 'The model'} refused the request as longer than it can read, so Arbor summarised ${what}${how} and asked again (${saved}). Undo brings the full history back.`
-      : auto
-      ? `The conversation filled ${Math.round(auto.fraction * 100)}% of ${auto.model}'s ${auto.limit.toLocaleString('en-US')}-token window, so Arbor summarised ${what}${how} before sending (${saved}). Undo brings the full history back.`
-      : `Summarised ${what}${how} (${saved}). Undo brings the full history back.`;
-    this.post({ type: 'notice', level: 'info', message, undoCompaction: node.nodeId });
-  }
-
-  /**
-   * Stops an answer. Leaving the loop ends the stream the way a reader that stops early does, so the
-   * partial answer is saved as stopped; a server that sends nothing more is cut by the signal after
-   * a moment instead.
-   */
-  private stop(stream: ActiveStream): void {
-    if (stream.stopRequested) return;
-    stream.stopRequested = true;
-    setTimeout(() => {
-      if (this.stream === stream) stream.abort.abort();
-    }, STOP_GRACE_MS);
   }
 
   /** What sending a `/` prompt needs of the services. */
@@ -747,7 +510,7 @@ export class ChatController extends Disposable {
   /** Stops a running answer, tells `onDidDispose` listeners, then lets go of every subscription. */
   override dispose(): void {
     if (this.isDisposed) return;
-    this.stream?.abort.abort();
+    this.answers.active?.abort.abort();
     this._onDidDispose.fire();
     super.dispose();
   }

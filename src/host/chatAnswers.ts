@@ -1,0 +1,149 @@
+/**
+ * The model answers of one chat: streams the answer to the current node into the webview (after an
+ * automatic compaction when the context is full, and once more after a compaction when the model
+ * refuses the length), keeps what arrived when stopped or cut, and records failures on the question.
+ */
+import { isContextLengthError } from '../core/index';
+import type { AnswerMessage, NoticeMessage, RequestMessage, StreamedRequestType, ToWebview } from '../shared/protocol';
+import type { ChatBranching } from './chatBranching';
+import type { ChatContext } from './chatContext';
+import type { ChatOptions } from './chatOptions';
+import { conversationModel, pinModelUpdate } from './conversationModel';
+import { totalCostUpdate } from './conversationRules';
+import { checkReadyToSend } from './errorActions';
+import { isNoServer, isUserAbort, toErrorView } from './errorView';
+import type { Services } from './services';
+import { noServerHint } from './settings';
+
+/** After Stop, how long to wait for the next chunk before cutting the connection. */
+const STOP_GRACE_MS = 1000;
+
+/** An answer's messages without the `requestId`, which `reply` copies from the request. */
+export type AnswerFields<M extends RequestMessage> = AnswerMessage<M['type']> extends infer A ? (A extends unknown ? Omit<A, 'requestId'> : never) : never;
+
+/** The answer streaming now. */
+export interface ActiveStream {
+  /** The request this stream answers. */
+  request: RequestMessage<StreamedRequestType>;
+  abort: AbortController;
+  /** Stop was pressed: the loop ends at the next chunk (so the answer is kept as stopped, not failed). */
+  stopRequested: boolean;
+  parentNodeId: string;
+  model: string;
+  text: string;
+  thinking: string;
+}
+
+/** What answering needs of its chat. */
+export interface ChatAnswersDeps {
+  services: Services;
+  conversationId: string;
+  context: ChatContext;
+  options: ChatOptions;
+  branching: ChatBranching;
+  reply<M extends RequestMessage>(request: M, answer: AnswerFields<M>): void;
+  post(message: ToWebview): void;
+  notify(notice: NoticeMessage | undefined): void;
+  postState(): Promise<void>;
+}
+
+/** Streams a chat's answers, one at a time. */
+export class ChatAnswers {
+  /** The answer streaming now, if any. */
+  active?: ActiveStream;
+
+  constructor(private readonly deps: ChatAnswersDeps) {}
+
+  /** Refuses a request while another answer streams (the webview says why); true when refused. */
+  refuseWhileBusy(request: RequestMessage<StreamedRequestType>): boolean {
+    if (!this.active) return false;
+    this.deps.reply(request, { type: 'streamDone', error: { message: 'An answer is still streaming: stop it or wait for it first.', kind: 'busy', retryable: true } });
+    return true;
+  }
+
+  /** A page that loaded again mid-answer gets the answer so far. */
+  replay(): void {
+    const s = this.active;
+    if (!s) return;
+    this.deps.reply(s.request, { type: 'streamStart', parentNodeId: s.parentNodeId, model: s.model });
+    if (s.text || s.thinking) this.deps.reply(s.request, { type: 'streamDelta', delta: s.text, thinkingDelta: s.thinking || undefined });
+  }
+
+  /** Streams the model's answer to the current node into the webview; the node is kept even when stopped. */
+  async answer(request: RequestMessage<StreamedRequestType>, model?: string): Promise<void> {
+    const manager = await this.deps.services.manager(this.deps.conversationId);
+    const metadata = manager.getMetadata() as Record<string, unknown>;
+    const chosen = model && model.trim() ? model.trim() : conversationModel(metadata, this.deps.services.settings);
+    // The first answer pins the default on the chat, so a model picked later in another chat leaves this one be.
+    const pin = pinModelUpdate(metadata, this.deps.services.settings);
+    if (pin) await manager.setMetadata(pin);
+    this.deps.notify(await this.deps.context.compactIfFull(manager, chosen));
+    const stream: ActiveStream = { request, abort: new AbortController(), stopRequested: false, parentNodeId: manager.currentNodeId, model: chosen, text: '', thinking: '' };
+    this.active = stream;
+    this.deps.branching.retrying(stream.parentNodeId);
+    this.deps.reply(request, { type: 'streamStart', parentNodeId: stream.parentNodeId, model: chosen });
+    let error: ReturnType<typeof toErrorView> | undefined;
+    // What the counter makes of this request, to learn from the server's own count once it answers.
+    let sentEstimate: number | undefined;
+    try {
+      await checkReadyToSend(this.deps.services);
+      const plan = await this.deps.options.plan(manager, chosen);
+      sentEstimate = await this.deps.context.estimateRequest(manager, chosen, plan.systemPromptOverride);
+      await this.deps.services.whileBusy(this.deps.conversationId, async () => {
+        for (let attempt = 0; ; attempt++) {
+          try {
+            for await (const chunk of manager.streamComplete({ signal: stream.abort.signal, ...plan })) {
+              // The chunk is shown even after Stop: the stream has already counted it into the saved answer.
+              if (chunk.delta || chunk.thinkingDelta) {
+                stream.text += chunk.delta;
+                if (chunk.thinkingDelta) stream.thinking += chunk.thinkingDelta;
+                this.deps.reply(request, { type: 'streamDelta', delta: chunk.delta, thinkingDelta: chunk.thinkingDelta });
+              }
+              if (stream.stopRequested) break;
+            }
+            return;
+          } catch (err) {
+            // The model refused the request as too long: compact without a model call (never drop silently), then ask once more.
+            if (attempt > 0 || !isContextLengthError(err) || stream.text || stream.stopRequested) throw err;
+            this.deps.notify(await this.deps.context.compactAfterOverflow(manager, chosen));
+            stream.parentNodeId = manager.currentNodeId;
+            this.deps.reply(request, { type: 'streamStart', parentNodeId: stream.parentNodeId, model: chosen });
+          }
+        }
+      });
+    } catch (err) {
+      if (!stream.stopRequested && !isUserAbort(err, stream.abort.signal)) {
+        error = toErrorView(err);
+        this.deps.services.logger.warn(`Answer failed: ${error.message}`);
+        // No answer was kept (nothing had arrived): the error and Retry stay on the question.
+        if (manager.currentNodeId === stream.parentNodeId) this.deps.branching.failed(stream.parentNodeId, error);
+        if (isNoServer(err)) {
+          const hasKey = !!(await this.deps.services.apiKeys.get());
+          this.deps.post({ type: 'notice', level: 'error', message: `No model server is reachable. ${noServerHint(this.deps.services.settings, hasKey)}` });
+        }
+      }
+    } finally {
+      this.active = undefined;
+      if (!error && manager.currentNodeId !== stream.parentNodeId) await this.deps.context.calibrate(chosen, sentEstimate, manager.getNode(manager.currentNodeId)).catch(() => undefined);
+      this.deps.reply(request, { type: 'streamDone', error });
+      // The list shows the cost from the metadata; it is written only when it changed.
+      const update = totalCostUpdate(manager.getMetadata() as Record<string, unknown>, manager.getTotalCost());
+      if (update) await manager.setMetadata(update).catch(() => undefined);
+      await this.deps.postState();
+    }
+  }
+
+  /**
+   * Stops an answer. Leaving the loop ends the stream the way a reader that stops early does, so the
+   * partial answer is saved as stopped; a server that sends nothing more is cut by the signal after
+   * a moment instead.
+   */
+  stop(stream: ActiveStream): void {
+    if (stream.stopRequested) return;
+    stream.stopRequested = true;
+    setTimeout(() => {
+      if (this.active === stream) stream.abort.abort();
+    }, STOP_GRACE_MS);
+  }
+
+}
