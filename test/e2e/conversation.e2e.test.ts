@@ -92,8 +92,9 @@ describe('a conversation in the chat and the tree', () => {
     await firstUser.waitFor({ timeout: 15_000 });
     await firstUser.click({ button: 'right' });
     await workbench.pickMenuItem('Branch from Here');
-    // The chat now sits above the first message, so what is sent next becomes its sibling.
-    await expect.poll(() => chat().messages().count(), { timeout: 15_000 }).toBe(0);
+    // The chat shows the first message (never an empty chat) and says the next one replaces it: it becomes its sibling.
+    await expect.poll(() => chat().messages().count(), { timeout: 15_000 }).toBe(1);
+    await expect.poll(async () => (await chat().byTestId('branch-banner-text').textContent()) ?? '', { timeout: 15_000 }).toContain('your message replaces it');
     await chat().send(branchQuestion);
     await expect.poll(() => chat().textOf(chat().lastAnswer()), { timeout: 30_000 }).toMatch(/Echo: Tell me about forests instead$/);
     await chat().waitIdle();
