@@ -81,3 +81,17 @@ export function iconButton(
   }
   return button;
 }
+
+/**
+ * A `vscode-button` with text: its test id, the label a screen reader says, and what a click does;
+ * `secondary` for the quieter style of Cancel, Undo, Retry and the like.
+ */
+export function textButton(text: string, testId: string, label: string, onClick: () => void, options: { secondary?: boolean } = {}): HTMLElementTagNameMap['vscode-button'] {
+  const button = document.createElement('vscode-button');
+  button.dataset.testid = testId;
+  if (options.secondary) button.secondary = true;
+  button.textContent = text;
+  button.setAttribute('aria-label', label);
+  button.addEventListener('click', onClick);
+  return button;
+}

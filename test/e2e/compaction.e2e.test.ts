@@ -17,11 +17,7 @@ describe('context meter and compaction', () => {
     return m ? Number(m[1]) * (m[2] ? 1000 : 1) : NaN;
   };
 
-  async function ask(text: string): Promise<void> {
-    await chat().send(text);
-    await expect.poll(() => chat().textOf(chat().lastAnswer()), { timeout: 30_000 }).toBe(echo(text));
-    await chat().waitIdle();
-  }
+  const ask = (text: string) => chat().ask(text, echo(text));
 
   it('shows how full the context is, and the count follows the draft before it is sent', async () => {
     await session.workbench.runCommand('Arbor: New Conversation');

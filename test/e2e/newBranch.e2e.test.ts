@@ -15,11 +15,7 @@ describe('Branch from Here', () => {
   const banner = () => chat().byTestId('branch-banner');
   const inputIsFocused = () => chat().input().evaluate((el) => (el.getRootNode() as unknown as { activeElement: unknown }).activeElement === el);
 
-  async function ask(text: string): Promise<void> {
-    await chat().send(text);
-    await expect.poll(() => chat().textOf(chat().lastAnswer()), { timeout: 30_000 }).toBe(echo(text));
-    await chat().waitIdle();
-  }
+  const ask = (text: string) => chat().ask(text, echo(text));
 
   it('on an answer: shows the path up to it with a banner, and the next message is a new follow-up beside the others', async () => {
     await session.workbench.runCommand('Arbor: New Conversation');

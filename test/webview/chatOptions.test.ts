@@ -2,43 +2,14 @@
  * The chat header's system prompt picker and request options form, in the real webview bundle under the
  * host's CSP: what they show for each provider's thinking support, what they post, and what they refuse.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { ChatOptionsMessage, FromWebview } from '../../src/shared/protocol';
 import { chatState, message } from './fixtures';
-import { clearPosted, cspViolations, postToWebview, posted, startHarness, waitForPosted, type WebviewHarness } from './harness';
+import { useWebviewPages } from './pages';
+import { clearPosted, postToWebview, posted, waitForPosted } from './harness';
 
-let harness: WebviewHarness;
-let page: Page | undefined;
-let pageErrors: string[] = [];
-
-beforeAll(async () => {
-  harness = await startHarness();
-}, 60_000);
-
-afterAll(async () => {
-  await harness?.close();
-});
-
-async function open(): Promise<Page> {
-  const opened = await harness.openPage();
-  opened.on('pageerror', (error) => pageErrors.push(error.message));
-  page = opened;
-  return opened;
-}
-
-afterEach(async () => {
-  const current = page;
-  const errors = pageErrors;
-  page = undefined;
-  pageErrors = [];
-  if (current) {
-    const violations = await cspViolations(current);
-    await current.context().close();
-    expect(violations).toEqual([]);
-  }
-  expect(errors).toEqual([]);
-});
+const { open } = useWebviewPages();
 
 const options = (overrides: Partial<ChatOptionsMessage> = {}): ChatOptionsMessage => ({
   type: 'chatOptions',

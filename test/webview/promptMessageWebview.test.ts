@@ -4,41 +4,13 @@
  * (or the prompt's defaults for a message older than Arbor keeping them) and posts `edit` with them;
  * a changed template's Compare posts `openPromptDiff`.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import type { FromWebview, PromptMessageInfo } from '../../src/shared/protocol';
 import { chatState, message } from './fixtures';
-import { cspViolations, postToWebview, startHarness, waitForPosted, type WebviewHarness } from './harness';
+import { useWebviewPages } from './pages';
+import { postToWebview, waitForPosted } from './harness';
 
-let harness: WebviewHarness;
-let page: Page | undefined;
-let pageErrors: string[] = [];
-
-beforeAll(async () => {
-  harness = await startHarness();
-}, 60_000);
-afterAll(async () => {
-  await harness?.close();
-});
-afterEach(async () => {
-  const current = page;
-  const errors = pageErrors;
-  page = undefined;
-  pageErrors = [];
-  if (current) {
-    const violations = await cspViolations(current);
-    await current.context().close();
-    expect(violations).toEqual([]);
-  }
-  expect(errors).toEqual([]);
-});
-
-async function open(): Promise<Page> {
-  const opened = await harness.openPage();
-  opened.on('pageerror', (error) => pageErrors.push(error.message));
-  page = opened;
-  return opened;
-}
+const { open } = useWebviewPages();
 
 const ofType =
   <T extends FromWebview['type']>(type: T) =>

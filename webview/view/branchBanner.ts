@@ -3,7 +3,7 @@
  * and Cancel to go back to where the reader was. Hidden otherwise.
  */
 import type { BranchPoint } from '../../src/shared/protocol';
-import { h, icon } from '../dom';
+import { h, icon, textButton } from '../dom';
 
 /** Shows the pending branch point, if any. */
 export class BranchBanner {
@@ -13,12 +13,7 @@ export class BranchBanner {
 
   constructor(cancel: () => void) {
     this.text = h('span', { className: 'branch-banner-text', testId: 'branch-banner-text' });
-    const button = document.createElement('vscode-button');
-    button.dataset.testid = 'branch-cancel';
-    button.secondary = true;
-    button.textContent = 'Cancel';
-    button.setAttribute('aria-label', 'Cancel the new branch and go back');
-    button.addEventListener('click', cancel);
+    const button = textButton('Cancel', 'branch-cancel', 'Cancel the new branch and go back', cancel, { secondary: true });
     this.element = h('div', { className: 'branch-banner', testId: 'branch-banner', attrs: { role: 'status', hidden: '' } }, icon('git-branch'), this.text, button);
   }
 

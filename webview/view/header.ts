@@ -4,7 +4,7 @@
  * restricted mode, and the notice banner for problems not tied to one answer (no model server…).
  */
 import type { ChatState, NoticeMessage } from '../../src/shared/protocol';
-import { h, icon, iconButton } from '../dom';
+import { h, icon, iconButton, textButton } from '../dom';
 import { formatCost } from '../format';
 import type { MarkdownRenderer } from '../render/markdown';
 import { ContextMeter } from './contextMeter';
@@ -77,29 +77,22 @@ export class Header {
     );
     const nodeId = notice.undoCompaction;
     if (nodeId !== undefined && undo) {
-      const button = document.createElement('vscode-button');
-      button.dataset.testid = 'notice-undo';
-      button.secondary = true;
-      button.textContent = 'Undo';
-      button.setAttribute('aria-label', 'Undo the compaction: back to the full history');
-      button.addEventListener('click', () => {
-        undo(nodeId);
-        banner.remove();
-      });
-      banner.append(button);
+      banner.append(
+        textButton('Undo', 'notice-undo', 'Undo the compaction: back to the full history', () => {
+          undo(nodeId);
+          banner.remove();
+        }, { secondary: true }),
+      );
     }
     const fromNodeId = notice.offerBranchSummary;
     if (fromNodeId !== undefined && offers.summariseBranch) {
       const summarise = offers.summariseBranch;
-      const button = document.createElement('vscode-button');
-      button.dataset.testid = 'notice-summarise-branch';
-      button.textContent = 'Carry a Summary';
-      button.setAttribute('aria-label', 'Summarise the branch you left into this one');
-      button.addEventListener('click', () => {
-        summarise(fromNodeId);
-        banner.remove();
-      });
-      banner.append(button);
+      banner.append(
+        textButton('Carry a Summary', 'notice-summarise-branch', 'Summarise the branch you left into this one', () => {
+          summarise(fromNodeId);
+          banner.remove();
+        }),
+      );
     }
     banner.append(iconButton('close', 'Dismiss', 'notice-dismiss', () => banner.remove()));
     this.notices.append(banner);

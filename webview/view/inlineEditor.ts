@@ -3,7 +3,7 @@
  * element it edits. Enter saves (Shift+Enter is a new line), Escape cancels. It edits a user message
  * (saving makes a sibling, the old branch stays) and a message's note (saving an empty note removes it).
  */
-import { h } from '../dom';
+import { h, textButton } from '../dom';
 
 /** What differs between the editors: their test ids, labels, and whether an empty text may be saved. */
 export interface InlineEditorKind {
@@ -66,17 +66,8 @@ export function openInlineEditor(anchor: HTMLElement, text: string, onSave: (tex
     }
     close();
   };
-  const saveButton = document.createElement('vscode-button');
-  saveButton.dataset.testid = `${kind.testIdPrefix}-save`;
-  saveButton.textContent = kind.saveText;
-  saveButton.setAttribute('aria-label', kind.saveLabel);
-  saveButton.addEventListener('click', save);
-  const cancelButton = document.createElement('vscode-button');
-  cancelButton.dataset.testid = `${kind.testIdPrefix}-cancel`;
-  cancelButton.secondary = true;
-  cancelButton.textContent = 'Cancel';
-  cancelButton.setAttribute('aria-label', 'Cancel the edit');
-  cancelButton.addEventListener('click', close);
+  const saveButton = textButton(kind.saveText, `${kind.testIdPrefix}-save`, kind.saveLabel, save);
+  const cancelButton = textButton('Cancel', `${kind.testIdPrefix}-cancel`, 'Cancel the edit', close, { secondary: true });
 
   input.addEventListener('keydown', (event) => {
     if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {

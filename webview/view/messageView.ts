@@ -5,7 +5,7 @@
  * error badge with Retry.
  */
 import type { Attachment, ContextChip, ErrorAction, ErrorView, MessageView } from '../../src/shared/protocol';
-import { h, icon, iconButton } from '../dom';
+import { h, icon, iconButton, textButton } from '../dom';
 import { formatCost, formatRange, formatTokens } from '../format';
 import { decorateCodeBlocks } from '../render/codeBlocks';
 import type { MarkdownRenderer } from '../render/markdown';
@@ -149,12 +149,7 @@ function unansweredBlock(error: ErrorView | undefined, renderer: MarkdownRendere
   if (error) {
     return errorBlock(renderer.renderInline(error.message), error.retryable, actions, error.actions);
   }
-  const retry = document.createElement('vscode-button');
-  retry.dataset.testid = 'retry';
-  retry.secondary = true;
-  retry.textContent = 'Retry';
-  retry.setAttribute('aria-label', 'Retry: answer this message');
-  retry.addEventListener('click', () => actions.retry());
+  const retry = textButton('Retry', 'retry', 'Retry: answer this message', () => actions.retry(), { secondary: true });
   return h('div', { className: 'message-unanswered', testId: 'unanswered' }, icon('info'), h('span', { className: 'message-error-text', text: 'No answer yet.' }), retry);
 }
 

@@ -4,7 +4,7 @@
  * stays); Escape or Cancel closes it.
  */
 import type { PromptMessageInfo, PromptSummary } from '../../src/shared/protocol';
-import { h } from '../dom';
+import { h, textButton } from '../dom';
 import { PromptForm } from './promptForm';
 
 /** What a saved prompt edit sends. */
@@ -54,17 +54,8 @@ export function openPromptEditor(anchor: HTMLElement, hide: readonly HTMLElement
     onSave({ params, text: input.value.trim() });
     close();
   };
-  const saveButton = document.createElement('vscode-button');
-  saveButton.dataset.testid = 'edit-save';
-  saveButton.textContent = 'Save & Submit';
-  saveButton.setAttribute('aria-label', 'Render the prompt with these values as a new branch and answer it');
-  saveButton.addEventListener('click', save);
-  const cancelButton = document.createElement('vscode-button');
-  cancelButton.dataset.testid = 'edit-cancel';
-  cancelButton.secondary = true;
-  cancelButton.textContent = 'Cancel';
-  cancelButton.setAttribute('aria-label', 'Cancel the edit');
-  cancelButton.addEventListener('click', close);
+  const saveButton = textButton('Save & Submit', 'edit-save', 'Render the prompt with these values as a new branch and answer it', save);
+  const cancelButton = textButton('Cancel', 'edit-cancel', 'Cancel the edit', close, { secondary: true });
 
   const editor = h('div', { className: 'inline-editor prompt-editor', testId: 'inline-editor' }, form.element, input, h('div', { className: 'inline-editor-buttons' }, saveButton, cancelButton));
   editor.addEventListener('keydown', (event) => {

@@ -4,7 +4,7 @@
  * found, with Remove), and the collapsed look of the messages a compaction covers.
  */
 import type { CompactionView, MessageView } from '../../src/shared/protocol';
-import { h, icon } from '../dom';
+import { h, icon, textButton } from '../dom';
 import type { MarkdownRenderer } from '../render/markdown';
 import type { MessageActions } from './actions';
 import { fillContent, siblingSwitcher } from './messageView';
@@ -39,12 +39,7 @@ export function renderCompaction(message: MessageView, info: CompactionView, ren
   fillContent(content, message.content, renderer);
   const how = info.method === 'fallback' ? ', without a model' : info.model ? ` by ${info.model}` : '';
   const when = info.trigger === 'auto' ? 'Compacted automatically' : info.trigger === 'overflow' ? 'Compacted after the model refused the length' : 'Compacted';
-  const undo = document.createElement('vscode-button');
-  undo.dataset.testid = 'compaction-undo';
-  undo.secondary = true;
-  undo.textContent = 'Undo';
-  undo.setAttribute('aria-label', 'Undo the compaction: back to the full history');
-  undo.addEventListener('click', () => actions.undoCompaction(message.nodeId));
+  const undo = textButton('Undo', 'compaction-undo', 'Undo the compaction: back to the full history', () => actions.undoCompaction(message.nodeId), { secondary: true });
   return h(
     'article',
     {
@@ -76,12 +71,7 @@ export function renderCompaction(message: MessageView, info: CompactionView, ren
 export function renderBranchSummary(message: MessageView, info: NonNullable<MessageView['branchSummary']>, renderer: MarkdownRenderer, actions: MessageActions): HTMLElement {
   const content = h('div', { className: 'message-content markdown', testId: 'message-content' });
   fillContent(content, message.content, renderer);
-  const remove = document.createElement('vscode-button');
-  remove.dataset.testid = 'branch-summary-remove';
-  remove.secondary = true;
-  remove.textContent = 'Remove';
-  remove.setAttribute('aria-label', 'Remove this branch summary');
-  remove.addEventListener('click', () => actions.removeBranchSummary(message.nodeId));
+  const remove = textButton('Remove', 'branch-summary-remove', 'Remove this branch summary', () => actions.removeBranchSummary(message.nodeId), { secondary: true });
   return h(
     'article',
     {

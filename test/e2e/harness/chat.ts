@@ -1,4 +1,5 @@
 import type { FrameLocator, Locator } from 'playwright-core';
+import { expect } from 'vitest';
 import type { Workbench } from './workbench';
 
 /** The chat webview of a workbench, by the `data-testid`s documented at the top of webview/main.ts. */
@@ -52,6 +53,13 @@ export class ChatPage {
     await input.click();
     await input.fill(text);
     await input.press('Enter');
+  }
+
+  /** Sends a message, waits until the last answer reads `answer`, then until the chat is idle. */
+  async ask(text: string, answer: string, timeout = 30_000): Promise<void> {
+    await this.send(text);
+    await expect.poll(() => this.textOf(this.lastAnswer()), { timeout }).toBe(answer);
+    await this.waitIdle();
   }
 
   /** Waits until no answer is streaming (Send is back). */
