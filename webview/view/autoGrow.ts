@@ -22,13 +22,16 @@ export function fitToText(host: TextAreaHost, maxRows = MAX_COMPOSER_ROWS): void
     return;
   }
   const style = getComputedStyle(inner);
-  const fontSize = parseFloat(style.fontSize) || 13;
-  const lineHeight = parseFloat(style.lineHeight) || fontSize * 1.2;
-  const frame = ['paddingTop', 'paddingBottom', 'borderTopWidth', 'borderBottomWidth'].reduce((sum, k) => sum + (parseFloat(style[k as 'paddingTop']) || 0), 0);
+  const px = (value: string) => parseFloat(value) || 0;
+  const padding = px(style.paddingTop) + px(style.paddingBottom);
+  const borders = px(style.borderTopWidth) + px(style.borderBottomWidth);
+  const frame = padding + borders;
   // Back to the height its `rows` give, so the text's own height can be read, then grown to fit it.
   inner.style.height = '';
+  // A line is what the font makes of "normal" unless set: read it off the height of the starting rows.
+  const lineHeight = px(style.lineHeight) || (inner.clientHeight - padding) / (inner.rows || 3);
   const limit = Math.ceil(maxRows * lineHeight + frame);
-  const wanted = inner.scrollHeight + (parseFloat(style.borderTopWidth) || 0) + (parseFloat(style.borderBottomWidth) || 0);
+  const wanted = inner.scrollHeight + borders;
   if (wanted > inner.offsetHeight) inner.style.height = `${Math.min(wanted, limit)}px`;
   inner.style.overflowY = wanted > limit ? 'auto' : 'hidden';
 }
