@@ -5,7 +5,7 @@ import { ChatController } from './chatController';
 import { Views } from './constants';
 import { managerTitle } from './conversationRules';
 import { Disposable, toDisposable } from './lifecycle';
-import { activeIndexIn, chatTabs, showTab } from './restoredTabs';
+import { activeIndexIn, chatTabs, focusGroup, openTabAt, showTab } from './restoredTabs';
 import type { Services } from './services';
 import { candidateTabs, tabLabel, unclaimedTabs } from './tabClaims';
 import { buildChatHtml, createNonce } from './webviewHtml';
@@ -25,8 +25,8 @@ export interface OpenChatOptions {
   beside?: boolean;
 }
 
-/** How long a shown restored tab may take to get its panel before the next candidate is tried. */
-const RESTORE_WAIT_MS = 5000;
+/** How long a shown tab may take to become a chat (a restored one gets its panel first) before the next is tried. */
+const RESTORE_WAIT_MS = 15_000;
 
 /**
  * The chat tabs: one `WebviewPanel` per conversation (opening an open one reveals it), several
@@ -108,9 +108,10 @@ export class ChatPanels extends Disposable {
       if (!next) break;
       tried.add(`${next.column}:${next.index}`);
       if (!before.has(next.column)) before.set(next.column, activeIndexIn(next.column));
-      const restored = this.nextRestore();
-      if (!(await showTab(next.column, next.index))) continue;
-      if ((await restored) === conversationId) {
+      if (!(await focusGroup(next.column))) continue;
+      const shown = this.nextShown();
+      await openTabAt(next.index);
+      if ((await shown) === conversationId) {
         if (putBack) for (const [column, index] of before) if (index !== undefined) await showTab(column, index);
         return this.controllers.get(conversationId);
       }
@@ -120,18 +121,23 @@ export class ChatPanels extends Disposable {
     return undefined;
   }
 
-  /** The conversation of the next tab the serializer restores, or `undefined` when none is restored in time. */
-  private nextRestore(): Promise<string | undefined> {
+  /**
+   * The conversation of the chat tab shown next: restored by the serializer, or one with a panel
+   * already (it becomes the active chat); `undefined` when no chat shows in time.
+   */
+  private nextShown(): Promise<string | undefined> {
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        sub.dispose();
-        resolve(undefined);
-      }, RESTORE_WAIT_MS);
-      const sub = this.onDidRestore((id) => {
+      const subs: vscode.Disposable[] = [];
+      const done = (id: string | undefined) => {
         clearTimeout(timer);
-        sub.dispose();
+        for (const sub of subs) sub.dispose();
         resolve(id);
-      });
+      };
+      const timer = setTimeout(() => done(undefined), RESTORE_WAIT_MS);
+      subs.push(
+        this.onDidRestore(done),
+        this.onDidChangeActive((id) => id && done(id)),
+      );
     });
   }
 

@@ -29,15 +29,25 @@ export function activeIndexIn(column: number): number | undefined {
   return group && active ? group.tabs.indexOf(active) : undefined;
 }
 
-/**
- * Shows the tab at `index` of the group at `column`, which makes VS Code create a restored tab's
- * webview (the extension API can reveal only panels it holds, so this goes through the workbench's
- * own commands). Returns false when the group cannot be reached that way.
- */
-export async function showTab(column: number, index: number): Promise<boolean> {
+/** Makes the group at `column` the active one; false when it cannot be reached that way. */
+export async function focusGroup(column: number): Promise<boolean> {
   const focus = FOCUS_GROUP[column - 1];
   if (!focus) return false;
   await vscode.commands.executeCommand(focus);
+  return true;
+}
+
+/**
+ * Shows the tab at `index` of the active group, which makes VS Code create a restored tab's webview
+ * (the extension API can reveal only panels it holds, so this goes through the workbench's own command).
+ */
+export async function openTabAt(index: number): Promise<void> {
   await vscode.commands.executeCommand('workbench.action.openEditorAtIndex', index);
+}
+
+/** Shows the tab at `index` of the group at `column`. */
+export async function showTab(column: number, index: number): Promise<boolean> {
+  if (!(await focusGroup(column))) return false;
+  await openTabAt(index);
   return true;
 }
