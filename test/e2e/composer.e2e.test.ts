@@ -12,7 +12,7 @@ interface Box {
   clientHeight: number;
   clientWidth: number;
   children: ArrayLike<Box>;
-  getBoundingClientRect(): { top: number; height: number };
+  getBoundingClientRect(): { top: number; height: number; left: number; right: number };
   querySelector(selector: string): Box | null;
 }
 declare function getComputedStyle(el: Box): { lineHeight: string; display: string; transform: string; paddingTop: string; paddingBottom: string };
@@ -111,6 +111,8 @@ describe('the composer, the header and answers', () => {
           tops: shown.map((c) => Math.round(c.getBoundingClientRect().top)),
           heights: shown.map((c) => c.getBoundingClientRect().height),
           modelHeight: model.getBoundingClientRect().height,
+          right: el.getBoundingClientRect().right,
+          cost: (el.querySelector('[data-testid="total-cost"]') as Box).getBoundingClientRect(),
           line,
         };
       });
@@ -120,6 +122,9 @@ describe('the composer, the header and answers', () => {
       expect(Math.max(...layout.tops) - Math.min(...layout.tops)).toBeLessThan(layout.line / 2);
       for (const height of layout.heights) expect(height).toBeLessThan(1.5 * layout.line);
       expect(layout.modelHeight).toBeLessThan(1.5 * layout.line);
+      // The cost is whole and inside the header: the other items gave way.
+      expect(layout.cost.right - layout.cost.left).toBeGreaterThan(20);
+      expect(layout.cost.right).toBeLessThanOrEqual(layout.right);
     } finally {
       await session.workbench.runCommand('View: Join All Editor Groups');
       await page.setViewportSize({ width: 1400, height: 900 });
