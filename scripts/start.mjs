@@ -81,7 +81,11 @@ async function main() {
     }
   });
   log(`workspace: ${sandbox.workspace}`);
-  console.log(`\n  Arbor is running in VS Code at ${codeServer.url}\n  Open it in a browser; press Ctrl+C here to stop.\n`);
+  console.log(
+    `\n  Arbor is running in VS Code at ${codeServer.url}\n` +
+      '  It asks for no password and listens on 127.0.0.1 only: do not forward or expose the port.\n' +
+      '  Open it in a browser; press Ctrl+C here to stop.\n',
+  );
 }
 
 main().catch((error) => {

@@ -14,7 +14,7 @@ import { bookmarkUpdate, chatTitle, editedUserMessage, noteUpdate, storedFileAtt
 import { editorValues, findWorkspaceFiles, insertIntoEditor, openWorkspaceFile, selectionAttachment } from './editorActions';
 import { runErrorAction } from './errorActions';
 import { toErrorView } from './errorView';
-import { firstLine } from './labels';
+import { tabLabel } from './tabClaims';
 import { Disposable, toDisposable } from './lifecycle';
 import { addPromptMessages, type PromptSendContext } from './promptSend';
 import { promptVersionLookup } from './promptMessages';
@@ -201,7 +201,7 @@ export class ChatController extends Disposable {
       if (this.isDisposed) return;
       const metadata = manager.getMetadata() as Record<string, unknown>;
       const title = chatTitle(metadata, manager.getChildren(ROOT_NODE_ID));
-      this.panel.title = firstLine(title, 40);
+      this.panel.title = tabLabel(title);
       // The window mirrors what the webview holds: no state is built for a webview not listening yet.
       if (!this.ready) return;
       const s = this.services.settings;

@@ -3,8 +3,11 @@ import { ConversationNotFoundError } from '../core/index';
 import type { Attachment } from '../shared/protocol';
 import { ChatController } from './chatController';
 import { Views } from './constants';
+import { managerTitle } from './conversationRules';
 import { Disposable, toDisposable } from './lifecycle';
+import { activeIndexIn, chatTabs, focusGroup, openTabAt, showTab } from './restoredTabs';
 import type { Services } from './services';
+import { candidateTabs, tabLabel, unclaimedTabs } from './tabClaims';
 import { buildChatHtml, createNonce } from './webviewHtml';
 
 /** What a chat is opened with. */
@@ -22,9 +25,14 @@ export interface OpenChatOptions {
   beside?: boolean;
 }
 
+/** How long a shown tab may take to become a chat (a restored one gets its panel first) before the next is tried. */
+const RESTORE_WAIT_MS = 15_000;
+
 /**
  * The chat tabs: one `WebviewPanel` per conversation (opening an open one reveals it), several
  * side by side, restored after a window reload by the panel serializer from the webview's state.
+ * A restored tab in the background gets its panel only once shown, so opening (or renaming) a
+ * conversation first looks for such a tab and shows it, instead of opening a second tab.
  */
 export class ChatPanels extends Disposable {
   private readonly controllers = new Map<string, ChatController>();
@@ -32,6 +40,9 @@ export class ChatPanels extends Disposable {
   private readonly _onDidChangeActive = this._register(new vscode.EventEmitter<string | undefined>());
   /** Fires with the conversation id of the chat tab that became active (or `undefined`). */
   readonly onDidChangeActive = this._onDidChangeActive.event;
+  private readonly _onDidRestore = this._register(new vscode.EventEmitter<string | undefined>());
+  /** Fires after the serializer handled a restored tab: with its conversation, or `undefined` when it was dropped. */
+  readonly onDidRestore = this._onDidRestore.event;
 
   constructor(private readonly services: Services) {
     super();
@@ -57,7 +68,7 @@ export class ChatPanels extends Disposable {
   async open(conversationId?: string, options: OpenChatOptions = {}): Promise<ChatController> {
     const id = conversationId ?? (await this.services.createConversation()).conversationId;
     await this.services.manager(id);
-    let controller = this.controllers.get(id);
+    let controller = this.controllers.get(id) ?? (conversationId ? await this.showRestored(id) : undefined);
     if (controller) {
       controller.panel.reveal(undefined, false);
     } else {
@@ -78,6 +89,71 @@ export class ChatPanels extends Disposable {
       enableFindWidget: true,
       localResourceRoots: [vscode.Uri.joinPath(this.services.extensionUri, 'dist')],
     };
+  }
+
+  /**
+   * Shows the restored tab of a conversation whose panel VS Code has not created yet (it does so
+   * when the tab is first shown), trying the tabs labelled with its title (`title`, else its
+   * current one) first; with `putBack`, only those, and each group then shows the tab it showed
+   * before. Returns its controller, or `undefined` when no restored tab holds it.
+   */
+  async showRestored(conversationId: string, options: { title?: string; putBack?: boolean } = {}): Promise<ChatController | undefined> {
+    const putBack = options.putBack ?? false;
+    const label = tabLabel(options.title ?? managerTitle(await this.services.manager(conversationId)));
+    const before = new Map<number, number | undefined>();
+    const tried = new Set<string>();
+    for (;;) {
+      const held = [...this.controllers.values()].map((c) => ({ column: c.panel.viewColumn, title: c.panel.title, visible: c.panel.visible }));
+      const next = candidateTabs(unclaimedTabs(chatTabs(), held), label, putBack).find((t) => !tried.has(`${t.column}:${t.index}`));
+      if (!next) break;
+      tried.add(`${next.column}:${next.index}`);
+      if (!before.has(next.column)) before.set(next.column, activeIndexIn(next.column));
+      if (!(await focusGroup(next.column))) continue;
+      const shown = this.nextShown();
+      await openTabAt(next.index);
+      if ((await shown) === conversationId) {
+        if (putBack) for (const [column, index] of before) if (index !== undefined) await showTab(column, index);
+        return this.controllers.get(conversationId);
+      }
+    }
+    // Not found: the groups show what they showed before the search.
+    for (const [column, index] of before) if (index !== undefined) await showTab(column, index);
+    return undefined;
+  }
+
+  /**
+   * The conversation of the chat tab shown next: restored by the serializer, or one with a panel
+   * already (it becomes the active chat); `undefined` when no chat shows in time.
+   */
+  private nextShown(): Promise<string | undefined> {
+    return new Promise((resolve) => {
+      const subs: vscode.Disposable[] = [];
+      const done = (id: string | undefined) => {
+        clearTimeout(timer);
+        for (const sub of subs) sub.dispose();
+        resolve(id);
+      };
+      const timer = setTimeout(() => done(undefined), RESTORE_WAIT_MS);
+      subs.push(
+        this.onDidRestore(done),
+        this.onDidChangeActive((id) => id && done(id)),
+      );
+    });
+  }
+
+  /**
+   * Takes a tab VS Code restored after a reload: its conversation gets it, unless that conversation
+   * already has a tab (opened before this one was shown), which then stays the only one.
+   */
+  restore(panel: vscode.WebviewPanel, conversationId: string | undefined): void {
+    const existing = conversationId ? this.controllers.get(conversationId) : undefined;
+    if (!conversationId || existing) {
+      panel.dispose();
+      existing?.panel.reveal(undefined, false);
+    } else {
+      this.adopt(panel, conversationId);
+    }
+    this._onDidRestore.fire(existing ? undefined : conversationId);
   }
 
   /** Wires a panel (new or restored) to a controller for `conversationId`. */
@@ -147,15 +223,15 @@ export function registerChatPanels(context: vscode.ExtensionContext, deps: { ser
       async deserializeWebviewPanel(panel: vscode.WebviewPanel, state: unknown): Promise<void> {
         const id = state && typeof state === 'object' ? (state as { conversationId?: unknown }).conversationId : undefined;
         if (typeof id !== 'string' || !id) {
-          panel.dispose();
+          panels.restore(panel, undefined);
           return;
         }
         try {
           await deps.services.manager(id);
-          panels.adopt(panel, id);
+          panels.restore(panel, id);
         } catch (err) {
           if (!(err instanceof ConversationNotFoundError)) deps.services.logger.error(`Could not restore chat ${id}`, err);
-          panel.dispose();
+          panels.restore(panel, undefined);
         }
       },
     }),

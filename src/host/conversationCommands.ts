@@ -5,6 +5,7 @@ import { conversationIdOf, targetOf, targetsOf, type CommandDeps } from './comma
 import { fileAttachment, selectionAttachment } from './editorActions';
 import { firstLine, roleIcon } from './labels';
 import { conversationTitle, managerTitle } from './conversationRules';
+import { hasMessages } from './treeModel';
 
 function safeFileName(title: string): string {
   return (title.replace(/[^\w\- ]+/g, '').trim().replace(/\s+/g, '-').slice(0, 60) || 'conversation').toLowerCase();
@@ -13,7 +14,7 @@ function safeFileName(title: string): string {
 async function pickConversation(deps: CommandDeps, placeHolder: string): Promise<string | undefined> {
   const active = deps.panels.activeConversationId;
   const storage = await deps.services.storage();
-  const list = await storage.listConversations({ sortBy: 'updatedAt', sortOrder: 'desc', limit: 200 });
+  const list = (await storage.listConversations({ sortBy: 'updatedAt', sortOrder: 'desc', limit: 200 })).filter((s) => hasMessages(s) || s.conversationId === active);
   if (list.length === 0) {
     void vscode.window.showInformationMessage('There are no conversations yet. Start one with "Arbor: New Conversation".');
     return undefined;
@@ -114,7 +115,10 @@ export function registerConversationCommands(context: vscode.ExtensionContext, d
     const manager = await services.manager(id);
     const current = managerTitle(manager);
     const title = await vscode.window.showInputBox({ prompt: 'New title for the conversation', value: current, validateInput: (v) => (v.trim() ? undefined : 'The title cannot be empty.') });
-    if (title?.trim()) await services.withManager(id, (m) => m.setMetadata({ title: title.trim() } satisfies ConversationMetadata));
+    if (!title?.trim()) return;
+    await services.withManager(id, (m) => m.setMetadata({ title: title.trim() } satisfies ConversationMetadata));
+    // A tab restored after a reload and not shown since has no panel to retitle: give it one, then show what its group showed.
+    if (!panels.get(id)) await panels.showRestored(id, { title: current, putBack: true });
   });
 
   reg(Commands.forkConversation, async (arg?: unknown) => {

@@ -51,11 +51,17 @@ export function editorValues(services: Services): Record<string, string> {
 
 /** Inserts `text` at the cursor (replacing the selection) of the editor the user worked in last. */
 export async function insertIntoEditor(services: Services, text: string): Promise<boolean> {
-  const editor = services.lastTextEditor;
-  if (!editor) {
+  const last = services.lastTextEditor;
+  if (!last) {
     void vscode.window.showInformationMessage('Open a file in an editor first: Arbor inserts at its cursor.');
     return false;
   }
+  // An editor hidden behind the chat can no longer be edited: use its document where it shows, else show it again.
+  const visible = vscode.window.visibleTextEditors;
+  const editor = visible.includes(last)
+    ? last
+    : (visible.find((e) => e.document === last.document) ??
+      (await vscode.window.showTextDocument(last.document, { viewColumn: last.viewColumn ?? vscode.ViewColumn.One, selection: last.selection })));
   const ok = await editor.edit((b) => {
     for (const sel of editor.selections) b.replace(sel, text);
   });

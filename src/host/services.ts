@@ -21,6 +21,7 @@ import { DelegatingPromptBuilder, DelegatingProvider } from './delegates';
 import { Disposable, toDisposable } from './lifecycle';
 import { OutputChannelLogger } from './logger';
 import { ApiKeyStore } from './secrets';
+import { languageTable, type LanguageTable } from './languageTable';
 import { parseSettings, type ArborSettings } from './settings';
 import { VscodeWorkspaceFiles } from './vscodeFiles';
 import { WorkspaceFileReader } from './workspaceFileReader';
@@ -67,6 +68,7 @@ export class Services extends Disposable {
   private openConversations?: OpenConversations;
   private providerPromise?: Promise<LLMProvider>;
   private lastEditor?: vscode.TextEditor;
+  private languageTableCache?: LanguageTable;
   private readonly llm: DelegatingProvider;
   /** The models' context lengths, as the provider lists them. */
   readonly contextLengths = new ContextLengths();
@@ -80,7 +82,7 @@ export class Services extends Disposable {
     this.apiKeys = new ApiKeyStore(context.secrets);
     // A file picked by hand is read even when the index's rules leave it out (the reader marks it so),
     // never when the engine refuses it (secrets, .git): the same adapter prompts read through.
-    this.workspaceFiles = new WorkspaceFileReader(this.files, () => this.folderPaths(), () => this.workspace.filesAdapter());
+    this.workspaceFiles = new WorkspaceFileReader(this.files, () => this.folderPaths(), () => this.workspace.filesAdapter(), (p) => this.languages().languageOf(p));
     this.workspace = new WorkspaceServices({
       files: this.files,
       logger: this.logger,
@@ -136,11 +138,18 @@ export class Services extends Disposable {
         this._onDidChangeTrust.fire(true);
       }),
     );
+    this._register(vscode.extensions.onDidChange(() => (this.languageTableCache = undefined)));
     this._register(
       vscode.window.onDidChangeActiveTextEditor((e) => {
         if (e) this.lastEditor = e;
       }),
     );
+  }
+
+  /** VS Code's table of languages by file name, built on first use and again when extensions change. */
+  private languages(): LanguageTable {
+    this.languageTableCache ??= languageTable(vscode.extensions.all.map((e) => e.packageJSON));
+    return this.languageTableCache;
   }
 
   /** The validated settings. */

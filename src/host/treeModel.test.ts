@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ConversationNode, Role } from '../core/index';
 import { conversationTitle } from './conversationRules';
-import { branchTip, buildRuns, conversationEntry, distinctWords, findRun } from './treeModel';
+import { branchTip, buildRuns, conversationEntry, distinctWords, findRun, hasMessages } from './treeModel';
 
 /** Fixtures spell the tree as dot paths for readability; the code under test reads only parentId and position. */
 function node(nodeId: string, role: Role, content: string, extra: Partial<ConversationNode> = {}): ConversationNode {
@@ -154,5 +154,12 @@ describe('bookmarks and notes in the tree', () => {
     const [plain] = buildRuns('c', [root, node('0', 'user', 'Q', { metadata: { note: '  ' } })], '');
     expect(plain).toMatchObject({ bookmarks: 0, firstBookmarked: false, description: '' });
     expect(plain.firstNote).toBeUndefined();
+  });
+});
+
+describe('hasMessages', () => {
+  it('lists a conversation once it has a message beside its root', () => {
+    expect(hasMessages({ nodeCount: 1 })).toBe(false);
+    expect(hasMessages({ nodeCount: 2 })).toBe(true);
   });
 });

@@ -49,6 +49,14 @@ export interface ConversationEntry {
 /** Anything the Conversations tree shows. */
 export type TreeEntry = ConversationEntry | RunEntry;
 
+/**
+ * Whether a conversation is listed (tree, Open Conversation): once it has a message. A chat just
+ * started holds only its root until the first message is sent, and closing it then deletes it.
+ */
+export function hasMessages(summary: Pick<ConversationSummary, 'nodeCount'>): boolean {
+  return summary.nodeCount > 1;
+}
+
 /** The top-level item of one conversation: title, then relative time, message count and cost. */
 export function conversationEntry(summary: ConversationSummary, now: number = Date.now()): ConversationEntry {
   const messages = Math.max(0, summary.nodeCount - 1);

@@ -10,7 +10,7 @@ import { Disposable, toDisposable } from './lifecycle';
 import { STORE_FILE, type Services } from './services';
 import { readSummaryCache, SUMMARY_CACHE_FILE, writeSummaryCache } from './summaryCache';
 import { jsonUrisOf } from './uriList';
-import { buildRuns, conversationEntry, type ConversationEntry, type RunEntry, type TreeEntry } from './treeModel';
+import { buildRuns, conversationEntry, hasMessages, type ConversationEntry, type RunEntry, type TreeEntry } from './treeModel';
 
 /** How many conversations the tree lists. */
 const LIST_LIMIT = 200;
@@ -102,7 +102,7 @@ export class ConversationsTreeProvider extends Disposable implements vscode.Tree
       try {
         const summaries = await this.listRoot();
         const now = Date.now();
-        this.conversations = summaries.map((s) => conversationEntry(s, now));
+        this.conversations = summaries.filter(hasMessages).map((s) => conversationEntry(s, now));
         return this.conversations;
       } catch (err) {
         this.services.logger.error('Could not list conversations', err);

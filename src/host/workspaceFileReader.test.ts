@@ -32,6 +32,17 @@ describe('WorkspaceFileReader', () => {
     expect(out.map((a) => a.text)).toEqual(['two\nthree', 'one\ntwo\nthree\nfour\n', 'edited in the editor']);
   });
 
+  it('names the language of a picked file by its name, and keeps a language given with the attachment', async () => {
+    const named = new WorkspaceFileReader(nodeFiles, () => [ws], () => new FilesAdapter({ folders: [ws], files: nodeFiles }), (p) => (p.endsWith('.ts') ? 'typescript' : undefined));
+    const out = await named.resolveAttachments([
+      { kind: 'file', path: 'src/a.ts' },
+      { kind: 'selection', path: 'src/a.ts', startLine: 1, endLine: 1, language: 'typescriptreact', text: 'x' },
+    ]);
+    expect(out.map((a) => a.language)).toEqual(['typescript', 'typescriptreact']);
+    // Without a table (the default) a picked file carries no language, as before.
+    expect((await reader.resolveAttachments([{ kind: 'file', path: 'src/a.ts' }]))[0].language).toBeUndefined();
+  });
+
   it('refuses paths that leave the workspace, also through a symbolic link', async () => {
     await expect(reader.readText('../secret.txt')).rejects.toThrow(WorkspaceAccessError);
     await expect(reader.readText(path.join(root, 'secret.txt'))).rejects.toThrow(/not inside the workspace/);

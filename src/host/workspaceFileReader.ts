@@ -21,6 +21,8 @@ export class WorkspaceFileReader {
     private readonly files: WorkspaceFiles,
     private readonly folders: () => string[],
     private readonly adapter: () => FilesAdapter,
+    /** The language of a file by its name, for attachments that do not say theirs (`#file`). */
+    private readonly languageOf: (relPath: string) => string | undefined = () => undefined,
   ) {}
 
   /** The absolute path of a workspace file; `WorkspaceAccessError` when it is outside the workspace. */
@@ -61,7 +63,8 @@ export class WorkspaceFileReader {
       attachments.map(async (a) => {
         if (a.text !== undefined) return { ...a, text: a.text };
         const { text, ignored } = await this.read(a.path);
-        return { ...a, ...(ignored ? { ignored: true } : {}), text: sliceLines(text, a.startLine, a.endLine) };
+        const language = a.language ?? this.languageOf(a.path);
+        return { ...a, ...(language ? { language } : {}), ...(ignored ? { ignored: true } : {}), text: sliceLines(text, a.startLine, a.endLine) };
       }),
     );
   }

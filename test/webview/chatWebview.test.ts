@@ -196,9 +196,9 @@ describe('chat webview', () => {
     await postToWebview(p, { type: 'state', state: chatState(twoTurns) });
     const answer = p.locator('[data-testid=message][data-node-id="0.1"]');
     await answer.locator('[data-testid=copy-code]').click();
-    expect(await waitForPosted(p, ofType('copy'))).toEqual({ type: 'copy', text: 'const cache = new Map<string, number>();\n' });
+    expect(await waitForPosted(p, ofType('copy'))).toEqual({ type: 'copy', text: 'const cache = new Map<string, number>();' });
     await answer.locator('[data-testid=insert-code]').click();
-    expect(await waitForPosted(p, ofType('insert'))).toEqual({ type: 'insert', text: 'const cache = new Map<string, number>();\n' });
+    expect(await waitForPosted(p, ofType('insert'))).toEqual({ type: 'insert', text: 'const cache = new Map<string, number>();' });
     expect(await answer.locator('.hljs-keyword').count()).toBeGreaterThan(0);
     const chip = answer.locator('[data-testid=chip]');
     expect(await chip.textContent()).toBe('src/cache.ts:10-20');

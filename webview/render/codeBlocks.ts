@@ -32,7 +32,11 @@ export function decorateCodeBlocks(root: ParentNode): void {
   }
 }
 
-/** The code text of the block a toolbar button belongs to. */
+/**
+ * The code text of the block a toolbar button belongs to, as written between the fences: the
+ * renderer ends a block's text with a line break, which would add a blank line where it is inserted.
+ */
 export function codeOfButton(button: Element): string | undefined {
-  return button.closest('.code-block')?.querySelector('pre code')?.textContent ?? undefined;
+  const text = button.closest('.code-block')?.querySelector('pre code')?.textContent;
+  return text?.replace(/\r?\n$/, '') ?? undefined;
 }

@@ -8,6 +8,7 @@ import type { Attachment, PromptSummary } from '../../src/shared/protocol';
 import type { VscodeSingleSelect } from '@vscode-elements/elements/dist/vscode-single-select/vscode-single-select.js';
 import { h, icon, iconButton } from '../dom';
 import { formatRange } from '../format';
+import { fitToText } from './autoGrow';
 import { FilePicker } from './filePicker';
 import { PopupList } from './popupList';
 import { PromptForm } from './promptForm';
@@ -55,9 +56,14 @@ export class Composer {
     this.input.placeholder = 'Ask about your code. / for prompts, #file or #selection to attach; Enter sends, Shift+Enter new line';
     this.input.setAttribute('aria-label', 'Message');
     this.input.rows = 3;
-    this.input.resize = 'vertical';
+    // It grows with its text (up to about 12 lines, then scrolls) instead of being dragged.
+    this.input.resize = 'none';
     this.input.addEventListener('keydown', (event) => this.onKeyDown(event));
-    this.input.addEventListener('input', () => this.onInput());
+    this.input.addEventListener('input', () => {
+      fitToText(this.input);
+      this.onInput();
+    });
+    window.addEventListener('resize', () => fitToText(this.input));
 
     this.sendButton = document.createElement('vscode-button');
     this.sendButton.dataset.testid = 'send';
@@ -172,8 +178,12 @@ export class Composer {
     this.input.focus();
   }
 
+  /** Puts the caret in the message box (once the element has drawn its inner box, which takes the focus). */
   focus(): void {
     this.input.focus();
+    void this.input.updateComplete.then(() => {
+      if (!this.input.matches(':focus-within')) this.input.focus();
+    });
   }
 
   /** Branch from Here: focus, and for a new version of a message start from its text when the box is empty. */
@@ -285,6 +295,7 @@ export class Composer {
     if (inner) {
       inner.value = value;
     }
+    fitToText(this.input);
   }
 
   private renderAttachments(): void {

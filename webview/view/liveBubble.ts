@@ -10,6 +10,7 @@ import type { MarkdownRenderer } from '../render/markdown';
 import type { StreamSnapshot } from '../streamBuffer';
 import type { MessageActions } from './actions';
 import { errorBlock, interruptedBadge, messageHeader } from './messageView';
+import { thinkingSummary } from './thinking';
 
 /** One streaming (or just ended) answer. */
 export class LiveBubble {
@@ -29,7 +30,7 @@ export class LiveBubble {
     private readonly renderer: MarkdownRenderer,
   ) {
     this.content = h('div', { className: 'message-content markdown', testId: 'message-content' });
-    this.thinking = h('details', { className: 'thinking', testId: 'thinking' }, h('summary', { text: 'Thinking' }), h('div', { className: 'thinking-content' }, this.thinkingText));
+    this.thinking = h('details', { className: 'thinking', testId: 'thinking' }, thinkingSummary(), h('div', { className: 'thinking-content' }, this.thinkingText));
     this.thinking.hidden = true;
     this.element = h(
       'article',

@@ -15,6 +15,7 @@ import { EDIT_NOTE, openInlineEditor } from './inlineEditor';
 import { openPromptEditor, promptForEdit } from './promptEditor';
 import { promptChip, promptDetails } from './promptMessage';
 import { toggleModelMenu } from './modelMenu';
+import { thinkingSummary } from './thinking';
 
 const ROLE_LABELS: Record<MessageView['role'], { label: string; icon: string }> = {
   user: { label: 'You', icon: 'account' },
@@ -269,7 +270,7 @@ function thinkingBlock(thinking: string): HTMLElement {
   return h(
     'details',
     { className: 'thinking', testId: 'thinking' },
-    h('summary', { text: 'Thinking' }),
+    thinkingSummary(),
     h('div', { className: 'thinking-content', text: thinking }),
   );
 }
