@@ -29,18 +29,19 @@ describe('messages made from prompt templates', () => {
   async function pickPrompt(name: string): Promise<void> {
     const input = chat().input();
     const option = chat().frame.locator('[data-testid="prompt-option"]', { hasText: `/${name}` }).first();
+    const form = chat().byTestId('prompt-form-name').filter({ hasText: `/${name}` });
+    // Type and pick until the form is open: on a busy machine the menu can close between seeing and clicking.
     await expect
       .poll(
         async () => {
           await input.fill('');
           await input.pressSequentially(`/${name}`);
-          return option.isVisible();
+          if (await option.isVisible()) await option.click({ timeout: 5_000 }).catch(() => undefined);
+          return form.isVisible();
         },
-        { timeout: 30_000, interval: 1000 },
+        { timeout: 60_000, interval: 1000 },
       )
       .toBe(true);
-    await option.click();
-    await chat().byTestId('prompt-form-name').filter({ hasText: `/${name}` }).waitFor({ timeout: 10_000 });
   }
 
   /** The value of a form field, in the composer's form or in an Edit form inside `scope`. */

@@ -44,9 +44,17 @@ describe('system prompt and request options per chat', () => {
 
   /** Opens the request options form, fills it and applies it. */
   async function setOptions(fields: { temperature?: string; maxTokens?: string; think?: string }): Promise<void> {
-    await chat().byTestId('request-options').click();
     const form = chat().byTestId('request-options-form');
-    await form.waitFor({ state: 'visible', timeout: 10_000 });
+    // Open the form, again if a click on a page still settling did not.
+    await expect
+      .poll(
+        async () => {
+          if (!(await form.isVisible())) await chat().byTestId('request-options').click({ timeout: 5_000 }).catch(() => undefined);
+          return form.isVisible();
+        },
+        { timeout: 30_000, interval: 1000 },
+      )
+      .toBe(true);
     if (fields.temperature !== undefined) await chat().byTestId('option-temperature').fill(fields.temperature);
     if (fields.maxTokens !== undefined) await chat().byTestId('option-max-tokens').fill(fields.maxTokens);
     if (fields.think !== undefined) await chat().byTestId('option-think').selectOption(fields.think);

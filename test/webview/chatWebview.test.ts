@@ -244,6 +244,17 @@ describe('chat webview', () => {
     expect(await p.locator('[data-testid=prompt-form-name]').textContent()).toBe('/review');
   });
 
+  it('the / menu shows the prompts that arrive while it is open (a chat just opened)', async () => {
+    const p = await open();
+    await input(p).click();
+    await p.keyboard.type('/');
+    await p.locator('[data-testid=prompt-option]').first().waitFor();
+    expect(await p.locator('[data-testid=prompt-option]').allTextContents()).toEqual([expect.stringContaining('/compact')]);
+    await postToWebview(p, { type: 'prompts', prompts: [{ name: 'explain', params: [] }] });
+    await expect.poll(() => p.locator('[data-testid=prompt-option]').count()).toBe(2);
+    expect((await p.locator('[data-testid=prompt-option]').allTextContents())[0]).toContain('/explain');
+  });
+
   it('/compact in the / menu is a command: it puts "/compact " in the box for a focus, with no form', async () => {
     const p = await open();
     await postToWebview(p, { type: 'prompts', prompts: [{ name: 'explain', params: [] }] });

@@ -160,6 +160,8 @@ export class Composer {
 
   setPrompts(prompts: readonly PromptSummary[]): void {
     this.prompts = prompts;
+    // A `/` typed before the list came (a chat just opened) shows the prompts as soon as they are here.
+    if (!this.promptMenu.element.hidden) this.updatePromptMenu();
   }
 
   /** Adds attachments (from `attach`, `#file` or `#selection`) and optional text. */
@@ -213,9 +215,9 @@ export class Composer {
     }
   }
 
-  private onInput(): void {
-    const value = this.input.value;
-    const slash = SLASH.exec(value);
+  /** Shows the `/` menu for what is typed (or hides it); also when the prompt list arrives while it is open. */
+  private updatePromptMenu(): void {
+    const slash = SLASH.exec(this.input.value);
     if (slash && !this.promptForm.current) {
       const query = slash[1].toLowerCase();
       this.promptMenu.show(
@@ -226,6 +228,11 @@ export class Composer {
     } else {
       this.promptMenu.hide();
     }
+  }
+
+  private onInput(): void {
+    const value = this.input.value;
+    this.updatePromptMenu();
     const caret = this.input.wrappedElement?.selectionStart ?? value.length;
     const hash = HASH_TRIGGER.exec(value.slice(0, caret));
     if (hash) {

@@ -58,11 +58,14 @@ export class Workbench {
   /** Shows the Arbor view container in the sidebar (clicking its icon only when it is not already showing). */
   async openArborView(): Promise<void> {
     await this.arborIcon().waitFor({ timeout: 30_000 });
-    if (!(await this.sidebarTitle().textContent())?.toLowerCase().includes('arbor')) {
-      await this.arborIcon().click();
-    }
     // With one view in the container VS Code hides its header and titles the sidebar "Arbor: Conversations".
-    await this.page.locator('.part.sidebar .composite.title', { hasText: /arbor/i }).first().waitFor({ timeout: 30_000 });
+    const title = this.page.locator('.part.sidebar .composite.title', { hasText: /arbor/i }).first();
+    // A click while a freshly started workbench is still busy can be lost: click again until the view shows.
+    for (let attempt = 0; attempt < 6 && !(await title.isVisible()); attempt++) {
+      if (!(await this.sidebarTitle().textContent().catch(() => ''))?.toLowerCase().includes('arbor')) await this.arborIcon().click().catch(() => undefined);
+      await title.waitFor({ timeout: 10_000 }).catch(() => undefined);
+    }
+    await title.waitFor({ timeout: 10_000 });
     await this.page.locator('.part.sidebar .pane-body').first().waitFor({ timeout: 30_000 });
   }
 
