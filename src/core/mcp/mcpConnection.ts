@@ -113,8 +113,14 @@ export class McpServerConnection {
     const client = this.runningClient();
     signal?.throwIfAborted();
     const timeout = this.options.callTimeoutMs ?? 600_000;
-    const result = await client.callTool({ name, arguments: args }, undefined, { signal, timeout, resetTimeoutOnProgress: true });
-    return result as CallToolResult;
+    try {
+      const result = await client.callTool({ name, arguments: args }, undefined, { signal, timeout, resetTimeoutOnProgress: true });
+      return result as CallToolResult;
+    } catch (error) {
+      // The SDK wraps the abort in an McpError; callers expect the signal's own reason (an AbortError).
+      if (signal?.aborted) throw signal.reason;
+      throw error;
+    }
   }
 
   /** Stops the server and drops every listener. */
