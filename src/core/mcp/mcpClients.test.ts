@@ -48,7 +48,8 @@ describe('McpClients', () => {
     expect(clients.get('a')).toBe(a); // unchanged: left running, not restarted
     expect(clients.get('broken')).toBeUndefined();
     expect(changes.filter((c) => c.kind === 'state' && c.serverName === 'b').map((c) => c.kind === 'state' && c.state.kind)).toEqual(['stopped', 'starting', 'running']);
-    expect(changes.some((c) => c.serverName === 'a')).toBe(false);
+    // (a tools change of 'a' may still arrive: server-everything adds tools just after it starts)
+    expect(changes.some((c) => c.serverName === 'a' && c.kind === 'state')).toBe(false);
     expect(everythingChildren()).toHaveLength(2);
 
     expect(await clients.restart('a')).toMatchObject({ kind: 'running' });

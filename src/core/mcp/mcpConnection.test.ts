@@ -86,15 +86,15 @@ describe('McpServerConnection with server-everything over stdio', () => {
     const echo = tools.find((tool) => tool.toolName === 'echo')!;
     expect(echo).toMatchObject({ name: 'mcp_every_thing_echo', displayName: 'every thing › echo', readOnly: true, description: 'Echoes back the input string' });
     expect(echo.inputSchema).toMatchObject({ type: 'object', properties: { message: { type: 'string' } } });
-    expect(await echo.run({ message: 'via adapter' }, {})).toMatchObject({ text: 'Echo: via adapter', isError: false });
+    expect(await echo.run({ message: 'via adapter' }, {})).toMatchObject({ content: 'Echo: via adapter', isError: false, metadata: { mcpServer: 'every thing', mcpTool: 'echo', isError: false } });
     expect(tools.find((tool) => tool.toolName === 'toggle-simulated-logging')?.readOnly).toBe(false);
     expect(tools.every((tool) => /^[a-zA-Z0-9_-]{1,64}$/.test(tool.name))).toBe(true);
     const image = await tools.find((tool) => tool.toolName === 'get-tiny-image')!.run({}, {});
-    expect(image.text).toMatch(/\[image image\/png, \d+ bytes\]/);
+    expect(image.content).toMatch(/\[image image\/png, \d+ bytes\]/);
     // A tool that fails reports isError, with the server's message, rather than throwing.
     const bad = await echo.run({ message: 42 }, {});
     expect(bad.isError).toBe(true);
-    expect(bad.text).toMatch(/message/);
+    expect(bad.content).toMatch(/message/);
   });
 });
 

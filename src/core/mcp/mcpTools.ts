@@ -7,16 +7,22 @@ import { createHash } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerConnection, McpToolInfo } from './mcpConnection';
 
-/** What a run returns: the text sent to the model, whether the tool said it failed, and the raw result. */
+/**
+ * What a run returns: `content`, the text the model reads, and `metadata` for the result node, the shape
+ * of the engine's `ToolOutput` object; plus `isError` (the tool said it failed, its text says why, for
+ * the model to read and correct) and the server's raw `result` (images and all) for a UI that shows more.
+ */
 export interface McpToolOutput {
-  text: string;
+  content: string;
   isError: boolean;
+  metadata: { mcpServer: string; mcpTool: string; isError: boolean };
   result: CallToolResult;
 }
 
 /**
- * The shape of an Arbor tool this module produces (the engine's `Tool` in src/core/tools/ is being
- * written alongside; this is the minimum it needs, so wiring is a rename at most).
+ * An MCP tool as an Arbor tool. Structurally an engine `Tool` (src/core/tools/tool.ts: `name`,
+ * `description`, `inputSchema`, `readOnly`, `run(input, ctx)` returning `{ content, metadata }`), so it
+ * can be registered as one; `displayName`, `serverName` and `toolName` are extra, for the UI.
  */
 export interface McpArborTool {
   /** The name the model sees and calls: `mcp_<server>_<tool>`, made safe and unique. */
@@ -31,6 +37,7 @@ export interface McpArborTool {
   serverName: string;
   /** The tool's own name on its server. */
   toolName: string;
+  /** Calls the tool; aborting `context.signal` cancels the call on the server and rejects with an AbortError. */
   run(input: Record<string, unknown>, context: { signal?: AbortSignal }): Promise<McpToolOutput>;
 }
 
@@ -83,7 +90,8 @@ export function toArborTool(connection: McpServerConnection, tool: McpToolInfo, 
     toolName: tool.name,
     async run(input, context) {
       const result = await connection.callTool(tool.name, input, context.signal);
-      return { text: mcpResultText(result), isError: result.isError === true, result };
+      const isError = result.isError === true;
+      return { content: mcpResultText(result), isError, metadata: { mcpServer: connection.name, mcpTool: tool.name, isError }, result };
     },
   };
 }
