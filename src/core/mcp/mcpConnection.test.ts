@@ -6,11 +6,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { McpServerConfig } from './mcpConfig';
+import { parseMcpJson, type McpServerConfig } from './mcpConfig';
 import { McpServerConnection, type McpServerState } from './mcpConnection';
 import { McpServerError } from './mcpErrors';
-import { everythingStdio, FILESYSTEM_BIN, RecordingLogger, startHttpEverything, stdioServer, type HttpEverything } from './mcpTestServers';
+import { EVERYTHING_BIN, everythingStdio, FILESYSTEM_BIN, RecordingLogger, startHttpEverything, stdioServer, type HttpEverything } from './mcpTestServers';
 import { toArborTools } from './mcpTools';
+import { mcpSecretKey, McpVariableResolver } from './mcpVariables';
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -95,6 +96,50 @@ describe('McpServerConnection with server-everything over stdio', () => {
     const bad = await echo.run({ message: 42 }, {});
     expect(bad.isError).toBe(true);
     expect(bad.content).toMatch(/message/);
+  });
+});
+
+describe('McpServerConnection environment and inputs', () => {
+  it('passes env, envFile and a password input to the server, and fails to start when the input is dismissed', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'arbor-mcp-env-'));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    await writeFile(path.join(dir, '.env'), 'ARBOR_FROM_FILE=file\nARBOR_OVERRIDDEN=file\n');
+    process.env.ARBOR_INHERITED_BUT_REMOVED = 'parent';
+    cleanups.push(async () => delete process.env.ARBOR_INHERITED_BUT_REMOVED);
+    const parsed = parseMcpJson(
+      JSON.stringify({
+        inputs: [{ type: 'promptString', id: 'token', description: 'Token', password: true }],
+        servers: {
+          env: {
+            command: process.execPath,
+            args: [EVERYTHING_BIN, 'stdio'],
+            envFile: '${workspaceFolder}/.env',
+            env: { ARBOR_TOKEN: '${input:token}', ARBOR_OVERRIDDEN: 'env', ARBOR_INHERITED_BUT_REMOVED: null },
+          },
+        },
+      }),
+      path.join(dir, '.vscode/mcp.json'),
+      'workspace',
+    );
+    let answer: string | undefined = undefined; // dismissed until set below
+    const secrets = new Map<string, string>();
+    const resolver = new McpVariableResolver({
+      inputs: parsed.inputs,
+      workspaceFolder: dir,
+      prompt: async () => answer,
+      secrets: { get: async (k) => secrets.get(k), store: async (k, v) => void secrets.set(k, v), delete: async (k) => void secrets.delete(k) },
+    });
+    const connection = new McpServerConnection(parsed.servers[0], { resolve: (config) => resolver.resolve(config) });
+    cleanups.push(() => connection.dispose());
+
+    expect(await connection.start()).toMatchObject({ kind: 'failed', message: expect.stringContaining('needs the input "token"') });
+    answer = 'tok-123';
+    expect(await connection.restart()).toMatchObject({ kind: 'running' });
+    const env = JSON.parse(text(await connection.callTool('get-env', {}))) as Record<string, string>;
+    expect(env).toMatchObject({ ARBOR_TOKEN: 'tok-123', ARBOR_FROM_FILE: 'file', ARBOR_OVERRIDDEN: 'env' });
+    expect(env.ARBOR_INHERITED_BUT_REMOVED).toBeUndefined();
+    expect(env.PATH).toBe(process.env.PATH);
+    expect(secrets.get(mcpSecretKey('token'))).toBe('tok-123');
   });
 });
 
