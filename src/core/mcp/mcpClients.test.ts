@@ -1,19 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { McpServerConfig } from './mcpConfig';
 import { McpClients, type McpClientsChange } from './mcpClients';
-import { EVERYTHING_BIN, everythingStdio, RecordingLogger, stdioServer } from './mcpTestServers';
+import { EVERYTHING_BIN, everythingChildren, everythingStdio, RecordingLogger, stdioServer } from './mcpTestServers';
 import { mcpWireName, toArborTools } from './mcpTools';
 import type { McpServerConnection } from './mcpConnection';
-
-/** The server-everything processes this test process started and that still run. */
-function everythingChildren(): string[] {
-  try {
-    return execFileSync('pgrep', ['-f', '-P', String(process.pid), 'server-everything/dist/index.js'], { encoding: 'utf8' }).split('\n').filter(Boolean);
-  } catch {
-    return []; // pgrep exits with 1 when nothing matches
-  }
-}
 
 let clients: McpClients | undefined;
 afterEach(async () => {

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseMcpJson, type McpServerConfig } from './mcpConfig';
 import { McpServerConnection, type McpServerState } from './mcpConnection';
 import { McpServerError } from './mcpErrors';
-import { EVERYTHING_BIN, everythingStdio, FILESYSTEM_BIN, RecordingLogger, startHttpEverything, stdioServer, type HttpEverything } from './mcpTestServers';
+import { EVERYTHING_BIN, everythingChildren, everythingStdio, FILESYSTEM_BIN, RecordingLogger, startHttpEverything, stdioServer, type HttpEverything } from './mcpTestServers';
 import { toArborTools } from './mcpTools';
 import { mcpSecretKey, McpVariableResolver } from './mcpVariables';
 
@@ -50,6 +50,15 @@ describe('McpServerConnection with server-everything over stdio', () => {
     await expect(connection.callTool('echo', { message: 'x' })).rejects.toThrow(/"everything" is not running\. It is stopped/);
     expect(await connection.restart()).toMatchObject({ kind: 'running' });
     expect(text(await connection.callTool('get-sum', { a: 2, b: 40 }))).toContain('42');
+  });
+
+  it('leaves nothing running when stopped while starting', async () => {
+    const { connection } = connect(everythingStdio());
+    const starting = connection.start();
+    await connection.stop();
+    await starting;
+    expect(connection.state).toEqual({ kind: 'stopped' });
+    expect(everythingChildren()).toEqual([]);
   });
 
   it('lists the tools again when the server says they changed', async () => {
@@ -166,8 +175,9 @@ describe('McpServerConnection failures', () => {
     // A real MCP server that writes to stderr and exits once it is running: server-everything, killed.
     const { connection } = connect(everythingStdio());
     await connection.start();
-    const pids = (await import('node:child_process')).execFileSync('pgrep', ['-f', '-P', String(process.pid), 'server-everything/dist/index.js stdio'], { encoding: 'utf8' });
-    for (const pid of pids.split('\n').filter(Boolean)) process.kill(Number(pid));
+    const pids = everythingChildren();
+    expect(pids).toHaveLength(1);
+    process.kill(Number(pids[0]));
     await vi.waitFor(() => expect(connection.state.kind).toBe('failed'), { timeout: 10_000 });
     expect(connection.state).toMatchObject({ message: expect.stringContaining('connection closed') });
     expect(await connection.restart()).toMatchObject({ kind: 'running' });
@@ -192,7 +202,7 @@ describe('McpServerConnection over HTTP', () => {
 
   it('reports an HTTP server that is not there as failed', async () => {
     const { connection } = connect({ name: 'gone', source: 'user', origin: 'test', type: 'http', url: 'http://127.0.0.1:9/mcp', headers: {} });
-    expect(await connection.start()).toMatchObject({ kind: 'failed', message: expect.stringMatching(/^could not start: /) });
+    expect(await connection.start()).toMatchObject({ kind: 'failed', message: expect.stringMatching(/^could not start: Streamable HTTP: .+; SSE: /) });
   });
 });
 

@@ -77,7 +77,12 @@ export class McpServerConnection {
   /** Connects, unless already running or starting; resolves with the resulting state (never rejects). */
   start(): Promise<McpServerState> {
     if (this._state.kind === 'running') return Promise.resolve(this._state);
-    this.starting ??= this.connect(++this.generation).finally(() => (this.starting = undefined));
+    if (!this.starting) {
+      const starting = this.connect(++this.generation).finally(() => {
+        if (this.starting === starting) this.starting = undefined;
+      });
+      this.starting = starting;
+    }
     return this.starting;
   }
 
@@ -193,18 +198,26 @@ export class McpServerConnection {
   private async connectHttp(config: McpHttpServerConfig): Promise<{ client: Client; transport: McpTransportKind }> {
     const url = new URL(config.url);
     const requestInit: RequestInit = { headers: config.headers };
+    let streamableError: unknown;
     if (config.type === 'http') {
       const client = this.newClient();
       try {
         await client.connect(new StreamableHTTPClientTransport(url, { requestInit }));
         return { client, transport: 'streamable-http' };
       } catch (error) {
+        streamableError = error;
         await client.close().catch(() => undefined);
         this.log('info', `Streamable HTTP failed (${describe(error)}); trying SSE`);
       }
     }
     const client = this.newClient();
-    await client.connect(new SSEClientTransport(url, { requestInit }));
+    try {
+      await client.connect(new SSEClientTransport(url, { requestInit }));
+    } catch (error) {
+      await client.close().catch(() => undefined);
+      if (streamableError === undefined) throw error;
+      throw new Error(`Streamable HTTP: ${describe(streamableError)}; SSE: ${describe(error)}`, { cause: error });
+    }
     return { client, transport: 'sse' };
   }
 

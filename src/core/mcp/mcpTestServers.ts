@@ -3,7 +3,7 @@
  * (server-everything, server-filesystem), and server-everything started in its HTTP modes on a free port.
  * Not exported from the core's index.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import * as path from 'node:path';
 import type { Logger } from '../files';
@@ -77,5 +77,14 @@ export class RecordingLogger implements Logger {
   }
   error(message: string) {
     this.lines.push(`error ${message}`);
+  }
+}
+
+/** The pids of server-everything processes this process started that still run. */
+export function everythingChildren(): string[] {
+  try {
+    return execFileSync('pgrep', ['-f', '-P', String(process.pid), 'server-everything/dist/index.js'], { encoding: 'utf8' }).split('\n').filter(Boolean);
+  } catch {
+    return []; // pgrep exits with 1 when nothing matches
   }
 }
