@@ -240,19 +240,3 @@ export {
   FilesAdapter,
 } from './rag/filesAdapter';
 export { type RagAdapter, type RagResultItem } from './rag/ragAdapter';
-export {
-  parseMcpJson,
-  parseServers as parseMcpServers,
-  type McpConfig,
-  type McpHttpServerConfig,
-  type McpInputDefinition,
-  type McpServerConfig,
-  type McpServerSource,
-  type McpStdioServerConfig,
-} from './mcp/mcpConfig';
-export { collectMcpServers, type CollectedMcpServers, type McpConfigSources, type McpSettingValue } from './mcp/mcpServers';
-export { mcpSecretKey, McpVariableResolver, type McpInputPrompter, type McpVariableContext, type SecretStore } from './mcp/mcpVariables';
-export { McpServerConnection, type McpConnectionOptions, type McpServerState, type McpToolInfo, type McpTransportKind } from './mcp/mcpConnection';
-export { McpClients, type McpClientsChange } from './mcp/mcpClients';
-export { mcpDisplayName, mcpResultText, mcpWireName, toArborTool, toArborTools, type McpArborTool, type McpToolOutput } from './mcp/mcpTools';
-export { McpConfigError, McpInputCancelledError, McpServerError } from './mcp/mcpErrors';

@@ -1,0 +1,21 @@
+/**
+ * The MCP client's public API: a barrel of its own, apart from `src/core/index.ts`, so that the
+ * extension bundle loads the MCP SDK only once tools are wired in (issue 11) and activation does not
+ * parse it before then.
+ */
+export {
+  parseMcpJson,
+  parseServers as parseMcpServers,
+  type McpConfig,
+  type McpHttpServerConfig,
+  type McpInputDefinition,
+  type McpServerConfig,
+  type McpServerSource,
+  type McpStdioServerConfig,
+} from './mcpConfig';
+export { collectMcpServers, type CollectedMcpServers, type McpConfigSources, type McpSettingValue } from './mcpServers';
+export { mcpSecretKey, McpVariableResolver, type McpInputPrompter, type McpVariableContext, type SecretStore } from './mcpVariables';
+export { McpServerConnection, type McpConnectionOptions, type McpServerState, type McpToolInfo, type McpTransportKind } from './mcpConnection';
+export { McpClients, type McpClientsChange } from './mcpClients';
+export { mcpDisplayName, mcpResultText, mcpWireName, toArborTool, toArborTools, type McpArborTool, type McpToolOutput } from './mcpTools';
+export { McpConfigError, McpInputCancelledError, McpServerError } from './mcpErrors';
