@@ -25,15 +25,7 @@ describe('chat tabs, reloads and new conversations', () => {
     const { page } = session.workbench;
     const navigated = page.waitForEvent('framenavigated', { predicate: (frame) => frame === page.mainFrame(), timeout: 60_000 });
     // The palette's row for it is not always still long enough to be clicked: pick it with Enter.
-    const input = page.locator('.quick-input-widget .quick-input-box input');
-    for (let attempt = 0; ; attempt++) {
-      if (await input.isVisible()) await page.keyboard.press('Escape');
-      await page.keyboard.press('F1');
-      // The palette sometimes misses F1 while the workbench is busy, as Workbench.runCommand knows.
-      if (await input.waitFor({ state: 'visible', timeout: 5_000 }).then(() => true, () => false)) break;
-      if (attempt >= 3) throw new Error('the command palette did not open');
-    }
-    await input.fill('>Developer: Reload Window');
+    const input = await session.workbench.typeInPalette('>Developer: Reload Window');
     await page.locator('.quick-input-widget .monaco-list-row.focused', { hasText: 'Developer: Reload Window' }).first().waitFor({ timeout: 15_000 });
     await input.press('Enter');
     await navigated;

@@ -97,23 +97,30 @@ export class Workbench {
 
   /** Runs a command from the palette (F1) by its title, e.g. "Arbor: New Conversation". */
   async runCommand(title: string): Promise<void> {
+    await this.typeInPalette(`>${title}`);
+    const row = this.page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first();
+    await row.waitFor({ timeout: 15_000 });
+    await row.click();
+  }
+
+  /**
+   * Opens the command palette (F1) and types `text` into it; returns its input box. The palette
+   * sometimes misses F1 while the workbench is busy, and a chat taking the focus right after a reload
+   * or a closed tab can close it again before the text is in: both are tried again.
+   */
+  async typeInPalette(text: string): Promise<Locator> {
     const input = this.page.locator('.quick-input-widget .quick-input-box input');
-    // The palette sometimes misses F1 while the workbench is still busy; try again then.
     for (let attempt = 0; ; attempt++) {
       // Escape only closes an open picker: pressed in an editor it would drop the selection a command needs.
       if (await input.isVisible()) await this.page.keyboard.press('Escape');
       await this.page.keyboard.press('F1');
-      try {
-        await input.waitFor({ state: 'visible', timeout: 5_000 });
-        break;
-      } catch (error) {
-        if (attempt >= 3) throw error;
-      }
+      const typed = await input
+        .waitFor({ state: 'visible', timeout: 5_000 })
+        .then(() => input.fill(text, { timeout: 5_000 }))
+        .then(() => true, () => false);
+      if (typed && (await input.inputValue().catch(() => '')) === text && (await input.isVisible())) return input;
+      if (attempt >= 5) throw new Error(`the command palette did not take "${text}" after six tries`);
     }
-    await input.fill(`>${title}`);
-    const row = this.page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first();
-    await row.waitFor({ timeout: 15_000 });
-    await row.click();
   }
 
   /** Picks an entry of an open context menu by its label. */
