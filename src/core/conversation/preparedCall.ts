@@ -30,10 +30,11 @@ export interface CallSource {
 
 /**
  * The messages root→`nodeId` that a request would carry (an empty root is left out; below a
- * compaction, the summary with the system prompt and the messages it kept: see `requestMessages`).
+ * compaction, the summary with the system prompt and the messages it kept: see `requestMessages`; a
+ * result for every tool call: see `withToolResults`).
  */
 export function pathMessages(tree: ConversationTree, nodeId: string): LLMMessage[] {
-  return requestMessages(tree, nodeId);
+  return withToolResults(requestMessages(tree, nodeId));
 }
 
 /** The context window a manager applies: its limits and its token estimator (the default one when none is given). */

@@ -66,7 +66,8 @@ export async function runToolsFrom(steps: ToolRunSteps, start: string, options: 
  * tools and signal, the step number in the node's metadata, and the branch name on the first step only.
  */
 export async function answerStep(steps: AnswerSteps, parentId: string, base: CompleteOptions, request: ToolAnswerRequest): Promise<{ node: ConversationNode; response: LLMResponse }> {
-  const { branchName, ...rest } = base;
+  // The tools offered are the step's own (none when the model does not take them), never the caller's.
+  const { branchName, tools: _tools, ...rest } = base;
   const options: CompleteOptions = {
     ...rest,
     ...(request.step === 1 && branchName !== undefined ? { branchName } : {}),

@@ -4,13 +4,13 @@
  * killed at a random moment while one of its tools runs; the test then opens the store, repairs the
  * path and continues the conversation, checking the tree and the request the model receives.
  */
-import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ConversationManager, OllamaProvider, OpenAIProvider, readNodeMetadata, SqlJsConversationStorage, ToolExecutor, TOOL_RESULT_TEXTS, type LLMProvider } from '../../../src/core/index';
 import { FakeLlmServer, type FakeReply } from '../../fixtures/fakeLlmServer';
+import { startTsxChild } from '../../fixtures/lineChild';
 import { pathProblems, wireProblems } from '../../fixtures/toolPaths';
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -38,28 +38,12 @@ const CALLS = ['r1', 'r2', 'w1', 'w2', 'r3'];
 
 /** Runs the writer until it has started `killAtCall` and `delayMs` more passed, then kills it; returns what it printed. */
 async function runAndKill(file: string, api: 'openai' | 'ollama', killAtCall: string, delayMs: number): Promise<string[]> {
-  const child = spawn(process.execPath, ['--import', 'tsx', WRITER, file, 'killed', api, server.url, String(TOOL_MS)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  const lines: string[] = [];
-  let stderr = '';
-  let buffered = '';
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      let newline: number;
-      while ((newline = buffered.indexOf('\n')) >= 0) {
-        const line = buffered.slice(0, newline);
-        buffered = buffered.slice(newline + 1);
-        lines.push(line);
-        if (line === `RUNNING ${killAtCall}`) setTimeout(resolve, delayMs);
-      }
-    });
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    void exited.then(() => reject(new Error(`the writer ended before ${killAtCall} ran: ${lines.join(' / ')} ${stderr}`)));
-  });
-  child.kill('SIGKILL');
-  await exited;
-  return lines;
+  const writer = startTsxChild(WRITER, [file, 'killed', api, server.url, String(TOOL_MS)], ROOT);
+  await writer.waitForLine((line) => line === `RUNNING ${killAtCall}`);
+  await new Promise((resolve) => setTimeout(resolve, delayMs));
+  writer.child.kill('SIGKILL');
+  await writer.exited;
+  return writer.lines;
 }
 
 function provider(api: 'openai' | 'ollama'): LLMProvider {
