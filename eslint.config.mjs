@@ -26,9 +26,9 @@ export default tseslint.config(
     },
   },
   {
-    // The conversation engine sits on top of the providers, storage, prompts and retrieval: they share
+    // The conversation engine sits on top of the providers, storage, prompts, retrieval and tools: they share
     // the vocabulary at the core's root and never import back into conversation/.
-    files: ['src/core/llm/**/*.ts', 'src/core/storage/**/*.ts', 'src/core/prompts/**/*.ts', 'src/core/rag/**/*.ts'],
+    files: ['src/core/llm/**/*.ts', 'src/core/storage/**/*.ts', 'src/core/prompts/**/*.ts', 'src/core/rag/**/*.ts', 'src/core/tools/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',

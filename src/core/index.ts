@@ -24,7 +24,32 @@ export {
   type CompleteOptions,
   type BranchInfo,
   type ConversationChangeEvent,
+  type ToolRunOptions,
 } from './conversation/managerTypes';
+export { defineTool, toolDependency, type Tool, type ToolContext, type ToolDependency, type ToolOutput, type JsonSchema } from './tools/tool';
+export {
+  ToolExecutor,
+  DEFAULT_MAX_TOOL_OUTPUT_CHARS,
+  capOutput,
+  type ToolExecutorOptions,
+  type PreparedToolCall,
+  type ToolRunOutcome,
+} from './tools/toolExecutor';
+export {
+  runToolLoop,
+  DEFAULT_MAX_TOOL_STEPS,
+  type ApprovalDecision,
+  type ApprovalRequest,
+  type ToolApprover,
+  type ToolCallStatus,
+  type ToolCallEvent,
+  type ToolLoopOptions,
+  type ToolRunStopReason,
+  type ToolRunResult,
+  type ToolAnswerRequest,
+  type ToolLoopHost,
+} from './tools/toolLoop';
+export { TOOL_RESULT_TEXTS, toolResultNode, unansweredToolCalls, repairToolPath, withToolResults, type ToolResultRecord } from './tools/toolResults';
 export { ConversationTree } from './conversation/conversationTree';
 export { ROOT_NODE_ID, isDotPath } from './nodeIds';
 export { fromMetonSession, isMetonSession } from './conversation/metonImport';
@@ -69,6 +94,8 @@ export {
   type StopReason,
   type CompactionInfo,
   type BranchSummaryInfo,
+  type ToolResultInfo,
+  type ToolResultStatus,
 } from './metadataKeys';
 export {
   ArborError,

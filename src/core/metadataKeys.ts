@@ -60,6 +60,26 @@ export interface BranchSummaryInfo {
   model?: string;
 }
 
+/**
+ * How a tool call ended: it ran (`done`), it or its input failed (`failed`), the user refused it
+ * (`denied`), the user stopped the run or its step limit came first (`cancelled`), or Arbor was closed or
+ * killed before it returned (`interrupted`, written when the conversation is next continued or opened).
+ */
+export type ToolResultStatus = 'done' | 'failed' | 'denied' | 'cancelled' | 'interrupted';
+
+/** How a tool result node came to be (its `metadata.toolResult`). */
+export interface ToolResultInfo {
+  status: ToolResultStatus;
+  /** The step of the run that made the call (1: the run's first answer). */
+  step?: number;
+  /** ISO time the tool started running; absent when it never ran. */
+  startedAt?: string;
+  /** ISO time its result was known. */
+  endedAt: string;
+}
+
+const TOOL_RESULT_STATUSES: readonly ToolResultStatus[] = ['done', 'failed', 'denied', 'cancelled', 'interrupted'];
+
 /** The keys of a message node's `metadata` that Arbor writes or reads. */
 export interface NodeMetadata {
   /** Any message: the reader bookmarked it ("Go to Bookmark" lists it; retention keeps its conversation). */
@@ -120,6 +140,10 @@ export interface NodeMetadata {
   modifiedFiles?: string[];
   /** Branch summary node: the summary of a branch the reader left, carried into this one. */
   branchSummary?: BranchSummaryInfo;
+  /** Answer in a tool run: which step of the run it is (1: the first). */
+  toolStep?: number;
+  /** Tool result: how the call ended and when (see `ToolResultInfo`). */
+  toolResult?: ToolResultInfo;
 }
 
 /** The keys of a conversation's `metadata` that Arbor writes or reads. */
@@ -231,6 +255,15 @@ const NODE_PARSERS: Parsers<NodeMetadata> = {
     isObject(v) && typeof v.fromNodeId === 'string'
       ? { fromNodeId: v.fromNodeId, coveredCount: finite(v.coveredCount) ?? 0, ...(typeof v.model === 'string' ? { model: v.model } : {}) }
       : undefined,
+  toolStep: finite,
+  toolResult: (v) => {
+    if (!isObject(v) || !TOOL_RESULT_STATUSES.includes(v.status as ToolResultStatus) || typeof v.endedAt !== 'string') return undefined;
+    const info: ToolResultInfo = { status: v.status as ToolResultStatus, endedAt: v.endedAt };
+    const step = finite(v.step);
+    if (step !== undefined) info.step = step;
+    if (typeof v.startedAt === 'string') info.startedAt = v.startedAt;
+    return info;
+  },
 };
 
 const CONVERSATION_PARSERS: Parsers<ConversationMetadata> = {

@@ -21,52 +21,20 @@ import type {
   ConversationChangeEvent,
   ConversationManagerOptions,
   CreateConversationOptions,
+  ToolRunOptions,
 } from './managerTypes';
+import { checkAddMessage, mergedMetadata, visitedAlong } from './managerChecks';
 import { prepareCall, type PreparedCall } from './preparedCall';
-import { readConversationMetadata } from '../metadataKeys';
+import { runToolsFrom, type ToolRunSteps } from './toolRuns';
+import type { ToolRunResult } from '../tools/toolLoop';
+import { repairToolPath, toolResultNode, unansweredToolCalls } from '../tools/toolResults';
 import { SerialQueue } from '../serialQueue';
-import { requireRecord, requireRole, requireString } from '../validation';
+import { requireRecord, requireString } from '../validation';
 import { StreamingParents } from './streamingParents';
 import { streamWithPartial } from './streamWithPartial';
 import type { ConversationNode, ConversationState, LLMMessage, LLMResponse, LLMStreamChunk } from '../types';
 
 const clone = <T>(value: T): T => structuredClone(value);
-
-/**
- * `base` with `updates` applied: one key and its value, or a record to merge; a key set to
- * `undefined` is removed. Values are copied, so the caller's objects stay its own.
- */
-function mergedMetadata(base: Record<string, unknown>, keyOrValues: string | Record<string, unknown>, value: unknown): Record<string, unknown> {
-  const updates = typeof keyOrValues === 'string' ? { [keyOrValues]: value } : keyOrValues;
-  requireRecord(updates, typeof keyOrValues === 'string' ? `metadata.${keyOrValues}` : 'metadata');
-  const next = { ...base };
-  for (const [key, v] of Object.entries(updates)) {
-    if (v === undefined) delete next[key];
-    else next[key] = clone(v);
-  }
-  return next;
-}
-
-/** Checks `addMessage`'s input before anything is rendered or stored. */
-function checkAddMessage(input: AddMessageOptions): void {
-  if (typeof input !== 'object' || input === null) throw new InvalidArgumentError('addMessage needs an options object ({ role, content }).');
-  requireRole(input.role, 'role');
-  if (input.content === undefined && input.promptName === undefined) throw new InvalidArgumentError('addMessage needs content or a promptName.');
-  if (input.content !== undefined) requireString(input.content, 'content', { allowEmpty: true });
-  if (input.promptName !== undefined) requireString(input.promptName, 'promptName', { name: true });
-  if (input.params !== undefined) requireRecord(input.params, 'params');
-  if (input.metadata !== undefined) requireRecord(input.metadata, 'metadata');
-  if (input.name !== undefined) requireString(input.name, 'name');
-  if (input.toolCallId !== undefined) requireString(input.toolCallId, 'toolCallId');
-  if (input.toolCalls !== undefined) {
-    if (!Array.isArray(input.toolCalls)) throw new InvalidArgumentError('toolCalls must be an array.');
-    input.toolCalls.forEach((call, i) => {
-      requireString(call?.id, `toolCalls[${i}].id`);
-      requireString(call?.function?.name, `toolCalls[${i}].function.name`);
-      requireString(call?.function?.arguments, `toolCalls[${i}].function.arguments`, { allowEmpty: true });
-    });
-  }
-}
 
 /**
  * A conversation as a tree of messages: add messages, ask the model, branch from any node, and
@@ -153,6 +121,8 @@ export class ConversationManager extends ConversationReader {
       return Promise.reject(error);
     }
     return this.queue.run(async () => {
+      // Every call gets its result before anything else follows it (a tool result itself is what the caller is adding).
+      if (input.role !== 'tool' && input.role !== 'function') await this.closeOpenCalls();
       const cachedRag = this.options.reuseRagOnBranch ? collectCachedRag(this.tree.all(), input.promptName, input.role) : undefined;
       const rendered = await renderMessage(this.options.promptBuilder, input, { cacheRagResults: this.options.cacheRagResults ?? false, cachedRag });
       const message: LLMMessage = { role: input.role, content: rendered.content };
@@ -173,6 +143,7 @@ export class ConversationManager extends ConversationReader {
   /** Asks the model to answer the path root→current and adds the answer as a child of the current node. */
   complete(options: CompleteOptions = {}): Promise<LLMResponse> {
     return this.queue.run(async () => {
+      await this.closeOpenCalls();
       const prepared = await this.prepareCall(options);
       const raw = await this.options.llm.complete(prepared.messages, prepared.callOptions);
       const response = await runResponseMiddleware(this.options.middleware ?? [], raw, prepared.state);
@@ -189,25 +160,56 @@ export class ConversationManager extends ConversationReader {
    * The generator's return value is the final response.
    */
   async *streamComplete(options: CompleteOptions = {}): AsyncGenerator<LLMStreamChunk, LLMResponse> {
-    const prepared = await this.queue.run(() => this.prepareCall(options));
+    const prepared = await this.queue.run(async () => {
+      await this.closeOpenCalls();
+      return this.prepareCall(options);
+    });
     return yield* this.streaming.track(prepared.parentId, this.streamUnder(prepared, options));
   }
 
-  private async *streamUnder(prepared: PreparedCall, options: CompleteOptions): AsyncGenerator<LLMStreamChunk, LLMResponse> {
+  private async *streamUnder(prepared: PreparedCall, options: CompleteOptions, onCommitted?: (node: ConversationNode) => void): AsyncGenerator<LLMStreamChunk, LLMResponse> {
     const assembled = yield* streamWithPartial(this.options.llm, prepared.messages, prepared.callOptions, ({ partial, error, reason }) => {
       const extra: Record<string, unknown> = { interrupted: true, stopReason: reason };
       if (error !== undefined) extra.error = error instanceof Error ? error.message : String(error);
-      return this.queue.run(() => this.attachAnswer(prepared, partial, options, extra));
+      return this.queue.run(() => this.attachAnswer(prepared, partial, options, extra, onCommitted));
     });
     const response = await runResponseMiddleware(this.options.middleware ?? [], assembled, prepared.state);
-    return this.queue.run(() => this.attachAnswer(prepared, response, options, {}));
+    return this.queue.run(() => this.attachAnswer(prepared, response, options, {}, onCommitted));
+  }
+
+  /**
+   * Answers the current node with tools: the model answers, each call it makes is checked, approved
+   * (`approve`) and run, its result stored as a `tool` node, and the model answers again, until it
+   * answers without calls, `maxSteps` answers were made (default 25) or `signal` aborts (Stop). Every
+   * answer and result is stored as it happens; a stopped run gives every call it made a result, so the
+   * path stays valid, and resolves with `stopReason: 'stopped'`. A failed model call rejects, as
+   * `complete` does. Tools are offered only to a model that takes them (`toolsOffered`). `onEvent`
+   * follows each call (pending approval, running, done, failed, denied, cancelled), `onChunk` the
+   * streamed text. See `src/core/tools/toolLoop.ts`.
+   */
+  async runWithTools(options: ToolRunOptions): Promise<ToolRunResult> {
+    const start = await this.queue.run(async () => {
+      await this.closeOpenCalls();
+      if (this.current === ROOT_NODE_ID) throw new InvalidOperationError('There are no messages to answer yet: add a user message first.');
+      return this.current;
+    });
+    return runToolsFrom(this.toolRunSteps(), start, options);
+  }
+
+  /**
+   * Gives every call left without a result at the end of the current path an "interrupted" result (a
+   * run killed or closed mid-step), so the next request is valid; returns the nodes added. Calls of a
+   * run still going in this manager are left alone.
+   */
+  repairToolCalls(): Promise<ConversationNode[]> {
+    return this.queue.run(async () => (await this.closeOpenCalls({ whileRunning: 'skip' })).map(copyNode));
   }
 
   /** Moves the current position to any node (`NodeNotFoundError` for an unknown id). */
   switchToNode(nodeIdOrLegacyId: string): Promise<void> {
     return this.queue.run(async () => {
       const nodeId = this.requireNode(nodeIdOrLegacyId).nodeId;
-      const metadata = this.visitedAlong(nodeId);
+      const metadata = visitedAlong(this.tree, this.metadata, nodeId);
       await this.persist(metadata ? { currentNodeId: nodeId, metadata } : { currentNodeId: nodeId }, { touch: false });
       if (metadata) this.metadata = metadata;
       this.current = nodeId;
@@ -389,12 +391,57 @@ export class ConversationManager extends ConversationReader {
     this.changeEmitter.dispose();
   }
 
-  private prepareCall(options: CompleteOptions): Promise<PreparedCall> {
-    return prepareCall({ conversationId: this.conversationId, tree: this.tree, currentNodeId: this.current, metadata: this.metadata }, this.options, options);
+  private prepareCall(options: CompleteOptions, from: string = this.current): Promise<PreparedCall> {
+    return prepareCall({ conversationId: this.conversationId, tree: this.tree, currentNodeId: from, metadata: this.metadata }, this.options, options);
+  }
+
+  /** How a tool run's answers are asked for and its nodes stored: as `complete` and `streamComplete` do. */
+  private toolRunSteps(): ToolRunSteps {
+    return {
+      llm: this.options.llm,
+      prepare: (options, from) => this.queue.run(() => this.prepareCall(options, from)),
+      stream: (prepared, options, onCommitted) => this.streamUnder(prepared, options, onCommitted),
+      complete: async (prepared, options, onCommitted) => {
+        const raw = await this.options.llm.complete(prepared.messages, prepared.callOptions);
+        const response = await runResponseMiddleware(this.options.middleware ?? [], raw, prepared.state);
+        return this.queue.run(() => this.attachAnswer(prepared, response, options, {}, onCommitted));
+      },
+      commit: async (node) => copyNode(await this.queue.run(() => this.commitNewNode(node))),
+      hold: (nodeId) => this.streaming.hold(nodeId),
+    };
+  }
+
+  /**
+   * Stores an "interrupted" result for each call left open at the end of the current path (see
+   * `repairToolPath`), unless a run in this manager is still answering them: then the caller is refused
+   * (nothing may follow calls still running), or with `whileRunning: 'skip'` they are left alone.
+   */
+  private async closeOpenCalls({ whileRunning = 'refuse' }: { whileRunning?: 'refuse' | 'skip' } = {}): Promise<ConversationNode[]> {
+    // Only the end of the path matters: the current node and the tool results above it, up to the answer.
+    const path: ConversationNode[] = [];
+    for (let node = this.tree.get(this.current); ; node = this.tree.get(node.parentId)) {
+      path.unshift(node);
+      if (node.parentId === null || (node.message.role !== 'tool' && node.message.role !== 'function')) break;
+    }
+    const open = unansweredToolCalls(path);
+    if (!open) return [];
+    if (this.streaming.streamsInto(open.answer.nodeId, (a, b) => this.tree.isSelfOrAncestor(a, b))) {
+      if (whileRunning === 'refuse') throw new InvalidOperationError('Tools are still running on this branch: stop them (or wait for their results) first.');
+      return [];
+    }
+    const added: ConversationNode[] = [];
+    for (const record of repairToolPath(path)) added.push(await this.commitNewNode(toolResultNode(this.current, record)));
+    return added;
   }
 
   /** Adds the model's answer under the node it answers, moves to it, persists, and fills in costs. */
-  private async attachAnswer(prepared: PreparedCall, response: LLMResponse, options: CompleteOptions, extra: Record<string, unknown>): Promise<LLMResponse> {
+  private async attachAnswer(
+    prepared: PreparedCall,
+    response: LLMResponse,
+    options: CompleteOptions,
+    extra: Record<string, unknown>,
+    onCommitted?: (node: ConversationNode) => void,
+  ): Promise<LLMResponse> {
     this.requireNode(prepared.parentId);
     const node = buildAnswerNode({
       parentId: prepared.parentId,
@@ -405,23 +452,8 @@ export class ConversationManager extends ConversationReader {
       extra,
     });
     const added = await this.commitNewNode(node);
+    onCommitted?.(copyNode(added));
     return { ...response, cumulativeCostUsd: this.getCostByBranch(added.nodeId) };
-  }
-
-  /**
-   * The conversation's metadata with the forks on the path to `nodeId` remembering the child taken
-   * there (`lastVisitedChild`), or undefined when nothing changes. Only forks are recorded.
-   */
-  private visitedAlong(nodeId: string): Record<string, unknown> | undefined {
-    const visited = { ...(readConversationMetadata(this.metadata, 'lastVisitedChild') ?? {}) };
-    let changed = false;
-    for (let node = this.tree.get(nodeId); node.parentId !== null; node = this.tree.get(node.parentId)) {
-      if (this.tree.children(node.parentId).length > 1 && visited[node.parentId] !== node.nodeId) {
-        visited[node.parentId] = node.nodeId;
-        changed = true;
-      }
-    }
-    return changed ? { ...this.metadata, lastVisitedChild: visited } : undefined;
   }
 
   /** Stores a new node (the store gives its id), then adds it to the tree and moves to it. */
@@ -431,7 +463,7 @@ export class ConversationManager extends ConversationReader {
     this.tree.add(added);
     // A new sibling (a regenerated answer, an edited question) is where the reader is now.
     if (this.tree.children(node.parentId as string).length > 1) {
-      const metadata = this.visitedAlong(added.nodeId);
+      const metadata = visitedAlong(this.tree, this.metadata, added.nodeId);
       if (metadata) {
         await this.persist({ metadata });
         this.metadata = metadata;

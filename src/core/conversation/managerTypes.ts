@@ -3,6 +3,7 @@ import type { ConversationPromptBuilder, RagConfig } from '../prompts/types';
 import type { ConversationStorage } from '../storage/storage';
 import type { MessageTokenEstimator } from './contextWindow';
 import type { ConversationMiddleware } from './middleware/middleware';
+import type { ToolLoopOptions } from '../tools/toolLoop';
 import type { Role, ToolCall, ToolDefinition } from '../types';
 
 /** What every manager needs: the model, the store, and how requests are built. */
@@ -64,6 +65,12 @@ export interface CompleteOptions {
   tools?: ToolDefinition[];
   signal?: AbortSignal;
 }
+
+/**
+ * Options of `runWithTools`: the loop's (tools, approval, limit, Stop, events) and those of `complete`
+ * for each of its answers (the tools offered come from the executor; the branch name goes on the first).
+ */
+export interface ToolRunOptions extends Omit<CompleteOptions, 'tools'>, ToolLoopOptions {}
 
 /** A child of a node, as the branch picker shows it. */
 export interface BranchInfo {

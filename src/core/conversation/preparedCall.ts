@@ -8,6 +8,7 @@ import { ROOT_NODE_ID, type ConversationTree } from './conversationTree';
 import { copyMessage } from './copies';
 import type { CompleteOptions, ConversationManagerOptions } from './managerTypes';
 import { runRequestMiddleware, type MiddlewareState } from './middleware/middleware';
+import { withToolResults } from '../tools/toolResults';
 import type { LLMMessage } from '../types';
 
 /** One model call made ready: the messages to send, under which node the answer goes, and what the window dropped. */
@@ -29,10 +30,11 @@ export interface CallSource {
 
 /**
  * The messages root→`nodeId` that a request would carry (an empty root is left out; below a
- * compaction, the summary with the system prompt and the messages it kept: see `requestMessages`).
+ * compaction, the summary with the system prompt and the messages it kept: see `requestMessages`; a
+ * result for every tool call: see `withToolResults`).
  */
 export function pathMessages(tree: ConversationTree, nodeId: string): LLMMessage[] {
-  return requestMessages(tree, nodeId);
+  return withToolResults(requestMessages(tree, nodeId));
 }
 
 /** The context window a manager applies: its limits and its token estimator (the default one when none is given). */
@@ -49,8 +51,9 @@ export async function prepareCall(source: CallSource, managerOptions: Conversati
   if (currentNodeId === ROOT_NODE_ID) {
     throw new InvalidOperationError('There are no messages to answer yet: add a user message first.');
   }
-  // Old tool outputs go first, before the window drops any turn (never in the tree, only in what is sent).
-  const messages = pruneToolOutputs(requestMessages(tree, currentNodeId, options.systemPromptOverride).map(copyMessage), {
+  // Every call has a result (a path cut by a crash gets "interrupted" ones); then old tool outputs go
+  // first, before the window drops any turn (never in the tree, only in what is sent).
+  const messages = pruneToolOutputs(withToolResults(requestMessages(tree, currentNodeId, options.systemPromptOverride)).map(copyMessage), {
     keepTokens: managerOptions.keepToolOutputTokens,
   });
   const window = applyContextWindow(messages, windowOptions(managerOptions));

@@ -144,12 +144,15 @@ export interface OllamaModelContext {
   trainedTokens?: number;
   /** `num_ctx` in `parameters`: what its Modelfile asks Ollama to run it with. */
   numCtx?: number;
+  /** `capabilities`: what the model can do (`completion`, `tools`, `thinking`, `vision`…); absent from older Ollama. */
+  capabilities?: string[];
 }
 
 /** The parts of an `/api/show` answer read here (`model_info` is a plain object on the wire, a `Map` in the package's types). */
 export interface OllamaShowLike {
   model_info?: Map<string, unknown> | Record<string, unknown> | null;
   parameters?: string | null;
+  capabilities?: unknown;
 }
 
 function positiveInt(value: unknown): number | undefined {
@@ -160,7 +163,7 @@ function positiveInt(value: unknown): number | undefined {
 /**
  * Reads an `/api/show` answer: the trained length from any `model_info` key ending in `.context_length`
  * (the architecture's prefix varies: `llama.`, `qwen2.`, `gemma3.`…; `general.architecture` names it and
- * is preferred), and `num_ctx` from the `parameters` text (lines of `name value`).
+ * is preferred), `num_ctx` from the `parameters` text (lines of `name value`), and the `capabilities` list.
  */
 export function parseOllamaShow(show: OllamaShowLike): OllamaModelContext {
   const info = show.model_info instanceof Map ? Object.fromEntries(show.model_info) : (show.model_info ?? {});
@@ -173,7 +176,8 @@ export function parseOllamaShow(show: OllamaShowLike): OllamaModelContext {
   }
   const match = /^\s*num_ctx\s+(\S+)\s*$/m.exec(show.parameters ?? '');
   const numCtx = match ? positiveInt(match[1]) : undefined;
-  return { ...(trainedTokens !== undefined ? { trainedTokens } : {}), ...(numCtx !== undefined ? { numCtx } : {}) };
+  const capabilities = Array.isArray(show.capabilities) ? show.capabilities.filter((c): c is string => typeof c === 'string') : undefined;
+  return { ...(trainedTokens !== undefined ? { trainedTokens } : {}), ...(numCtx !== undefined ? { numCtx } : {}), ...(capabilities ? { capabilities } : {}) };
 }
 
 /**

@@ -77,6 +77,41 @@ describe('OllamaProvider', () => {
     expect(res.toolCalls![0].function).toEqual({ name: 'open', arguments: '{"path":"b"}' });
   });
 
+  it('keeps the ids Ollama gives its calls, in call order, and sends results back by tool name', async () => {
+    server.enqueue({ toolCalls: [{ id: 'call_x1', name: 'search', arguments: { query: 'x' } }, { id: 'call_x2', name: 'open', arguments: { path: 'b' } }] });
+    const { chunks } = await collectStream(provider().stream([{ role: 'user', content: 'q' }]));
+    const calls = chunks.at(-1)!.toolCalls!;
+    expect(calls.map((c) => [c.id, c.function.name])).toEqual([['call_x1', 'search'], ['call_x2', 'open']]);
+    server.enqueue({ content: 'ok' });
+    await provider().complete([
+      { role: 'user', content: 'q' },
+      { role: 'assistant', content: '', toolCalls: calls },
+      { role: 'tool', content: 'found', toolCallId: 'call_x1' },
+      { role: 'tool', content: 'opened', toolCallId: 'call_x2' },
+    ]);
+    expect(server.lastRequest!.body.messages.slice(1)).toEqual([
+      { role: 'assistant', content: '', tool_calls: [{ function: { name: 'search', arguments: { query: 'x' } } }, { function: { name: 'open', arguments: { path: 'b' } } }] },
+      { role: 'tool', content: 'found', tool_name: 'search' },
+      { role: 'tool', content: 'opened', tool_name: 'open' },
+    ]);
+  });
+
+  it('says a model takes tools when its /api/show capabilities list them, asking once per model', async () => {
+    const shown = new FakeLlmServer({ capabilities: { 'arbor-test-model-2': ['completion', 'vision'] } });
+    await shown.start();
+    try {
+      const llm = new OllamaProvider({ host: shown.url, model: 'arbor-test-model' });
+      expect(await llm.supportsTools()).toBe(true);
+      expect(await llm.supportsTools('arbor-test-model-2')).toBe(false);
+      expect(await llm.supportsTools('arbor-test-model-2:latest')).toBe(false);
+      await llm.contextLength('arbor-test-model-2');
+      expect(shown.requests.filter((r) => r.path === '/api/show').map((r) => r.body.model)).toEqual(['arbor-test-model', 'arbor-test-model-2']);
+      await expect(llm.supportsTools('not-pulled')).rejects.toBeInstanceOf(ProviderError);
+    } finally {
+      await shown.stop();
+    }
+  });
+
   it('lists installed models from /api/tags and embeds through /api/embed', async () => {
     const models = await provider().listModels();
     expect(models.map((m) => m.id)).toEqual(['arbor-test-model', 'arbor-test-model-2']);

@@ -195,6 +195,22 @@ export class OllamaProvider implements LLMProvider {
   }
 
   /**
+   * Whether `model` takes tools: its `/api/show` capabilities list `tools` (read once per model, with the
+   * context length). An Ollama too old to list capabilities is trusted to; a show that fails rejects.
+   */
+  async supportsTools(model: string = this.model): Promise<boolean> {
+    const guard = new CallGuard(undefined, Math.min(SHOW_TIMEOUT_MS, this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS));
+    try {
+      const shown = await this.shown.get(model, () => this.client(guard, {}).show({ model }));
+      return shown.capabilities === undefined || shown.capabilities.includes('tools');
+    } catch (err) {
+      throw toOllamaProviderError(err, this.context(model, guard), {});
+    } finally {
+      guard.dispose();
+    }
+  }
+
+  /**
    * The context length Arbor uses for `model` (default: this provider's), which is exactly the `num_ctx`
    * every chat request for it carries: see `ollamaContextLength` for the rule. Reads the model's
    * `/api/show` once and caches it; when that fails or takes over 10 s (Ollama down, model not pulled) the

@@ -4,6 +4,7 @@ import { AnswerBudget, DEFAULT_MAX_ANSWER_CHARS, DEFAULT_MAX_ANSWER_MS } from '.
 import { CallGuard } from './callGuard';
 import { openAIContextLength, type ContextLength, type ContextLengthOverrides } from './contextLength';
 import { openaiConnectionHint, toOpenAIProviderError } from './openaiErrors';
+import { sameModel } from './modelNames';
 import { PricingTable, type PriceEntry } from './pricing';
 import type { CompletionOptions, LLMProvider, ModelInfo } from './provider';
 import { answerLimitError, brokenStreamError, configuredSecrets, unknownError, type ErrorContext } from './providerErrors';
@@ -37,6 +38,11 @@ export interface OpenAIProviderOptions {
   headers?: Record<string, string>;
   /** Per-model context lengths (`arbor.contextLength`), over the shipped table of OpenAI models. */
   contextLengths?: ContextLengthOverrides;
+  /**
+   * Which models take tools, as the server cannot say: `true` (default) every model, `false` none (a
+   * llama.cpp server started without `--jinja`, a vLLM without tool parsing), or the list of those that do.
+   */
+  supportsTools?: boolean | readonly string[];
 }
 
 const DEFAULT_TIMEOUT_MS = 300_000;
@@ -182,12 +188,18 @@ export class OpenAIProvider implements LLMProvider {
     }
   }
 
-  /** The models of `GET /models`, with the context length when the server reports one (vLLM, OpenRouter). */
+  /** Whether `model` takes tools, from the `supportsTools` option (names compared as `sameModel` does). */
+  supportsTools(model: string = this.model): Promise<boolean> {
+    const setting = this.options.supportsTools ?? true;
+    return Promise.resolve(typeof setting === 'boolean' ? setting : setting.some((m) => sameModel(m, model)));
+  }
+
   /** The model's context length from `contextLengths`, else the table of OpenAI models; `undefined` for a model in neither. */
   contextLength(model: string = this.model): Promise<ContextLength | undefined> {
     return Promise.resolve(openAIContextLength(model, this.options.contextLengths));
   }
 
+  /** The models of `GET /models`, with the context length when the server reports one (vLLM, OpenRouter). */
   async listModels(): Promise<ModelInfo[]> {
     const guard = new CallGuard(undefined, this.timeoutMs);
     const ctx = this.context(this.model, guard);

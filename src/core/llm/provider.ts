@@ -52,6 +52,11 @@ export interface LLMProvider {
    */
   modelCapabilities?(model: string): Promise<string[] | undefined>;
   /**
+   * Whether `model` (default: the provider's) takes tools, so a tool run offers them only to a model that
+   * does: Ollama reads its `/api/show` capabilities, OpenAI-compatible servers follow a setting.
+   */
+  supportsTools?(model?: string): Promise<boolean>;
+  /**
    * How many tokens one request to `model` (default: the provider's) may hold, and where that number came
    * from; `undefined` when it is unknown (never 0). For Ollama it is the `num_ctx` the provider sends.
    */

@@ -15,6 +15,18 @@ describe('ToolCallAccumulator', () => {
     ]);
   });
 
+  it('joins the pieces of a server that sends no index: a new id starts a call, the rest continue the last one', () => {
+    const acc = new ToolCallAccumulator();
+    acc.add([{ id: 'a', function: { name: 'read', arguments: '{"path":' } }]);
+    acc.add([{ function: { arguments: '"a.ts"}' } }]);
+    acc.add([{ id: 'b', function: { name: 'grep', arguments: '' } }]);
+    acc.add([{ id: 'b', function: { arguments: '{"q":"x"}' } }]);
+    expect(acc.result()).toEqual([
+      { id: 'a', type: 'function', function: { name: 'read', arguments: '{"path":"a.ts"}' } },
+      { id: 'b', type: 'function', function: { name: 'grep', arguments: '{"q":"x"}' } },
+    ]);
+  });
+
   it('gives calls without an id a fresh one, and has no result without calls', () => {
     const acc = new ToolCallAccumulator();
     expect(acc.result()).toBeUndefined();

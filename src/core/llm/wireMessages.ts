@@ -77,10 +77,15 @@ export function fromOpenAIToolCalls(calls: unknown): ToolCall[] | undefined {
 export class ToolCallAccumulator {
   private readonly calls = new Map<number, { id?: string; name: string; arguments: string }>();
 
+  private last = -1;
+
   add(deltas: unknown): void {
     if (!Array.isArray(deltas)) return;
     for (const d of deltas as Array<{ index?: number; id?: string; function?: { name?: string; arguments?: string } }>) {
-      const index = typeof d.index === 'number' ? d.index : this.calls.size;
+      // Some servers leave `index` out: a piece with a new id starts a call, any other continues the last one.
+      const continues = this.last >= 0 && (!d.id || d.id === this.calls.get(this.last)?.id);
+      const index = typeof d.index === 'number' ? d.index : continues ? this.last : this.calls.size;
+      this.last = index;
       const call = this.calls.get(index) ?? { name: '', arguments: '' };
       if (d.id) call.id = d.id;
       // Names normally come once; some servers repeat the whole name on every delta, others split it.

@@ -1,66 +1,28 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqlJsConversationStorage } from './sqlJsConversationStorage';
 import { sampleConversation } from './storageTestData';
+import { startTsxChild, type LineChild } from '../../../test/fixtures/lineChild';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const WRITER = path.join(ROOT, 'test/fixtures/storageWriter.ts');
 const CONVERSATION_WRITER = path.join(ROOT, 'test/fixtures/conversationWriter.ts');
 
-interface Writer {
-  child: ChildProcess;
-  acked: string[];
-  lines: string[];
-  stderr: string[];
-  exited: Promise<number | null>;
-  waitForLine(predicate: (line: string) => boolean): Promise<void>;
+interface Writer extends LineChild {
+  /** The ids of the nodes the writer said it stored ("ACK <id>"). */
+  readonly acked: string[];
 }
 
 function startWriter(args: string[]): Writer {
-  const child = spawn(process.execPath, ['--import', 'tsx', WRITER, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  const acked: string[] = [];
-  const lines: string[] = [];
-  const stderr: string[] = [];
-  const waiters: { predicate: (line: string) => boolean; resolve: () => void }[] = [];
-  let buffered = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    buffered += chunk.toString();
-    let newline: number;
-    while ((newline = buffered.indexOf('\n')) >= 0) {
-      const line = buffered.slice(0, newline);
-      buffered = buffered.slice(newline + 1);
-      lines.push(line);
-      if (line.startsWith('ACK ')) {
-        acked.push(line.slice(4));
-      }
-      for (const waiter of [...waiters]) {
-        if (waiter.predicate(line)) {
-          waiters.splice(waiters.indexOf(waiter), 1);
-          waiter.resolve();
-        }
-      }
-    }
-  });
-  child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const run = startTsxChild(WRITER, args, ROOT);
   return {
-    child,
-    acked,
-    lines,
-    stderr,
-    exited,
-    waitForLine: (predicate) =>
-      new Promise<void>((resolve, reject) => {
-        if (lines.some(predicate)) {
-          resolve();
-          return;
-        }
-        waiters.push({ predicate, resolve });
-        void exited.then((code) => reject(new Error(`writer exited (${code}) first: ${stderr.join('')}`)));
-      }),
+    ...run,
+    get acked() {
+      return run.lines.filter((line) => line.startsWith('ACK ')).map((line) => line.slice(4));
+    },
   };
 }
 

@@ -45,6 +45,39 @@ describe('FakeLlmServer default behaviour', () => {
     expect(tool.toolCalls?.[0].function.name).toBe('lookup');
   });
 
+  it('scripts tool calls in each wire format: OpenAI argument fragments by index, Ollama whole calls with ids', async () => {
+    server.enqueue({ toolCalls: [{ id: 'c1', name: 'read', arguments: { path: 'a.ts' }, pieces: 3 }, { id: 'c2', name: 'grep', arguments: '{"q":"x"}' }] });
+    const sse = await fetch(`${server.openaiBaseUrl}/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'arbor-test-model', stream: true, messages: [] }) }).then((r) => r.text());
+    const deltas = sse.split('\n').filter((l) => l.startsWith('data: {')).map((l) => JSON.parse(l.slice(6)).choices[0]?.delta?.tool_calls?.[0]).filter(Boolean);
+    expect(deltas.map((d) => [d.index, d.id, d.function.name])).toEqual([
+      [0, 'c1', 'read'], [0, undefined, undefined], [0, undefined, undefined],
+      [1, 'c2', 'grep'], [1, undefined, undefined], [1, undefined, undefined],
+    ]);
+    const joined = (index: number) => deltas.filter((d) => d.index === index).map((d) => d.function.arguments).join('');
+    expect([joined(0), joined(1)]).toEqual(['{"path":"a.ts"}', '{"q":"x"}']);
+    server.enqueue({ toolCalls: [{ id: 'c1', name: 'read', arguments: { path: 'a.ts' } }, { id: 'c2', name: 'grep', arguments: '{"q":"x"}' }] });
+    const ndjson = await fetch(`${server.url}/api/chat`, { method: 'POST', body: JSON.stringify({ model: 'arbor-test-model', messages: [] }) }).then((r) => r.text());
+    const withCalls = ndjson.trim().split('\n').map((l) => JSON.parse(l)).filter((l) => l.message?.tool_calls);
+    expect(withCalls.map((l) => l.message.tool_calls)).toEqual([[
+      { id: 'c1', function: { index: 0, name: 'read', arguments: { path: 'a.ts' } } },
+      { id: 'c2', function: { index: 1, name: 'grep', arguments: { q: 'x' } } },
+    ]]);
+  });
+
+  it('calls the tools the markers name, and answers a request that ends with tool results with them', async () => {
+    const tools = [{ type: 'function' as const, function: { name: 'read' } }];
+    const asked = await ollama().complete([{ role: 'user', content: 'do [[tool:read {"path": "a.ts"}]] then [[tool:read]]' }], { tools });
+    expect(asked.toolCalls?.map((c) => [c.function.name, c.function.arguments])).toEqual([['read', '{"path":"a.ts"}'], ['read', '{}']]);
+    const noTools = await ollama().complete([{ role: 'user', content: 'do [[tool:read]]' }]);
+    expect(noTools.toolCalls).toBeUndefined();
+    const answered = await openai().complete([
+      { role: 'user', content: 'do [[tool:read]]' },
+      { role: 'assistant', content: '', toolCalls: [{ id: 'x', type: 'function', function: { name: 'read', arguments: '{}' } }] },
+      { role: 'tool', content: 'file text', toolCallId: 'x' },
+    ], { tools });
+    expect(answered.content).toBe('[arbor-test-model] Tool results: file text');
+  });
+
   it('streams 200 tokens for [[slow]] and can be stopped', async () => {
     const controller = new AbortController();
     let seen = 0;
