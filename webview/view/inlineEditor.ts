@@ -38,6 +38,19 @@ export const EDIT_NOTE: InlineEditorKind = {
   allowEmpty: true,
 };
 
+/** Enter (without Shift, outside an IME composition) saves and Escape cancels, for keys typed in `element`. */
+export function saveOnEnter(element: HTMLElement, save: () => void, cancel: () => void): void {
+  element.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      save();
+    } else if (event.key === 'Escape') {
+      event.preventDefault();
+      cancel();
+    }
+  });
+}
+
 /**
  * Opens an editor of `text` right after `anchor` until saved or cancelled; `onSave` gets the new text
  * when it changed. With `hide`, `anchor` is hidden while the editor is open (it edits in place).
@@ -69,15 +82,7 @@ export function openInlineEditor(anchor: HTMLElement, text: string, onSave: (tex
   const saveButton = textButton(kind.saveText, `${kind.testIdPrefix}-save`, kind.saveLabel, save);
   const cancelButton = textButton('Cancel', `${kind.testIdPrefix}-cancel`, 'Cancel the edit', close, { secondary: true });
 
-  input.addEventListener('keydown', (event) => {
-    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
-      event.preventDefault();
-      save();
-    } else if (event.key === 'Escape') {
-      event.preventDefault();
-      close();
-    }
-  });
+  saveOnEnter(input, save, close);
 
   const editor = h('div', { className: 'inline-editor', testId: kind.inlineTestId }, input, h('div', { className: 'inline-editor-buttons' }, saveButton, cancelButton));
   if (hide) anchor.hidden = true;

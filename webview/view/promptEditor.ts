@@ -5,6 +5,7 @@
  */
 import type { PromptMessageInfo, PromptSummary } from '../../src/shared/protocol';
 import { h, textButton } from '../dom';
+import { saveOnEnter } from './inlineEditor';
 import { PromptForm } from './promptForm';
 
 /** What a saved prompt edit sends. */
@@ -58,15 +59,7 @@ export function openPromptEditor(anchor: HTMLElement, hide: readonly HTMLElement
   const cancelButton = textButton('Cancel', 'edit-cancel', 'Cancel the edit', close, { secondary: true });
 
   const editor = h('div', { className: 'inline-editor prompt-editor', testId: 'inline-editor' }, form.element, input, h('div', { className: 'inline-editor-buttons' }, saveButton, cancelButton));
-  editor.addEventListener('keydown', (event) => {
-    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
-      event.preventDefault();
-      save();
-    } else if (event.key === 'Escape') {
-      event.preventDefault();
-      close();
-    }
-  });
+  saveOnEnter(editor, save, close);
   for (const element of hide) element.hidden = true;
   anchor.after(editor);
   form.open(prompt, info.params ?? {});

@@ -4,10 +4,10 @@
  * Not exported from the core's index.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import * as path from 'node:path';
 import type { Logger } from '../files';
 import type { McpServerConfig } from './mcpConfig';
+import { freePort } from '../../../test/fixtures/providerTestTools';
 
 const ROOT = path.resolve(__dirname, '../../..');
 /** The entry script of server-everything (`node <it> stdio|sse|streamableHttp`). */
@@ -23,17 +23,6 @@ export function stdioServer(name: string, command: string, args: string[], env: 
 /** server-everything over stdio. */
 export const everythingStdio = (name = 'everything'): McpServerConfig => stdioServer(name, process.execPath, [EVERYTHING_BIN, 'stdio']);
 
-/** A port nothing listens on right now. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 /** server-everything in `streamableHttp` (endpoint /mcp) or `sse` (endpoint /sse) mode, listening. */
 export interface HttpEverything {
