@@ -43,13 +43,17 @@ describe('chat tabs, reloads and new conversations', () => {
     await workbench.openArborView();
     const item = workbench.page.locator('.context-view .monaco-menu .action-item', { hasText: /^Rename/ }).first();
     const box = workbench.page.locator('.quick-input-widget .quick-input-box input');
-    // A right-click on a row the tree is redrawing opens no menu, and a menu can close without running
-    // what was clicked: try again until the title box shows.
+    // A right-click on a row the tree is redrawing opens no menu, or the menu of the row that moved in
+    // under the pointer (a rename reorders the list), and a menu can close without running what was
+    // clicked: try again until the title box shows, holding this row's title.
+    const holdsRow = (value: string) => (typeof row === 'string' ? value === row : row.test(value));
     for (let attempt = 0; ; attempt++) {
       await workbench.treeRow(row).first().click({ button: 'right' });
       if (await item.waitFor({ timeout: 5_000 }).then(() => true, () => false)) {
         await workbench.pickMenuItem(/^Rename/);
-        if (await box.waitFor({ state: 'visible', timeout: 10_000 }).then(() => true, () => false)) break;
+        if (await box.waitFor({ state: 'visible', timeout: 10_000 }).then(() => true, () => false)) {
+          if (holdsRow(await box.inputValue())) break;
+        }
       }
       if (attempt >= 3) throw new Error(`could not rename the conversation of the tree row ${String(row)}`);
       await workbench.page.keyboard.press('Escape');
