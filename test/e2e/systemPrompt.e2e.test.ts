@@ -97,6 +97,9 @@ describe('system prompt and request options per chat', () => {
   it('sends the default system prompt and the chat\'s options, then the prompt picked mid-conversation from the next request on', async () => {
     await session.workbench.runCommand('Arbor: New Conversation');
     await chat().waitReady();
+    // The workspace settings of beforeAll reach the extension a moment after the file is written: once
+    // they have, the chat asks this test's server (for its models), not the suite's.
+    await expect.poll(() => server.requests.length, { timeout: 30_000 }).toBeGreaterThan(0);
     // The picker lists prompts/system/ and starts on the default, `arbor.systemPrompt`.
     await expect.poll(pickerOptions, { timeout: 30_000 }).toEqual(['No system prompt', 'code-assistant', 'default']);
     await expect.poll(() => picker().evaluate((el) => (el as unknown as { value: string }).value), { timeout: 15_000 }).toBe('default');
