@@ -55,7 +55,7 @@ export { ROOT_NODE_ID, isDotPath } from './nodeIds';
 export { fromMetonSession, isMetonSession } from './conversation/metonImport';
 export { importConversation, parseConversationJson, type ImportedConversation } from './conversation/importConversation';
 export { branchLeft, DEFAULT_KEEP_TOOL_OUTPUT_TOKENS, fallbackSummary, isBranchSummary, isCompaction, lastCompaction, planCompaction, requestMessages, summaryPreamble, transcriptOf, type CompactionPlan } from './conversation/compaction';
-export { BUILTIN_COMPACT_PROMPT, COMPACT_PROMPT_NAME, DEFAULT_KEEP_RECENT_TOKENS, isContextLengthError, type CompactOptions } from './conversation/compactor';
+export { BUILTIN_COMPACT_PROMPT, COMPACT_PROMPT_NAME, DEFAULT_KEEP_RECENT_TOKENS, isContextLengthError, keptBudget, type CompactOptions } from './conversation/compactor';
 export { contextUsage, ESTIMATE_COUNTER, type ContextUsage, type ContextUsageOptions, type UsageCounter } from './conversation/contextUsage';
 export { applyContextWindow, groupTurns, type ContextWindowOptions, type ContextWindowResult, type MessageTokenEstimator } from './conversation/contextWindow';
 export { runRequestMiddleware, runResponseMiddleware, type ConversationMiddleware, type MiddlewareState } from './conversation/middleware/middleware';

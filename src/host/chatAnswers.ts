@@ -77,7 +77,6 @@ export class ChatAnswers {
     // The first answer pins the default on the chat, so a model picked later in another chat leaves this one be.
     const pin = pinModelUpdate(metadata, this.deps.services.settings);
     if (pin) await manager.setMetadata(pin);
-    this.deps.notify(await this.deps.context.compactIfFull(manager, chosen));
     const stream: ActiveStream = { request, abort: new AbortController(), stopRequested: false, parentNodeId: manager.currentNodeId, model: chosen, text: '', thinking: '' };
     this.active = stream;
     this.deps.branching.retrying(stream.parentNodeId);
@@ -88,6 +87,14 @@ export class ChatAnswers {
     try {
       await checkReadyToSend(this.deps.services);
       const plan = await this.deps.options.plan(manager, chosen);
+      // Room for the request first, counted with the system prompt just rendered for it; a summary
+      // moves the answer below it.
+      const compacted = await this.deps.context.compactIfFull(manager, chosen, plan.systemPromptOverride);
+      if (compacted) {
+        this.deps.notify(compacted);
+        stream.parentNodeId = manager.currentNodeId;
+        this.deps.reply(request, { type: 'streamStart', parentNodeId: stream.parentNodeId, model: chosen });
+      }
       sentEstimate = await this.deps.context.estimateRequest(manager, chosen, plan.systemPromptOverride);
       await this.deps.services.whileBusy(this.deps.conversationId, async () => {
         for (let attempt = 0; ; attempt++) {

@@ -4,12 +4,13 @@
  * server reported, and the compactions and branch summaries with the notices that tell the reader
  * what happened. The controller owns one per chat and posts what it returns.
  */
-import { InvalidOperationError, PathTokenCache, readNodeMetadata, tokenCounterFor, type ConversationManager, type ConversationNode } from '../core/index';
+import { InvalidOperationError, keptBudget, PathTokenCache, readNodeMetadata, tokenCounterFor, type ConversationManager, type ConversationNode } from '../core/index';
 import type { Attachment, NoticeMessage, UsageView } from '../shared/protocol';
 import type { ChatOptions } from './chatOptions';
-import { attachmentKey, chatUsage, draftText, MeterCounter, usageView } from './contextBudget';
+import { attachmentKey, chatUsage, MeterCounter, usageView } from './contextBudget';
 import { conversationModel } from './conversationModel';
 import type { Services } from './services';
+import { composeUserMessage, type ResolvedAttachment } from './workspacePaths';
 
 /** Leaving a branch of at least this many messages (two turns) offers to carry a summary of it. */
 export const BRANCH_SUMMARY_OFFER_MESSAGES = 4;
@@ -18,8 +19,8 @@ export const BRANCH_SUMMARY_OFFER_MESSAGES = 4;
 export class ChatContext {
   /** The message being written, for the meter (the webview sends it as it changes). */
   private draft: { text: string; attachments: readonly Attachment[] } = { text: '', attachments: [] };
-  /** Lengths of attached files, read once each, for the meter. */
-  private readonly fileSizes = new Map<string, number>();
+  /** Attached files as read, once each (by path and lines), for the meter. */
+  private readonly attached = new Map<string, ResolvedAttachment>();
   /** Counts for the meter, with the chat's per-message cache. */
   private meter?: MeterCounter;
 
@@ -47,15 +48,24 @@ export class ChatContext {
     const s = this.services.settings;
     const model = conversationModel(manager.getMetadata() as Record<string, unknown>, s);
     const limit = await this.limit(model);
+    const resolved: ResolvedAttachment[] = [];
     for (const a of this.draft.attachments) {
+      if (a.text !== undefined) {
+        resolved.push({ ...a, text: a.text });
+        continue;
+      }
       const key = attachmentKey(a);
-      if (a.text !== undefined || this.fileSizes.has(key)) continue;
-      const [read] = await this.services.workspaceFiles.resolveAttachments([a]).catch(() => [{ text: '' }]);
-      this.fileSizes.set(key, read.text.length);
+      let read = this.attached.get(key);
+      if (!read) {
+        read = (await this.services.workspaceFiles.resolveAttachments([a]).catch(() => []))[0] ?? { ...a, text: '' };
+        this.attached.set(key, read);
+      }
+      resolved.push(read);
     }
     const counter = await this.counter(model);
     const system = await this.options.systemPromptText(manager);
-    return usageView(chatUsage(manager, limit, draftText(this.draft.text, this.draft.attachments, this.fileSizes), counter, system), s);
+    // The draft as it will be sent: the typed text with its attachments fenced after it.
+    return usageView(chatUsage(manager, limit, composeUserMessage(this.draft.text, resolved), counter, system), s);
   }
 
   /**
@@ -94,14 +104,16 @@ export class ChatContext {
     return compactionNotice(node);
   }
 
-  /** Compacts before a request that would fill more than `arbor.context.autoCompactPercent` of the window. */
-  async compactIfFull(manager: ConversationManager, model: string): Promise<NoticeMessage | undefined> {
+  /**
+   * Compacts before a request that would fill more than `arbor.context.autoCompactPercent` of the
+   * window; `systemOverride` is the system prompt the request carries (already rendered for it).
+   */
+  async compactIfFull(manager: ConversationManager, model: string, systemOverride: string | undefined): Promise<NoticeMessage | undefined> {
     const s = this.services.settings;
     if (s.autoCompactPercent <= 0) return undefined;
     const limit = await this.limit(model);
     if (!limit) return undefined;
     const counter = await this.counter(model);
-    const systemOverride = await this.options.systemPromptText(manager);
     const before = chatUsage(manager, limit, '', counter, systemOverride);
     const node = await manager.compactIfFull({ limit, fraction: s.autoCompactPercent / 100, reserve: before.reserved, counter, systemOverride, model, keepRecentTokens: s.keepRecentTokens });
     return node && compactionNotice(node, { fraction: before.fraction ?? 0, limit, model });
@@ -110,7 +122,7 @@ export class ChatContext {
   /** The model refused a request as too long: compact without a model call (never drop silently). */
   async compactAfterOverflow(manager: ConversationManager, model: string): Promise<NoticeMessage | undefined> {
     const limit = await this.limit(model);
-    const keepRecentTokens = Math.min(this.services.settings.keepRecentTokens, limit ? Math.floor(limit / 4) : Infinity);
+    const keepRecentTokens = keptBudget(this.services.settings.keepRecentTokens, limit);
     return compactionNotice(await manager.compact({ trigger: 'overflow', fallback: true, model, keepRecentTokens }));
   }
 

@@ -63,22 +63,9 @@ export class MeterCounter implements UsageCounter {
   }
 }
 
-/** Which part of which file an attachment is, as a key for the sizes the meter remembers. */
+/** Which part of which file an attachment is, as a key for the attachments the meter has read. */
 export function attachmentKey(a: Attachment): string {
   return `${a.path}:${a.startLine ?? ''}-${a.endLine ?? ''}`;
-}
-
-/**
- * The draft as the next user message: its text and the text of attached selections; a file counts
- * as text of the length it was read at (`fileSizes`, by `attachmentKey`).
- */
-export function draftText(text: string, attachments: readonly Attachment[], fileSizes: ReadonlyMap<string, number>): string {
-  const parts = [text];
-  for (const a of attachments) {
-    if (a.text) parts.push(a.text);
-    else parts.push('x'.repeat(fileSizes.get(attachmentKey(a)) ?? 0));
-  }
-  return parts.filter(Boolean).join('\n\n');
 }
 
 /** The meter's view of a usage. */

@@ -85,10 +85,11 @@ function buildRun(conversationId: string, start: ConversationNode, tree: Convers
   const nodeIds = run.map((n) => n.nodeId);
   const isCurrent = nodeIds.includes(currentNodeId);
   const branchName = run.find((n) => n.branchName)?.branchName;
+  const startText = messageDisplayText(start);
   const compaction = readNodeMetadata(start.metadata, 'compaction');
   const head = compaction
     ? `Summary of ${messageCount(compaction.coveredCount)}`
-    : `${roleName(start.message.role)}: ${firstLine(messageDisplayText(start)) || '(empty)'}`;
+    : `${roleName(start.message.role)}: ${firstLine(startText) || '(empty)'}`;
   const cost = run.reduce((sum, n) => sum + nodeCost(n), 0);
   const marks = run.map((n) => nodeMetadata(n.metadata));
   const bookmarks = marks.filter((m) => m.bookmarked === true).length;
@@ -102,7 +103,7 @@ function buildRun(conversationId: string, start: ConversationNode, tree: Convers
     isCurrent ? '● current' : '',
   ].filter(Boolean).join(' · ');
   const shown = 6;
-  const full = messageDisplayText(start).trim();
+  const full = startText.trim();
   const tooltip = run
     .slice(0, shown)
     .flatMap((n, i) => [

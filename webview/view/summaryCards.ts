@@ -30,64 +30,68 @@ export function markCovered(article: HTMLElement): void {
   article.querySelector('.message-header')?.insertBefore(badge, article.querySelector('.message-header .message-actions'));
 }
 
+/** What a summary card shows: its kind's look, the header's parts, and the summary folded under a line. */
+interface SummaryCard {
+  className: string;
+  dataset: Record<string, string>;
+  ariaLabel: string;
+  headerParts: Array<Node | null>;
+  summaryTestId: string;
+  summaryLine: string;
+  open: boolean;
+}
+
+/** The article of a summary node: its header, then the rendered summary in a `<details>`. */
+function summaryCard(message: MessageView, renderer: MarkdownRenderer, card: SummaryCard): HTMLElement {
+  const content = h('div', { className: 'message-content markdown', testId: 'message-content' });
+  fillContent(content, message.content, renderer);
+  return h(
+    'article',
+    { className: `message role-system ${card.className}`, testId: 'message', dataset: { nodeId: message.nodeId, role: message.role, ...card.dataset }, ariaLabel: card.ariaLabel },
+    h('header', { className: 'message-header' }, ...card.headerParts),
+    h('details', { className: 'compaction-summary', testId: card.summaryTestId, attrs: card.open ? { open: '' } : {} }, h('summary', { text: card.summaryLine }), content),
+  );
+}
+
 /**
  * A compaction: how many messages its summary stands for and what it saved, the summary itself
  * collapsed, and Undo (back to the full history).
  */
 export function renderCompaction(message: MessageView, info: CompactionView, renderer: MarkdownRenderer, actions: MessageActions): HTMLElement {
-  const content = h('div', { className: 'message-content markdown', testId: 'message-content' });
-  fillContent(content, message.content, renderer);
   const how = info.method === 'fallback' ? ', without a model' : info.model ? ` by ${info.model}` : '';
   const when = info.trigger === 'auto' ? 'Compacted automatically' : info.trigger === 'overflow' ? 'Compacted after the model refused the length' : 'Compacted';
-  const undo = textButton('Undo', 'compaction-undo', 'Undo the compaction: back to the full history', () => actions.undoCompaction(message.nodeId), { secondary: true });
-  return h(
-    'article',
-    {
-      className: 'message role-system compaction',
-      testId: 'message',
-      dataset: { nodeId: message.nodeId, role: message.role, compaction: 'true' },
-      ariaLabel: 'Summary of earlier messages',
-    },
-    h(
-      'header',
-      { className: 'message-header' },
+  return summaryCard(message, renderer, {
+    className: 'compaction',
+    dataset: { compaction: 'true' },
+    ariaLabel: 'Summary of earlier messages',
+    headerParts: [
       icon('fold'),
       h('span', { className: 'message-author', testId: 'compaction-title', text: `Summary of ${info.coveredCount} earlier message${info.coveredCount === 1 ? '' : 's'}` }),
       h('span', { className: 'compaction-stats', testId: 'compaction-stats', text: `${info.tokensBefore.toLocaleString('en-US')} → ${info.tokensAfter.toLocaleString('en-US')} tokens` }),
       siblingSwitcher(message, actions),
       h('span', { className: 'spacer' }),
-      undo,
-    ),
-    h(
-      'details',
-      { className: 'compaction-summary', testId: 'compaction-summary' },
-      h('summary', { text: `${when}${how}${info.focus ? `, focused on ${info.focus}` : ''}` }),
-      content,
-    ),
-  );
+      textButton('Undo', 'compaction-undo', 'Undo the compaction: back to the full history', () => actions.undoCompaction(message.nodeId), { secondary: true }),
+    ],
+    summaryTestId: 'compaction-summary',
+    summaryLine: `${when}${how}${info.focus ? `, focused on ${info.focus}` : ''}`,
+    open: false,
+  });
 }
 
 /** A branch summary: what the branch the reader left found, folded, with Remove. */
 export function renderBranchSummary(message: MessageView, info: NonNullable<MessageView['branchSummary']>, renderer: MarkdownRenderer, actions: MessageActions): HTMLElement {
-  const content = h('div', { className: 'message-content markdown', testId: 'message-content' });
-  fillContent(content, message.content, renderer);
-  const remove = textButton('Remove', 'branch-summary-remove', 'Remove this branch summary', () => actions.removeBranchSummary(message.nodeId), { secondary: true });
-  return h(
-    'article',
-    {
-      className: 'message role-system compaction branch-summary',
-      testId: 'message',
-      dataset: { nodeId: message.nodeId, role: message.role, branchSummary: 'true' },
-      ariaLabel: 'Summary of a branch you left',
-    },
-    h(
-      'header',
-      { className: 'message-header' },
+  return summaryCard(message, renderer, {
+    className: 'compaction branch-summary',
+    dataset: { branchSummary: 'true' },
+    ariaLabel: 'Summary of a branch you left',
+    headerParts: [
       icon('git-branch'),
       h('span', { className: 'message-author', testId: 'branch-summary-title', text: `Summary of the branch you left (${info.coveredCount} messages)` }),
       h('span', { className: 'spacer' }),
-      remove,
-    ),
-    h('details', { className: 'compaction-summary', testId: 'branch-summary', attrs: { open: '' } }, h('summary', { text: `Carried into this branch${info.model ? `, written by ${info.model}` : ''}` }), content),
-  );
+      textButton('Remove', 'branch-summary-remove', 'Remove this branch summary', () => actions.removeBranchSummary(message.nodeId), { secondary: true }),
+    ],
+    summaryTestId: 'branch-summary',
+    summaryLine: `Carried into this branch${info.model ? `, written by ${info.model}` : ''}`,
+    open: true,
+  });
 }

@@ -10,6 +10,7 @@ import { readNodeMetadata, type CompactionInfo } from '../metadataKeys';
 import type { ConversationNode, LLMMessage } from '../types';
 import { groupTurns } from './contextWindow';
 import { ROOT_NODE_ID, type ConversationTree } from './conversationTree';
+import { headAndTail } from '../textCuts';
 
 /** Characters of one tool result the summariser reads; the rest is cut (peers use about 2,000). */
 export const SUMMARY_TOOL_RESULT_CHARS = 2000;
@@ -55,7 +56,11 @@ export function summaryPreamble(summary: string): string {
  * root, then the messages from the compaction's first kept node on (compaction nodes themselves are
  * never sent as messages), with the summary joined to the system text.
  */
-export function requestPath(tree: ConversationTree, nodeId: string, systemOverride?: string): { system?: string; nodes: ConversationNode[] } {
+export function requestPath(
+  tree: ConversationTree,
+  nodeId: string,
+  systemOverride?: string,
+): { system?: string; nodes: ConversationNode[]; compaction?: ConversationNode } {
   const path = tree.path(nodeId);
   const root = path[0];
   const rootText = systemOverride ?? (root && root.nodeId === ROOT_NODE_ID && root.message.content !== '' ? root.message.content : undefined);
@@ -71,7 +76,7 @@ export function requestPath(tree: ConversationTree, nodeId: string, systemOverri
   }
   // Every branch summary on the path joins the system text (they are short, and a compaction never covers them).
   for (const n of rest) if (isBranchSummary(n)) parts.push(branchSummaryPreamble(n.message.content));
-  return { system: parts.length ? parts.join('\n\n') : undefined, nodes: kept.filter((n) => !isSummaryNode(n)) };
+  return { system: parts.length ? parts.join('\n\n') : undefined, nodes: kept.filter((n) => !isSummaryNode(n)), ...(found ? { compaction: found.node } : {}) };
 }
 
 /** The messages a request for `nodeId` carries, in order (`systemOverride` in place of the root's text): see `requestPath`. */
@@ -139,13 +144,6 @@ export function planCompaction(
 
 const SPEAKER: Record<LLMMessage['role'], string> = { user: 'User', assistant: 'Assistant', system: 'System', tool: 'Tool result', function: 'Tool result' };
 
-/** Keeps the head and tail of a long text, marking what was left out. */
-export function headAndTail(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const half = Math.floor(max / 2);
-  return `${text.slice(0, half)}\n[… ${text.length - max} characters omitted …]\n${text.slice(text.length - half)}`;
-}
-
 /**
  * The covered messages as a plain transcript for the summariser (`[User]: …`), so that the model
  * reads it as a document instead of continuing it. Long tool results are cut to their head and tail.
@@ -209,7 +207,7 @@ export function fallbackSummary(covered: readonly ConversationNode[], previousSu
   for (const n of covered) {
     const m = n.message;
     if (m.role === 'user') lines.push(`[User]: ${m.content}`);
-    else if (m.role === 'assistant') lines.push(`[Assistant, shortened]: ${headAndTail(m.content, FALLBACK_ANSWER_CHARS).split('\n[…')[0]}${m.content.length > FALLBACK_ANSWER_CHARS ? ' …' : ''}`);
+    else if (m.role === 'assistant') lines.push(`[Assistant, shortened]: ${m.content.length > FALLBACK_ANSWER_CHARS ? `${m.content.slice(0, FALLBACK_ANSWER_CHARS)} …` : m.content}`);
   }
   return lines.join('\n');
 }

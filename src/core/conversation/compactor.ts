@@ -18,6 +18,15 @@ import type { ConversationTree } from './conversationTree';
 export const COMPACT_PROMPT_NAME = 'compact';
 /** Tokens of the newest turns kept verbatim by default (`arbor.context.keepRecentTokens`). */
 export const DEFAULT_KEEP_RECENT_TOKENS = 20_000;
+/**
+ * Tokens of the newest turns to keep verbatim when compacting for a window of `limit` tokens: at most
+ * a quarter of it, so the summary and the answer still fit (the whole `keepRecentTokens` when the
+ * window is unknown).
+ */
+export function keptBudget(keepRecentTokens: number, limit: number | undefined): number {
+  return limit ? Math.min(keepRecentTokens, Math.floor(limit / 4)) : keepRecentTokens;
+}
+
 /** Most tokens the summary may take. */
 const SUMMARY_MAX_TOKENS = 4096;
 

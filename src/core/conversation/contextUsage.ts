@@ -7,7 +7,7 @@
 import { estimateMessageTokens } from '../llm/tokens';
 import { readNodeMetadata } from '../metadataKeys';
 import type { ConversationNode, LLMMessage } from '../types';
-import { lastCompaction, requestPath } from './compaction';
+import { requestPath } from './compaction';
 import type { ConversationTree } from './conversationTree';
 
 /** Counts tokens; `exact` when a real tokenizer does it, otherwise an estimate. */
@@ -68,7 +68,7 @@ export interface ContextUsageOptions {
 export function contextUsage(tree: ConversationTree, nodeId: string, options: ContextUsageOptions = {}): ContextUsage {
   const counter = options.counter ?? ESTIMATE_COUNTER;
   const countNode = (n: ConversationNode) => (counter.countNode ? counter.countNode(n) : counter.countMessage(n.message));
-  const { system, nodes } = requestPath(tree, nodeId, options.systemOverride);
+  const { system, nodes, compaction } = requestPath(tree, nodeId, options.systemOverride);
   counter.prepare?.(nodes);
   const parts = { system: 0, history: 0, attachments: 0, retrieval: 0, draft: 0 };
   if (system !== undefined) parts.system = counter.countMessage({ role: 'system', content: system });
@@ -89,13 +89,12 @@ export function contextUsage(tree: ConversationTree, nodeId: string, options: Co
   const used = parts.system + parts.history + parts.attachments + parts.retrieval + parts.draft;
   const reserved = Math.max(0, options.reserve ?? 0);
   const limit = options.limit !== undefined && options.limit > 0 ? options.limit : undefined;
-  const compaction = lastCompaction(tree.path(nodeId));
   return {
     used,
     ...(limit !== undefined ? { limit, fraction: (used + reserved) / limit } : {}),
     reserved,
     exact: counter.exact,
     parts,
-    ...(compaction ? { compactionNodeId: compaction.node.nodeId } : {}),
+    ...(compaction ? { compactionNodeId: compaction.nodeId } : {}),
   };
 }

@@ -3,7 +3,7 @@ import { ConversationNotFoundError, InvalidArgumentError, InvalidOperationError 
 import type { ChangeResult, ConversationChange, NewNode } from '../storage/storage';
 import { buildAnswerNode } from './answerNode';
 import { isCompaction, lastCompaction } from './compaction';
-import { buildBranchSummary, buildCompaction, DEFAULT_KEEP_RECENT_TOKENS, type CompactOptions } from './compactor';
+import { buildBranchSummary, buildCompaction, DEFAULT_KEEP_RECENT_TOKENS, keptBudget, type CompactOptions } from './compactor';
 import type { UsageCounter } from './contextUsage';
 import { validateContextWindowOptions } from './contextWindow';
 import { ConversationReader } from './conversationReader';
@@ -257,7 +257,7 @@ export class ConversationManager extends ConversationReader {
     const count = options.count ?? (options.counter ? (m: LLMMessage) => options.counter!.countMessage(m) : undefined);
     try {
       // What is kept verbatim must leave room under the limit for the summary and the answer.
-      const keepRecentTokens = Math.min(options.keepRecentTokens ?? DEFAULT_KEEP_RECENT_TOKENS, Math.floor(options.limit / 4));
+      const keepRecentTokens = keptBudget(options.keepRecentTokens ?? DEFAULT_KEEP_RECENT_TOKENS, options.limit);
       return await this.compact({ trigger: 'auto', ...options, keepRecentTokens, ...(count ? { count } : {}), uptoNodeId: this.current });
     } catch (err) {
       if (err instanceof InvalidOperationError && /nothing to compact/.test(err.message)) return undefined;

@@ -10,6 +10,7 @@ import type { ToolCall, ToolDefinition } from '../types';
 import type { Tool, ToolContext, ToolDependency, ToolOutput } from './tool';
 import { ToolInputValidator } from './toolInput';
 import { TOOL_RESULT_TEXTS } from './toolResults';
+import { headAndTail } from '../textCuts';
 
 /** Most characters of one result kept by default (the size cap of a model's own answer). */
 export const DEFAULT_MAX_TOOL_OUTPUT_CHARS = 1_000_000;
@@ -190,7 +191,5 @@ function messageOf(error: unknown): string {
 
 /** Keeps the head and tail of an output longer than `max`, saying how much was left out. */
 export function capOutput(text: string, max: number): string {
-  if (max <= 0 || text.length <= max) return text;
-  const half = Math.floor(max / 2);
-  return `${text.slice(0, half)}\n[… ${text.length - 2 * half} characters of the tool's output left out …]\n${text.slice(text.length - half)}`;
+  return headAndTail(text, max, (n) => `[… ${n} characters of the tool's output left out …]`);
 }
