@@ -109,7 +109,7 @@ export class ChatPanels extends Disposable {
       tried.add(`${next.column}:${next.index}`);
       if (!before.has(next.column)) before.set(next.column, activeIndexIn(next.column));
       if (!(await focusGroup(next.column))) continue;
-      const shown = this.nextShown();
+      const shown = this.nextShown(conversationId, next.label);
       await openTabAt(next.index);
       if ((await shown) === conversationId) {
         if (putBack) for (const [column, index] of before) if (index !== undefined) await showTab(column, index);
@@ -122,10 +122,12 @@ export class ChatPanels extends Disposable {
   }
 
   /**
-   * The conversation of the chat tab shown next: restored by the serializer, or one with a panel
-   * already (it becomes the active chat); `undefined` when no chat shows in time.
+   * The conversation of the chat tab shown next, the one labelled `label`: restored by the serializer,
+   * or one with a panel already (it becomes the active chat); `undefined` when no chat shows in time.
+   * A chat of another label that becomes active meanwhile is not that tab but one whose restore was
+   * still under way (on a busy machine the tab in front can get its panel only now), and is passed over.
    */
-  private nextShown(): Promise<string | undefined> {
+  private nextShown(wanted: string, label: string): Promise<string | undefined> {
     return new Promise((resolve) => {
       const subs: vscode.Disposable[] = [];
       const done = (id: string | undefined) => {
@@ -133,10 +135,15 @@ export class ChatPanels extends Disposable {
         for (const sub of subs) sub.dispose();
         resolve(id);
       };
+      const seen = (id: string | undefined) => {
+        const panel = id === undefined || id === wanted ? undefined : this.controllers.get(id)?.panel;
+        if (panel && panel.title !== label) return;
+        done(id);
+      };
       const timer = setTimeout(() => done(undefined), RESTORE_WAIT_MS);
       subs.push(
-        this.onDidRestore(done),
-        this.onDidChangeActive((id) => id && done(id)),
+        this.onDidRestore(seen),
+        this.onDidChangeActive((id) => id && seen(id)),
       );
     });
   }

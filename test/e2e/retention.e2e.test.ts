@@ -43,8 +43,6 @@ describe('retention of old conversations', () => {
 
   beforeAll(async () => {
     sandbox = await prepareOwnSandbox('retention', env.fakeLlmPort);
-    await mkdir(path.join(sandbox.workspace, '.vscode'), { recursive: true });
-    await writeFile(path.join(sandbox.workspace, '.vscode', 'settings.json'), `${JSON.stringify({ 'arbor.retention.days': 30 }, null, 2)}\n`);
     browser = await launchBrowser();
     server = await startCodeServer(sandbox);
     workbench = await Workbench.open(browser, server.url);
@@ -59,6 +57,10 @@ describe('retention of old conversations', () => {
     } finally {
       await store.close();
     }
+    // Set only now: retention runs once, in the background after activation, and on a busy machine the
+    // first start's run can come after the writes above, which must wait for the next start.
+    await mkdir(path.join(sandbox.workspace, '.vscode'), { recursive: true });
+    await writeFile(path.join(sandbox.workspace, '.vscode', 'settings.json'), `${JSON.stringify({ 'arbor.retention.days': 30 }, null, 2)}\n`);
   }, 240_000);
 
   afterAll(async () => {
