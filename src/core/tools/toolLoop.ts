@@ -16,8 +16,11 @@ import { TOOL_RESULT_TEXTS, toolResultNode, type ToolResultRecord } from './tool
 /** Steps (model answers) one run may take by default. */
 export const DEFAULT_MAX_TOOL_STEPS = 25;
 
-/** The user's answer to a call: run it, or refuse it with a reason the model reads. */
-export type ApprovalDecision = 'allow' | { deny: string };
+/**
+ * The user's answer to a call: run it, run it with arguments the user edited (checked against the
+ * tool's schema again; the model is told of the change), or refuse it with a reason the model reads.
+ */
+export type ApprovalDecision = 'allow' | { allow: Record<string, unknown> } | { deny: string };
 
 /** What the host shows the user to approve one call. */
 export interface ApprovalRequest {
@@ -116,6 +119,11 @@ export interface ToolLoopHost {
 
 const now = () => new Date().toISOString();
 const ABORTED = Symbol('aborted');
+
+/** Whether an approval carries edited arguments. */
+function isEdit(decision: ApprovalDecision): decision is { allow: Record<string, unknown> } {
+  return typeof decision === 'object' && decision !== null && 'allow' in decision && typeof decision.allow === 'object' && decision.allow !== null && !Array.isArray(decision.allow);
+}
 
 /** Resolves with `promise`, or with `ABORTED` as soon as `signal` aborts. */
 function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T | typeof ABORTED> {
@@ -242,17 +250,27 @@ class ToolRun {
       return end('failed', text, {}, text);
     }
     if (decision === ABORTED) return end('cancelled', TOOL_RESULT_TEXTS.stoppedBeforeRun, {}, 'stopped while waiting for approval');
-    if (decision !== 'allow') {
-      const reason = typeof decision === 'object' && decision !== null && typeof decision.deny === 'string' ? decision.deny : '';
+    let running = prepared;
+    let edited: Record<string, unknown> | undefined;
+    if (isEdit(decision)) {
+      // The user changed the arguments: the same checks as the model's own, then the tool runs with them.
+      const again = await executor.prepare({ ...call, function: { name: call.function.name, arguments: JSON.stringify(decision.allow) } });
+      if (!again.ok) return end('failed', again.error, {}, again.error);
+      running = again;
+      edited = again.input;
+    } else if (decision !== 'allow') {
+      const reason = typeof decision === 'object' && decision !== null && 'deny' in decision && typeof decision.deny === 'string' ? decision.deny : '';
       return end('denied', TOOL_RESULT_TEXTS.denied(reason), {}, reason);
     }
     const startedAt = now();
-    this.emit({ ...base, status: 'running', at: startedAt, startedAt, input: prepared.input });
-    const outcome = await executor.run(prepared, signal);
+    this.emit({ ...base, status: 'running', at: startedAt, startedAt, input: running.input });
+    const outcome = await executor.run(running, signal);
     const extra: Partial<ToolResultRecord> = { startedAt };
     if (outcome.modifiedFiles) extra.modifiedFiles = outcome.modifiedFiles;
-    if (outcome.metadata) extra.metadata = outcome.metadata;
-    return end(outcome.status, outcome.content, extra, outcome.status === 'done' ? undefined : outcome.content);
+    const metadata = edited ? { ...(outcome.metadata ?? {}), editedInput: edited } : outcome.metadata;
+    if (metadata) extra.metadata = metadata;
+    const content = edited ? `${TOOL_RESULT_TEXTS.edited(edited)}\n${outcome.content}` : outcome.content;
+    return end(outcome.status, content, extra, outcome.status === 'done' ? undefined : outcome.content);
   }
 
   /** Gives every call of `calls` a result that says why it was not run (stop, broken answer, step limit). */

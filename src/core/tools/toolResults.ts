@@ -12,6 +12,7 @@ import type { ConversationNode, LLMMessage, ToolCall } from '../types';
 export const TOOL_RESULT_TEXTS = {
   denied: (reason?: string) =>
     `The user denied this call${reason?.trim() ? `: ${reason.trim()}` : '.'} Do not make it again unless the user asks for it; find another way or ask the user.`,
+  edited: (input: Record<string, unknown>) => `The user changed the arguments before approving; the call ran with ${JSON.stringify(input)}.`,
   stoppedBeforeRun: 'Not run: the user stopped the answer before this call ran.',
   stoppedWhileRunning: 'Stopped by the user while it ran; it may have partly taken effect. Check before making it again.',
   answerBroke: 'Not run: the answer that made this call broke off before it was complete.',

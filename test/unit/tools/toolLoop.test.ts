@@ -235,6 +235,30 @@ describe.each(APIS)('runWithTools over %s', (api) => {
     expect(wireProblems(api, sent)).toEqual([]);
   });
 
+  it('runs a call with the arguments the user edited before approving, checks them again, and tells the model', async () => {
+    const m = await chat(api);
+    const log: string[] = [];
+    const executor = new ToolExecutor(loggingTools(log, 1));
+    server.enqueue(
+      { content: '', toolCalls: [{ id: 'w1', name: 'write_file', arguments: { path: 'c.ts' } }, { id: 'w2', name: 'write_file', arguments: { path: 'd.ts' } }] },
+      { content: 'Done.' },
+    );
+    const events: ToolCallEvent[] = [];
+    await m.runWithTools({
+      executor,
+      approve: ({ call }) => (call.id === 'w1' ? { allow: { path: 'safe/c.ts' } } : { allow: { file: 'd.ts' } }),
+      onEvent: (e) => events.push(e),
+    });
+    expect(log).toEqual(['start write_file safe/c.ts', 'end write_file safe/c.ts']);
+    const results = Object.fromEntries(m.getCurrentNodes().filter((n) => n.message.role === 'tool').map((n) => [n.message.toolCallId, n]));
+    expect(results.w1.message.content).toBe(`${TOOL_RESULT_TEXTS.edited({ path: 'safe/c.ts' })}\nwrite_file(safe/c.ts) ok`);
+    expect(results.w1.metadata.editedInput).toEqual({ path: 'safe/c.ts' });
+    expect(events.find((e) => e.callId === 'w1' && e.status === 'running')?.input).toEqual({ path: 'safe/c.ts' });
+    // Edited arguments that the schema refuses never run: the result says what to fix.
+    expect(readNodeMetadata(results.w2.metadata, 'toolResult')?.status).toBe('failed');
+    expect(results.w2.message.content).toContain('"path" is required but missing');
+  });
+
   it('stops after maxSteps answers, giving the last answer\'s calls a result that says why they did not run', async () => {
     const m = await chat(api);
     const executor = new ToolExecutor(loggingTools([], 1));
