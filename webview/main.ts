@@ -50,6 +50,7 @@ import { BranchBanner } from './view/branchBanner';
 import { ChatOptionsControls } from './view/chatOptions';
 import { Composer } from './view/composer';
 import { Header } from './view/header';
+import { ToolsToggle } from './view/toolsToggle';
 import { MessageList } from './view/messageList';
 
 const vscode = connectVsCode();
@@ -94,6 +95,7 @@ const list = new MessageList(
     openFile: (path, startLine, endLine) => vscode.postMessage({ type: 'openFile', path, startLine, endLine }),
     setBookmark: (nodeId, bookmarked) => vscode.postMessage({ type: 'setBookmark', nodeId, bookmarked }),
     setNote: (nodeId, note) => vscode.postMessage({ type: 'setNote', nodeId, note }),
+    decideTool: (callId, decision) => vscode.postMessage({ type: 'toolDecision', callId, ...decision }),
     models: () => models,
     isBusy: () => busy,
   },
@@ -126,6 +128,8 @@ const chatOptions = new ChatOptionsControls({
   setRequestOptions: (options) => vscode.postMessage({ type: 'setRequestOptions', options }),
 });
 header.addControl(chatOptions.element);
+const toolsToggle = new ToolsToggle((enabled) => vscode.postMessage({ type: 'setToolsEnabled', enabled }));
+header.addControl(toolsToggle.element);
 
 const root = document.getElementById('root') ?? document.body.appendChild(h('div', { attrs: { id: 'root' } }));
 root.classList.add('chat');
@@ -147,6 +151,7 @@ function handle(message: ToWebview): void {
       chat = message.state;
       save({ conversationId: chat.conversationId });
       header.update(chat);
+      toolsToggle.update(chat.tools);
       if (!chat.busy) {
         streamingId = undefined;
       }

@@ -3,17 +3,18 @@
  * automatic compaction when the context is full, and once more after a compaction when the model
  * refuses the length), keeps what arrived when stopped or cut, and records failures on the question.
  */
-import { isContextLengthError } from '../core/index';
+import { isContextLengthError, type ConversationManager } from '../core/index';
 import type { AnswerMessage, NoticeMessage, RequestMessage, StreamedRequestType, ToWebview } from '../shared/protocol';
 import type { ChatBranching } from './chatBranching';
 import type { ChatContext } from './chatContext';
-import type { ChatOptions } from './chatOptions';
+import type { ChatOptions, RequestPlan } from './chatOptions';
 import { conversationModel, pinModelUpdate } from './conversationModel';
 import { totalCostUpdate } from './conversationRules';
 import { checkReadyToSend } from './errorActions';
 import { isNoServer, isUserAbort, toErrorView } from './errorView';
 import type { Services } from './services';
 import { noServerHint } from './settings';
+import type { ChatTools, PreparedToolRun } from './tools/chatTools';
 
 /** After Stop, how long to wait for the next chunk before cutting the connection. */
 const STOP_GRACE_MS = 1000;
@@ -32,6 +33,8 @@ export interface ActiveStream {
   model: string;
   text: string;
   thinking: string;
+  /** A tool run: Stop ends it at once (its calls get cancelled results), not at the next chunk. */
+  tools?: boolean;
 }
 
 /** What answering needs of its chat. */
@@ -41,6 +44,7 @@ export interface ChatAnswersDeps {
   context: ChatContext;
   options: ChatOptions;
   branching: ChatBranching;
+  tools: ChatTools;
   reply<M extends RequestMessage>(request: M, answer: AnswerFields<M>): void;
   post(message: ToWebview): void;
   notify(notice: NoticeMessage | undefined): void;
@@ -97,6 +101,8 @@ export class ChatAnswers {
       }
       sentEstimate = await this.deps.context.estimateRequest(manager, chosen, plan.systemPromptOverride);
       await this.deps.services.whileBusy(this.deps.conversationId, async () => {
+        const tools = await this.deps.tools.prepare(manager);
+        if (tools) return this.runTools(manager, stream, plan, tools);
         for (let attempt = 0; ; attempt++) {
           try {
             for await (const chunk of manager.streamComplete({ signal: stream.abort.signal, ...plan })) {
@@ -141,6 +147,54 @@ export class ChatAnswers {
   }
 
   /**
+   * Answers with tools: each step's answer streams into a live bubble after the node it answers, the
+   * calls show as cards (waiting for approval, running, done) as the run stores them, until the model
+   * answers without calls, the step limit, or Stop.
+   */
+  private async runTools(manager: ConversationManager, stream: ActiveStream, plan: RequestPlan, tools: PreparedToolRun): Promise<void> {
+    stream.tools = true;
+    const { request, model } = stream;
+    let step = 1;
+    let shownAnswer: string | undefined;
+    const restart = (parentNodeId: string) => {
+      stream.text = '';
+      stream.thinking = '';
+      this.deps.reply(request, { type: 'streamStart', parentNodeId, model });
+    };
+    try {
+      await manager.runWithTools({
+        ...plan,
+        executor: tools.executor,
+        maxSteps: tools.maxSteps,
+        approve: tools.approve,
+        signal: stream.abort.signal,
+        onEvent: (event) => {
+          // The answer that made the calls is stored: the bubble moves below it while they run.
+          if (event.answerNodeId !== shownAnswer) {
+            shownAnswer = event.answerNodeId;
+            restart(event.answerNodeId);
+          }
+          tools.onEvent(event);
+        },
+        onChunk: (chunk, at) => {
+          if (at !== step) {
+            step = at;
+            restart(manager.currentNodeId);
+          }
+          if (chunk.delta || chunk.thinkingDelta) {
+            stream.text += chunk.delta;
+            if (chunk.thinkingDelta) stream.thinking += chunk.thinkingDelta;
+            this.deps.reply(request, { type: 'streamDelta', delta: chunk.delta, thinkingDelta: chunk.thinkingDelta });
+          }
+        },
+      });
+    } finally {
+      this.deps.tools.clear();
+      await tools.executor.dispose().catch((err: unknown) => this.deps.services.logger.warn(`Could not close the tools' resources: ${String(err)}`));
+    }
+  }
+
+  /**
    * Stops an answer. Leaving the loop ends the stream the way a reader that stops early does, so the
    * partial answer is saved as stopped; a server that sends nothing more is cut by the signal after
    * a moment instead.
@@ -148,6 +202,11 @@ export class ChatAnswers {
   stop(stream: ActiveStream): void {
     if (stream.stopRequested) return;
     stream.stopRequested = true;
+    // A tool run stops now: the signal reaches the running tools and takes down the approval cards.
+    if (stream.tools) {
+      stream.abort.abort();
+      return;
+    }
     setTimeout(() => {
       if (this.active === stream) stream.abort.abort();
     }, STOP_GRACE_MS);

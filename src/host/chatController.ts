@@ -21,6 +21,7 @@ import { promptVersionLookup } from './promptMessages';
 import { openPromptVersionDiff } from './promptVersions';
 import type { Services } from './services';
 import { composeUserMessage } from './workspacePaths';
+import { ChatTools } from './tools/chatTools';
 
 /**
  * One chat panel's conversation: answers every message the webview sends (exhaustively), streams
@@ -47,6 +48,10 @@ export class ChatController extends Disposable {
   private readonly context: ChatContext;
   /** The model's answers, streamed. */
   private readonly answers: ChatAnswers;
+  /** Tools offered in this chat, their approvals and cards. */
+  private readonly tools: ChatTools;
+  /** A state post is scheduled (tool cards change in bursts). */
+  private stateSoon?: ReturnType<typeof setTimeout>;
   /** A message to scroll to once the webview shows the path (`showMessage`). */
   private revealId?: string;
   private readonly _onDidDispose = this._register(new vscode.EventEmitter<void>());
@@ -61,7 +66,18 @@ export class ChatController extends Disposable {
     super();
     this.options = new ChatOptions(services, conversationId, (message) => this.post(message));
     this.context = new ChatContext(services, this.options);
+    this.tools = new ChatTools({
+      tools: services.tools,
+      conversationId,
+      policies: () => services.settings.toolApproval,
+      enabledByDefault: () => services.settings.toolsEnabled,
+      maxSteps: () => services.settings.toolMaxSteps,
+      changed: () => this.postStateSoon(),
+      warn: (message) => services.logger.warn(message),
+    });
+    this._register(toDisposable(() => clearTimeout(this.stateSoon)));
     this.answers = new ChatAnswers({
+      tools: this.tools,
       services,
       conversationId,
       context: this.context,
@@ -194,6 +210,15 @@ export class ChatController extends Disposable {
     });
   }
 
+  /** Posts the state in a moment, once for a burst of changes. */
+  private postStateSoon(): void {
+    if (this.stateSoon) return;
+    this.stateSoon = setTimeout(() => {
+      this.stateSoon = undefined;
+      void this.postState();
+    }, 16);
+  }
+
   /** Sends the whole chat state; the panel's title follows the conversation's. */
   async postState(): Promise<void> {
     try {
@@ -231,6 +256,7 @@ export class ChatController extends Disposable {
             unanswered: this.branching.unansweredAt(manager, this.answers.active !== undefined || this.sending),
             promptVersion: promptVersionLookup(this.services.trusted ? this.library : undefined),
             compaction: manager.getCompactionInEffect(),
+            tools: { enabled: this.tools.enabled(manager), lookup: this.tools },
           },
           this.window,
         ),
@@ -316,6 +342,12 @@ export class ChatController extends Disposable {
           else this.post({ type: 'notice', level: 'info', message: 'Select some text in an editor first, then attach it with #selection.' });
           return;
         }
+        case 'toolDecision':
+          if (!this.tools.decide(msg)) this.post({ type: 'notice', level: 'info', message: 'That call is no longer waiting: it was answered or the run stopped.' });
+          return;
+        case 'setToolsEnabled':
+          await this.tools.setEnabled(await this.services.manager(this.conversationId), msg.enabled);
+          return await this.postState();
         default:
           assertNever(msg);
       }

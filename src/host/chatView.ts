@@ -9,6 +9,7 @@ import type { Attachment, BranchPoint, ChatState, CompactionView, ContextChip, E
 import type { ChatWindow } from './chatWindow';
 import { messageDisplayText } from './conversationRules';
 import { promptMessageInfo, type PromptVersionLookup } from './promptMessages';
+import { toolCallViews, type ToolCallLookup } from './tools/toolCallViews';
 
 /** The current path of a conversation, read one message at a time (a `ConversationManager` is one). */
 export interface PathSource {
@@ -39,6 +40,8 @@ export interface ChatStateInput {
   promptVersion?: PromptVersionLookup;
   /** The compaction in effect on the path: the messages before its first kept one show as covered. */
   compaction?: { nodeId: string; firstKeptNodeId: string };
+  /** The chat's tools: the toggle, and what the cards of tool calls need. */
+  tools?: { enabled: boolean; lookup: ToolCallLookup };
 }
 
 function siblingInfo(node: ConversationNode, ids: readonly string[]): SiblingInfo {
@@ -120,8 +123,20 @@ export function buildChatState(input: ChatStateInput, window: ChatWindow): ChatS
   const coveredBefore = compaction ? path.pathIds.indexOf(compaction.firstKeptNodeId) : -1;
   const update = window.update(path.pathIds, (index) => {
     const id = path.pathIds[index];
-    let view = messageView(path.node(id), path.siblingIds(id), input.promptVersion);
+    const node = path.node(id);
+    let view = messageView(node, path.siblingIds(id), input.promptVersion);
     if (index < coveredBefore) view = { ...view, covered: true };
+    if (node.message.toolCalls?.length && input.tools) {
+      const following: ConversationNode[] = [];
+      for (let i = index + 1; i < path.pathIds.length && following.length < node.message.toolCalls.length; i++) {
+        const next = path.node(path.pathIds[i]);
+        if (next.message.role !== 'tool') break;
+        following.push(next);
+      }
+      const toolCalls = toolCallViews(node, following, input.tools.lookup);
+      if (toolCalls) view = { ...view, toolCalls };
+    }
+    if (node.message.role === 'tool' && node.message.toolCallId) view = { ...view, toolResultOf: node.message.toolCallId };
     return unanswered?.nodeId === id ? { ...view, unanswered: unanswered.error ? { error: unanswered.error } : {} } : view;
   });
   return {
@@ -136,6 +151,7 @@ export function buildChatState(input: ChatStateInput, window: ChatWindow): ChatS
     busy: input.busy,
     restricted: input.restricted,
     ...(input.branchPoint ? { branchPoint: input.branchPoint } : {}),
+    tools: { enabled: input.tools?.enabled ?? false },
   };
 }
 

@@ -16,6 +16,7 @@ export const Views = {
 /** Command ids. */
 export const Commands = {
   newConversation: 'arbor.newConversation',
+  resetToolApprovals: 'arbor.resetToolApprovals',
   askAboutSelection: 'arbor.askAboutSelection',
   openPromptsFolder: 'arbor.openPromptsFolder',
   newPrompt: 'arbor.newPrompt',

@@ -47,6 +47,12 @@ export class DelegatingProvider implements LLMProvider {
   async embed(texts: string[]): Promise<number[][]> {
     return (await this.current()).embed(texts);
   }
+
+  /** Whether `model` takes tools, as the current provider says; one that cannot tell is trusted to. */
+  async supportsTools(model?: string): Promise<boolean> {
+    const provider = await this.current();
+    return provider.supportsTools ? provider.supportsTools(model) : true;
+  }
 }
 
 /**

@@ -11,6 +11,15 @@ export function registerGeneralCommands(context: vscode.ExtensionContext, deps: 
   const { services } = deps;
   const reg = (id: string, fn: (...args: any[]) => unknown) => context.subscriptions.push(vscode.commands.registerCommand(id, fn));
 
+  reg(Commands.resetToolApprovals, async () => {
+    const count = await services.tools.resetGrants();
+    void vscode.window.showInformationMessage(
+      count === 0
+        ? 'There were no tool approvals to forget: every tool that asks still asks.'
+        : `Arbor forgot ${count === 1 ? '1 tool approval' : `${count} tool approvals`} (in conversations, this workspace and always): those tools ask again.`,
+    );
+  });
+
   reg(Commands.openPromptsFolder, async () => {
     const dir = services.promptsFolderPath();
     if (!dir) {

@@ -24,6 +24,7 @@ import { ApiKeyStore } from './secrets';
 import { languageTable, type LanguageTable } from './languageTable';
 import { parseSettings, type ArborSettings } from './settings';
 import { VscodeWorkspaceFiles } from './vscodeFiles';
+import { ToolServices } from './tools/toolServices';
 import { WorkspaceFileReader } from './workspaceFileReader';
 import { WorkspaceServices } from './workspaceServices';
 
@@ -44,6 +45,8 @@ export class Services extends Disposable {
   readonly apiKeys: ApiKeyStore;
   readonly files = new VscodeWorkspaceFiles();
   readonly workspaceFiles: WorkspaceFileReader;
+  /** The tools chats may offer, and the user's grants. */
+  readonly tools: ToolServices;
 
   private readonly _onDidChangeSettings = this._register(new vscode.EventEmitter<ArborSettings>());
   /** Fires after the `arbor.*` settings or the API key changed (the provider is rebuilt lazily). */
@@ -80,6 +83,7 @@ export class Services extends Disposable {
     this.logger = new OutputChannelLogger('Arbor');
     this.middleware = [new RedactionMiddleware(), new LoggingMiddleware(this.logger)];
     this.apiKeys = new ApiKeyStore(context.secrets);
+    this.tools = new ToolServices(context.workspaceState, context.globalState, (message) => this.logger.warn(message));
     // A file picked by hand is read even when the index's rules leave it out (the reader marks it so),
     // never when the engine refuses it (secrets, .git): the same adapter prompts read through.
     this.workspaceFiles = new WorkspaceFileReader(this.files, () => this.folderPaths(), () => this.workspace.filesAdapter(), (p) => this.languages().languageOf(p));
@@ -312,7 +316,7 @@ export class Services extends Disposable {
       const limits = { maxAnswerChars: s.maxAnswerChars, maxAnswerMs: s.maxAnswerSeconds * 1000 };
       if (s.provider === 'openai') {
         const apiKey = await this.apiKeys.get();
-        return new OpenAIProvider({ baseURL: s.openaiBaseUrl, apiKey, model: s.model, pricing: s.pricing, contextLengths: s.contextLengths, ...limits });
+        return new OpenAIProvider({ baseURL: s.openaiBaseUrl, apiKey, model: s.model, pricing: s.pricing, contextLengths: s.contextLengths, supportsTools: s.openaiSupportsTools, ...limits });
       }
       return new OllamaProvider({ host: s.ollamaHost, model: s.model, numCtx: s.ollamaNumCtx, contextLengths: s.contextLengths, ...limits });
     })();

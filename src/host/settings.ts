@@ -49,6 +49,14 @@ export interface ArborSettings {
   keepRecentTokens: number;
   /** Tokens of the newest tool outputs a request carries whole. */
   keepToolOutputTokens: number;
+  /** `arbor.tools.enabled`: chats offer tools to models that take them, unless turned off in the chat. */
+  toolsEnabled: boolean;
+  /** `arbor.tools.approval`: a policy per tool name, display name or `prefix*`. */
+  toolApproval: Record<string, 'auto' | 'ask' | 'off'>;
+  /** `arbor.tools.maxSteps`: most model answers in one tool run. */
+  toolMaxSteps: number;
+  /** `arbor.openai.supportsTools`: whether the OpenAI-compatible server's models take tools. */
+  openaiSupportsTools: boolean;
 }
 
 /** The system prompt new chats use when `arbor.systemPrompt` is not set: `prompts/system/default.*`, when there is one. */
@@ -169,6 +177,30 @@ function asRequestOptions(value: unknown, warnings: string[]): Record<string, un
   return {};
 }
 
+function asToolApproval(value: unknown, warnings: string[]): Record<string, 'auto' | 'ask' | 'off'> {
+  if (value === undefined || value === null) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    warnings.push('arbor.tools.approval must be an object of tool name → "auto", "ask" or "off", e.g. {"everything › *": "auto"}; ignoring it.');
+    return {};
+  }
+  const out: Record<string, 'auto' | 'ask' | 'off'> = {};
+  for (const [name, policy] of Object.entries(value as Record<string, unknown>)) {
+    if (policy === 'auto' || policy === 'ask' || policy === 'off') out[name] = policy;
+    else warnings.push(`arbor.tools.approval["${name}"] must be "auto", "ask" or "off"; ignoring it.`);
+  }
+  return out;
+}
+
+function asBoolean(value: unknown, fallback: boolean, key: string, warnings: string[]): boolean {
+  if (value === undefined || value === null) return fallback;
+  if (typeof value === 'boolean') return value;
+  warnings.push(`arbor.${key} must be true or false; using ${String(fallback)}.`);
+  return fallback;
+}
+
+/** The default of `arbor.tools.maxSteps`. */
+export const DEFAULT_TOOL_MAX_STEPS = 25;
+
 /** Turns raw setting values (keys as in `Settings`, e.g. `ollama.host`) into validated settings. */
 export function parseSettings(get: (key: string) => unknown): ParsedSettings {
   const warnings: string[] = [];
@@ -214,6 +246,10 @@ export function parseSettings(get: (key: string) => unknown): ParsedSettings {
       autoCompactPercent: Math.min(100, asCap(get('context.autoCompactPercent'), DEFAULT_AUTO_COMPACT_PERCENT, 'context.autoCompactPercent', 'percent', warnings)),
       keepRecentTokens: asCap(get('context.keepRecentTokens'), DEFAULT_KEEP_RECENT_TOKENS, 'context.keepRecentTokens', 'tokens', warnings),
       keepToolOutputTokens: asCap(get('context.keepToolOutputTokens'), DEFAULT_KEEP_TOOL_OUTPUT_TOKENS, 'context.keepToolOutputTokens', 'tokens', warnings),
+      toolsEnabled: asBoolean(get('tools.enabled'), true, 'tools.enabled', warnings),
+      toolApproval: asToolApproval(get('tools.approval'), warnings),
+      toolMaxSteps: Math.max(1, asCap(get('tools.maxSteps'), DEFAULT_TOOL_MAX_STEPS, 'tools.maxSteps', 'steps', warnings) || DEFAULT_TOOL_MAX_STEPS),
+      openaiSupportsTools: asBoolean(get('openai.supportsTools'), true, 'openai.supportsTools', warnings),
     },
     warnings,
   };

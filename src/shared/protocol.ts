@@ -6,6 +6,8 @@
  * then one `streamDone`. The host posts nothing before the webview's `ready`. Messages are values
  * posted across a process boundary, so every field is `readonly`.
  */
+import type { ChatToolsView, SetToolsEnabledMessage, ToolCallView, ToolDecisionMessage } from './toolProtocol';
+export type { ChatToolsView, SetToolsEnabledMessage, ToolCallState, ToolCallView, ToolDecisionMessage, ToolGrantScope } from './toolProtocol';
 
 /** Something attached to a message as context: a file, a line range of one, or the editor's selection. */
 export interface Attachment {
@@ -86,6 +88,10 @@ export interface MessageView {
   readonly branchSummary?: { readonly coveredCount: number; readonly model?: string };
   /** What a message made from a prompt template was sent with (see `PromptMessageInfo`). */
   readonly prompt?: PromptMessageInfo;
+  /** An answer's tool calls, each with its state and result. */
+  readonly toolCalls?: readonly ToolCallView[];
+  /** A tool result: shown on its call's card, not as a message of its own. */
+  readonly toolResultOf?: string;
 }
 
 /** A message made from a prompt template: which version of which file, the values it was filled with, and what it became. */
@@ -174,6 +180,8 @@ export interface ChatState {
   readonly restricted: boolean;
   /** Branch from Here is pending: the next message starts a new branch at this node (a banner says so). */
   readonly branchPoint?: BranchPoint;
+  /** The chat's tools toggle. */
+  readonly tools: ChatToolsView;
 }
 
 /**
@@ -506,7 +514,9 @@ export type FromWebview =
   | LoadEarlierMessage
   | OpenPromptDiffMessage
   | SetBookmarkMessage
-  | SetNoteMessage;
+  | SetNoteMessage
+  | ToolDecisionMessage
+  | SetToolsEnabledMessage;
 
 // ---- requests and their answers ----
 

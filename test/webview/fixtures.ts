@@ -37,6 +37,7 @@ export function chatState(path: MessageView[], overrides: Partial<ChatState> = {
     provider: 'ollama',
     busy: false,
     restricted: false,
+    tools: { enabled: true },
     ...overrides,
   };
 }

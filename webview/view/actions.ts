@@ -2,7 +2,7 @@
  * What a message can ask of the page: each action ends as one protocol message to the host.
  * Views receive this interface instead of the VS Code API so they stay easy to follow and test.
  */
-import type { ErrorActionCommand, PromptSummary } from '../../src/shared/protocol';
+import type { ErrorActionCommand, PromptSummary, ToolGrantScope } from '../../src/shared/protocol';
 
 /** Callbacks from message views to the page. */
 export interface MessageActions {
@@ -33,6 +33,8 @@ export interface MessageActions {
   setBookmark(nodeId: string, bookmarked: boolean): void;
   /** Sets the note on a message; an empty note removes it. */
   setNote(nodeId: string, note: string): void;
+  /** The user's answer to a tool call waiting for approval: Allow this far (with edited arguments), or Deny. */
+  decideTool(callId: string, decision: { scope?: ToolGrantScope; deny?: string; input?: string }): void;
   /** The provider's models, for the Regenerate picker. */
   models(): readonly string[];
   /** A request is streaming: branching actions wait. */

@@ -16,6 +16,7 @@ import { openPromptEditor, promptForEdit } from './promptEditor';
 import { promptChip, promptDetails } from './promptMessage';
 import { toggleModelMenu } from './modelMenu';
 import { thinkingSummary } from './thinking';
+import { renderToolCalls } from './toolCards';
 
 const ROLE_LABELS: Record<MessageView['role'], { label: string; icon: string }> = {
   user: { label: 'You', icon: 'account' },
@@ -44,6 +45,10 @@ export function renderMessage(
   if (message.branchSummary) {
     return renderBranchSummary(message, message.branchSummary, renderer, actions);
   }
+  if (message.toolResultOf !== undefined) {
+    // Its call's card shows the result; the element keeps the message's place in the list.
+    return h('article', { className: 'message role-tool tool-result', testId: 'tool-result', dataset: { nodeId: message.nodeId, callId: message.toolResultOf }, attrs: { hidden: '' } });
+  }
   const role = ROLE_LABELS[message.role];
   const content = h('div', { className: 'message-content markdown', testId: 'message-content' });
   // A `/` prompt message shows the text typed with it here; its chip, values and rendered text say the rest.
@@ -69,6 +74,7 @@ export function renderMessage(
     ),
     message.thinking ? thinkingBlock(message.thinking) : null,
     content,
+    message.toolCalls?.length ? renderToolCalls(message.toolCalls, actions) : null,
     details,
     message.note ? noteBlock(message, actions) : null,
     message.attachments.length > 0 ? attachmentChips(message.attachments, actions) : null,

@@ -1,0 +1,141 @@
+/**
+ * One chat's tools: whether it offers them (the toolbar toggle), the executor of a run over the tools
+ * the window offers, the approval of each call (at once by policy or grant, else a card in the chat that
+ * waits for the user's Allow or Deny), and the live state of the run's calls for their cards.
+ */
+import { ToolExecutor, type ApprovalDecision, type ApprovalRequest, type ConversationManager, type ToolCallEvent } from '../../core/index';
+import type { ToolDecisionMessage } from '../../shared/protocol';
+import type { OfferedTool } from './offeredTool';
+import { approvalNeed, grantKey, offeredTools, policyFor, type ToolPolicy } from './toolApprovals';
+import type { LiveToolCall, ToolCallLookup } from './toolCallViews';
+import type { ToolServices } from './toolServices';
+
+/** Conversation metadata key: `true` when the user turned tools off in this chat. */
+export const TOOLS_OFF_KEY = 'toolsOff';
+
+/** Most characters of one tool result the conversation keeps. */
+const MAX_TOOL_OUTPUT_CHARS = 100_000;
+
+/** What a chat's tools need of the window. */
+export interface ChatToolsDeps {
+  tools: ToolServices;
+  conversationId: string;
+  /** `arbor.tools.approval`. */
+  policies(): Readonly<Record<string, ToolPolicy>>;
+  /** `arbor.tools.enabled`: whether chats offer tools unless turned off in the chat. */
+  enabledByDefault(): boolean;
+  /** `arbor.tools.maxSteps`. */
+  maxSteps(): number;
+  /** The cards changed: post a new state. */
+  changed(): void;
+  warn(message: string): void;
+}
+
+/** A run's tools, ready for `runWithTools`. */
+export interface PreparedToolRun {
+  executor: ToolExecutor;
+  maxSteps: number;
+  approve(request: ApprovalRequest): Promise<ApprovalDecision>;
+  onEvent(event: ToolCallEvent): void;
+}
+
+/** See the file's header. */
+export class ChatTools implements ToolCallLookup {
+  /** The tools of the last run (or of the last look), by wire name, for the cards. */
+  private known = new Map<string, OfferedTool>();
+  private readonly liveCalls = new Map<string, LiveToolCall>();
+  private readonly waiting = new Map<string, (decision: ToolDecisionMessage) => void>();
+
+  constructor(private readonly deps: ChatToolsDeps) {}
+
+  /** Whether this chat offers tools. */
+  enabled(manager: ConversationManager): boolean {
+    const off = (manager.getMetadata() as Record<string, unknown>)[TOOLS_OFF_KEY];
+    return typeof off === 'boolean' ? !off : this.deps.enabledByDefault();
+  }
+
+  /** The toolbar toggle. */
+  async setEnabled(manager: ConversationManager, enabled: boolean): Promise<void> {
+    await manager.setMetadata({ [TOOLS_OFF_KEY]: !enabled });
+  }
+
+  /** The tools for a run of this chat, or `undefined` when it offers none (turned off, or none are there). */
+  async prepare(manager: ConversationManager): Promise<PreparedToolRun | undefined> {
+    if (!this.enabled(manager)) return undefined;
+    const tools = offeredTools(await this.deps.tools.offered(), this.deps.policies());
+    if (tools.length === 0) return undefined;
+    this.known = new Map(tools.map((t) => [t.tool.name, t]));
+    const executor = new ToolExecutor(
+      tools.map((t) => t.tool),
+      { maxOutputChars: MAX_TOOL_OUTPUT_CHARS, logger: { warn: (message: string) => this.deps.warn(message) } },
+    );
+    return {
+      executor,
+      maxSteps: this.deps.maxSteps(),
+      approve: (request) => this.approve(request),
+      onEvent: (event) => this.onEvent(event),
+    };
+  }
+
+  describe(toolName: string): { displayName: string; source: OfferedTool['source'] } | undefined {
+    const offered = this.known.get(toolName);
+    return offered ? { displayName: offered.displayName, source: offered.source } : undefined;
+  }
+
+  live(callId: string): LiveToolCall | undefined {
+    return this.liveCalls.get(callId);
+  }
+
+  /** The user answered a card; false when no call waits under that id (answered already, or stopped). */
+  decide(message: ToolDecisionMessage): boolean {
+    const resolve = this.waiting.get(message.callId);
+    if (!resolve) return false;
+    resolve(message);
+    return true;
+  }
+
+  /** A run ended: no card waits or runs any more. */
+  clear(): void {
+    this.liveCalls.clear();
+    this.waiting.clear();
+  }
+
+  private async approve(request: ApprovalRequest): Promise<ApprovalDecision> {
+    const offered = this.known.get(request.tool.name);
+    if (!offered) return { deny: 'This tool is not offered in this chat any more.' };
+    const policy = policyFor(offered, this.deps.policies());
+    const need = approvalNeed(offered, request.input, policy, this.deps.tools.grants(this.deps.conversationId));
+    if (need.kind === 'run') return 'allow';
+    const callId = request.call.id;
+    this.liveCalls.set(callId, { state: 'pendingApproval', approval: { reason: need.reason } });
+    this.deps.changed();
+    const decision = await new Promise<ToolDecisionMessage | undefined>((resolve) => {
+      const onAbort = () => resolve(undefined);
+      request.signal.addEventListener('abort', onAbort, { once: true });
+      this.waiting.set(callId, (message) => {
+        request.signal.removeEventListener('abort', onAbort);
+        resolve(message);
+      });
+    });
+    this.waiting.delete(callId);
+    if (!decision) return { deny: 'Stopped by the user.' };
+    if (decision.deny !== undefined || !decision.scope) return { deny: decision.deny ?? '' };
+    if (decision.scope !== 'once') await this.deps.tools.grant(this.deps.conversationId, grantKey(offered, request.input), decision.scope);
+    if (decision.input === undefined) return 'allow';
+    let edited: unknown;
+    try {
+      edited = JSON.parse(decision.input);
+    } catch (err) {
+      return { deny: `The user edited the arguments into text that is not JSON (${err instanceof Error ? err.message : String(err)}); nothing ran.` };
+    }
+    if (typeof edited !== 'object' || edited === null || Array.isArray(edited)) return { deny: 'The user edited the arguments into something that is not a JSON object; nothing ran.' };
+    return JSON.stringify(edited) === JSON.stringify(request.input) ? 'allow' : { allow: edited as Record<string, unknown> };
+  }
+
+  private onEvent(event: ToolCallEvent): void {
+    if (event.status === 'running') this.liveCalls.set(event.callId, { state: 'running', ...(event.startedAt ? { startedAt: event.startedAt } : {}) });
+    else if (event.status !== 'pendingApproval') this.liveCalls.delete(event.callId);
+    // A call that runs without asking still shows as pending for the moment its approval takes: no post for that.
+    if (event.status !== 'pendingApproval') this.deps.changed();
+  }
+}

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { defineTool } from '../../core/index';
+import type { OfferedTool } from './offeredTool';
+import { approvalNeed, grantKey, offeredTools, policyFor, type ToolGrants } from './toolApprovals';
+
+function offered(name: string, source: OfferedTool['source'], readOnly: boolean, extra: Partial<OfferedTool> = {}): OfferedTool {
+  const tool = defineTool({ name, description: `${name} tool`, inputSchema: { type: 'object' }, readOnly, run: () => 'ok' });
+  return { tool, source, displayName: extra.displayName ?? name, ...extra };
+}
+
+const none: ToolGrants = { conversation: new Set(), workspace: new Set(), always: new Set() };
+const readFile = offered('read_file', 'builtin', true, {
+  outsideWorkspace: (input) => (typeof input.path === 'string' && input.path.startsWith('../') ? `/elsewhere/${input.path.slice(3)}` : undefined),
+});
+const echo = offered('everything__echo', 'mcp', false, { displayName: 'everything › echo', server: 'everything' });
+const ext = offered('ext_tool', 'extension', false);
+
+describe('approvalNeed', () => {
+  it('runs built-in read-only tools inside the workspace, asks for MCP and extension tools', () => {
+    expect(approvalNeed(readFile, { path: 'src/a.ts' }, undefined, none).kind).toBe('run');
+    expect(approvalNeed(echo, { message: 'hi' }, undefined, none)).toEqual({ kind: 'ask', reason: 'a tool of the MCP server "everything"' });
+    expect(approvalNeed(ext, {}, undefined, none).kind).toBe('ask');
+  });
+
+  it('asks before a built-in tool reads outside the workspace, even with policy auto, until that is granted', () => {
+    expect(approvalNeed(readFile, { path: '../secret.txt' }, 'auto', none)).toEqual({ kind: 'ask', reason: 'reads outside the workspace: /elsewhere/secret.txt' });
+    expect(grantKey(readFile, { path: '../x' })).toBe('read_file@outside');
+    const granted = { ...none, conversation: new Set(['read_file@outside']) };
+    expect(approvalNeed(readFile, { path: '../secret.txt' }, undefined, granted).kind).toBe('run');
+    // A grant of the tool inside the workspace does not reach outside it.
+    expect(approvalNeed(readFile, { path: '../x' }, undefined, { ...none, always: new Set(['read_file']) }).kind).toBe('ask');
+  });
+
+  it('follows arbor.tools.approval and any grant scope', () => {
+    expect(approvalNeed(echo, {}, 'auto', none).kind).toBe('run');
+    expect(approvalNeed(readFile, { path: 'a' }, 'ask', none).kind).toBe('ask');
+    for (const scope of ['conversation', 'workspace', 'always'] as const) {
+      expect(approvalNeed(echo, {}, 'ask', { ...none, [scope]: new Set(['everything__echo']) }).kind).toBe('run');
+    }
+  });
+});
+
+describe('policyFor and offeredTools', () => {
+  it('matches the wire name or the display name, else the longest prefix ending in *', () => {
+    expect(policyFor(echo, { 'everything › echo': 'auto' })).toBe('auto');
+    expect(policyFor(echo, { everything__echo: 'off', 'everything › *': 'auto' })).toBe('off');
+    expect(policyFor(echo, { '*': 'ask', 'everything › *': 'auto' })).toBe('auto');
+    expect(policyFor(readFile, { 'everything › *': 'auto' })).toBeUndefined();
+  });
+
+  it('leaves out the tools set to off', () => {
+    expect(offeredTools([readFile, echo, ext], { 'everything › *': 'off', ext_tool: 'ask' }).map((t) => t.tool.name)).toEqual(['read_file', 'ext_tool']);
+  });
+});

@@ -1,0 +1,99 @@
+/**
+ * The window's tools: the providers that offer them (built-in workspace tools, MCP servers, other
+ * extensions' tools) and the user's grants, kept in VS Code's storage: per conversation and per
+ * workspace in the workspace's state, "Always allow" in the global state. "Arbor: Reset Tool
+ * Approvals" forgets them all.
+ */
+import type * as vscode from 'vscode';
+import type { OfferedTool } from './offeredTool';
+import type { GrantScope, ToolGrants } from './toolApprovals';
+
+/** Offers tools; may start something on first call (an MCP server), so it is asked only when a chat needs tools. */
+export type ToolProvider = () => Promise<readonly OfferedTool[]> | readonly OfferedTool[];
+
+const WORKSPACE_KEY = 'arbor.toolGrants.workspace';
+const CONVERSATIONS_KEY = 'arbor.toolGrants.conversations';
+const ALWAYS_KEY = 'arbor.toolGrants.always';
+
+/** See the file's header. */
+export class ToolServices {
+  private readonly providers: Array<{ name: string; provide: ToolProvider }> = [];
+
+  constructor(
+    private readonly workspaceState: vscode.Memento,
+    private readonly globalState: vscode.Memento,
+    private readonly warn: (message: string) => void,
+  ) {}
+
+  /** Adds a provider; the returned function removes it. */
+  addProvider(name: string, provide: ToolProvider): () => void {
+    const entry = { name, provide };
+    this.providers.push(entry);
+    return () => {
+      const at = this.providers.indexOf(entry);
+      if (at >= 0) this.providers.splice(at, 1);
+    };
+  }
+
+  /** Every provider's tools; a provider that fails is logged and left out, with the first of two same-named tools kept. */
+  async offered(): Promise<OfferedTool[]> {
+    const lists = await Promise.all(
+      this.providers.map(async ({ name, provide }) => {
+        try {
+          return await provide();
+        } catch (err) {
+          this.warn(`The ${name} tools are left out of this request: ${err instanceof Error ? err.message : String(err)}`);
+          return [];
+        }
+      }),
+    );
+    const seen = new Set<string>();
+    const tools: OfferedTool[] = [];
+    for (const tool of lists.flat()) {
+      if (seen.has(tool.tool.name)) {
+        this.warn(`Two tools are named "${tool.tool.name}"; "${tool.displayName}" is left out.`);
+        continue;
+      }
+      seen.add(tool.tool.name);
+      tools.push(tool);
+    }
+    return tools;
+  }
+
+  /** The grants in force for a conversation. */
+  grants(conversationId: string): ToolGrants {
+    const conversations = this.workspaceState.get<Record<string, string[]>>(CONVERSATIONS_KEY, {});
+    return {
+      conversation: new Set(conversations[conversationId] ?? []),
+      workspace: new Set(this.workspaceState.get<string[]>(WORKSPACE_KEY, [])),
+      always: new Set(this.globalState.get<string[]>(ALWAYS_KEY, [])),
+    };
+  }
+
+  /** Keeps an Allow beyond this call. */
+  async grant(conversationId: string, key: string, scope: GrantScope): Promise<void> {
+    const add = (list: readonly string[]) => (list.includes(key) ? [...list] : [...list, key]);
+    if (scope === 'conversation') {
+      const conversations = { ...this.workspaceState.get<Record<string, string[]>>(CONVERSATIONS_KEY, {}) };
+      conversations[conversationId] = add(conversations[conversationId] ?? []);
+      await this.workspaceState.update(CONVERSATIONS_KEY, conversations);
+    } else if (scope === 'workspace') {
+      await this.workspaceState.update(WORKSPACE_KEY, add(this.workspaceState.get<string[]>(WORKSPACE_KEY, [])));
+    } else if (scope === 'always') {
+      await this.globalState.update(ALWAYS_KEY, add(this.globalState.get<string[]>(ALWAYS_KEY, [])));
+    }
+  }
+
+  /** Forgets every grant (conversation, workspace and always); returns how many there were. */
+  async resetGrants(): Promise<number> {
+    const conversations = this.workspaceState.get<Record<string, string[]>>(CONVERSATIONS_KEY, {});
+    const count =
+      Object.values(conversations).reduce((n, list) => n + list.length, 0) +
+      this.workspaceState.get<string[]>(WORKSPACE_KEY, []).length +
+      this.globalState.get<string[]>(ALWAYS_KEY, []).length;
+    await this.workspaceState.update(CONVERSATIONS_KEY, undefined);
+    await this.workspaceState.update(WORKSPACE_KEY, undefined);
+    await this.globalState.update(ALWAYS_KEY, undefined);
+    return count;
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * The tool calls of the chat, between the host and the webview: how a call shows on its card (status,
+ * arguments, output, the approval it waits for), and what the card's buttons send back. Kept apart
+ * from `protocol.ts`, which re-exports it.
+ */
+
+/** Where a call is; `interrupted`: it has no result and no run is going (closed by the next request). */
+export type ToolCallState = 'pendingApproval' | 'running' | 'done' | 'failed' | 'denied' | 'cancelled' | 'interrupted';
+
+/** One call an answer made, as its card shows it. */
+export interface ToolCallView {
+  readonly callId: string;
+  /** The tool's wire name, as the model called it. */
+  readonly toolName: string;
+  /** What the user reads: `read_file`, `server › tool`. */
+  readonly displayName: string;
+  /** `builtin`, `mcp` or `extension`; absent when the tool is not offered now. */
+  readonly source?: 'builtin' | 'mcp' | 'extension';
+  /** The arguments as the model wrote them, pretty-printed when they are JSON. */
+  readonly arguments: string;
+  /** The arguments the call ran with, when the user edited them before approving. */
+  readonly editedArguments?: string;
+  readonly state: ToolCallState;
+  /** How long it ran, when it ran. */
+  readonly durationMs?: number;
+  /** What the model read back (capped for the card). */
+  readonly output?: string;
+  /** The output was cut for the card. */
+  readonly outputCut?: boolean;
+  /** Waiting for the user: why it asks (an MCP tool, a read outside the workspace…). */
+  readonly approval?: { readonly reason: string };
+}
+
+/** How far an Allow reaches. */
+export type ToolGrantScope = 'once' | 'conversation' | 'workspace' | 'always';
+
+/** Webview: the user's answer to a call waiting for approval. */
+export interface ToolDecisionMessage {
+  readonly type: 'toolDecision';
+  readonly callId: string;
+  /** Allow, this far; absent with `deny`. */
+  readonly scope?: ToolGrantScope;
+  /** Deny, with the reason the model reads ('' for none). */
+  readonly deny?: string;
+  /** The arguments as the user edited them (JSON text); absent when unchanged. */
+  readonly input?: string;
+}
+
+/** Webview: the toolbar's toggle: offer tools in this chat, or not. */
+export interface SetToolsEnabledMessage {
+  readonly type: 'setToolsEnabled';
+  readonly enabled: boolean;
+}
+
+/** The chat's tools, for the toolbar toggle. */
+export interface ChatToolsView {
+  /** Tools are offered to the model in this chat. */
+  readonly enabled: boolean;
+}
