@@ -92,6 +92,7 @@ export const TreeItemContext = {
   currentNode: 'arbor.node.current',
   bookmarked: '.bookmarked',
   noted: '.noted',
+  step: '.step',
 } as const;
 
 /** Where the API key lives in `SecretStorage`. */

@@ -26,6 +26,31 @@ describe('buildRuns', () => {
     expect(runs[0].children).toEqual([]);
   });
 
+  it('lists a run\'s tool results as compact step rows before its forks, each naming the tool, how it ended and how long it ran', () => {
+    const call = (id: string, name: string) => ({ id, type: 'function' as const, function: { name, arguments: '{}' } });
+    const result = (nodeId: string, callId: string, name: string, status: string, ms?: number) =>
+      node(nodeId, 'tool', `${name} output`, {
+        message: { role: 'tool', content: `${name} output`, toolCallId: callId, name },
+        metadata: { toolResult: { status, endedAt: '2026-01-01T00:00:01.000Z', ...(ms !== undefined ? { startedAt: new Date(Date.parse('2026-01-01T00:00:01.000Z') - ms).toISOString() } : {}) } },
+      });
+    const nodes = [
+      root,
+      node('0', 'user', 'Look'),
+      node('0.0', 'assistant', '', { message: { role: 'assistant', content: '', toolCalls: [call('c1', 'read_file'), call('c2', 'everything__echo')] } }),
+      result('0.0.0', 'c1', 'read_file', 'done', 12),
+      result('0.0.0.0', 'c2', 'everything__echo', 'denied'),
+      node('0.0.0.0.0', 'assistant', 'Found it'),
+      node('0.0.0.0.1', 'assistant', 'Another answer'),
+    ];
+    const runs = buildRuns('c1', nodes, '0.0.0.0.0');
+    const [first, second, ...forks] = runs[0].children;
+    expect([first.step, second.step]).toEqual([{ toolName: 'read_file', state: 'done' }, { toolName: 'everything__echo', state: 'denied' }]);
+    expect(first).toMatchObject({ firstNodeId: '0.0.0', label: 'read_file', description: 'done · 12 ms', role: 'tool', children: [] });
+    expect(second.description).toBe('denied');
+    expect(forks.map((r) => r.firstNodeId)).toEqual(['0.0.0.0.0', '0.0.0.0.1']);
+    expect(forks.every((r) => r.step === undefined)).toBe(true);
+  });
+
   it('splits at a fork into one child run per sibling, each with its own continuation', () => {
     const nodes = [
       root,

@@ -33,8 +33,13 @@ export interface RunEntry {
   firstBookmarked: boolean;
   /** The note on the first message, if any. */
   firstNote?: string;
-  /** The runs that start where this one forks (empty at a leaf). */
+  /**
+   * The run's tool steps first (compact rows, one per tool result, `step` set), then the runs that start
+   * where this one forks (empty at a leaf).
+   */
   children: RunEntry[];
+  /** A tool step row: the result node of one call (its run's other commands work on it as on a message). */
+  step?: { toolName: string; state: string };
 }
 
 /** A conversation at the top level of the tree. */
@@ -187,14 +192,51 @@ export function buildRuns(conversationId: string, nodes: readonly ConversationNo
   const pending = [...top];
   while (pending.length > 0) {
     const run = pending.pop() as RunEntry;
+    run.children.push(...toolSteps(run, tree, currentNodeId));
+    const forks: RunEntry[] = [];
     for (const child of tree.children(run.lastNodeId)) {
       const entry = make(child);
-      run.children.push(entry);
+      forks.push(entry);
       pending.push(entry);
     }
-    labelSiblings(run.children, tree, now);
+    labelSiblings(forks, tree, now);
+    run.children.push(...forks);
   }
   return top;
+}
+
+/** The compact rows of a run's tool results: `read_file` with how the call ended and how long it ran. */
+function toolSteps(run: RunEntry, tree: ConversationTree, currentNodeId: string): RunEntry[] {
+  const steps: RunEntry[] = [];
+  for (const nodeId of run.nodeIds) {
+    const node = tree.get(nodeId);
+    if (node.message.role !== 'tool') continue;
+    const info = readNodeMetadata(node.metadata, 'toolResult');
+    const toolName = node.message.name ?? 'tool';
+    const state = info?.status ?? 'done';
+    const ms = info?.startedAt ? Date.parse(info.endedAt) - Date.parse(info.startedAt) : NaN;
+    const duration = Number.isFinite(ms) ? (ms < 1000 ? `${Math.max(0, Math.round(ms))} ms` : `${(ms / 1000).toFixed(1)} s`) : '';
+    const md = nodeMetadata(node.metadata);
+    steps.push({
+      kind: 'run',
+      conversationId: run.conversationId,
+      nodeIds: [nodeId],
+      firstNodeId: nodeId,
+      lastNodeId: nodeId,
+      role: 'tool',
+      label: toolName,
+      description: [state, duration, nodeId === currentNodeId ? '● current' : ''].filter(Boolean).join(' · '),
+      tooltip: `${toolName}: ${state}${duration ? ` in ${duration}` : ''}\n${firstLine(node.message.content, 200)}`,
+      isCurrent: nodeId === currentNodeId,
+      onCurrentPath: false,
+      bookmarks: md.bookmarked === true ? 1 : 0,
+      firstBookmarked: md.bookmarked === true,
+      ...(md.note?.trim() ? { firstNote: md.note.trim() } : {}),
+      children: [],
+      step: { toolName, state },
+    });
+  }
+  return steps;
 }
 
 /** Finds the run that contains `nodeId`, depth first, with a work list (no recursion). */

@@ -83,15 +83,17 @@ export class ConversationsTreeProvider extends Disposable implements vscode.Tree
           ? vscode.TreeItemCollapsibleState.Expanded
           : vscode.TreeItemCollapsibleState.Collapsed;
     const item = new vscode.TreeItem(entry.label, state);
-    item.id = `node:${entry.conversationId}:${entry.firstNodeId}`;
+    // A step row's node is also in its run's item: its id must differ from a run that starts there.
+    item.id = `${entry.step ? 'step' : 'node'}:${entry.conversationId}:${entry.firstNodeId}`;
     item.description = entry.description;
     item.tooltip = entry.tooltip;
     // A bookmark shows as the item's icon, so bookmarked messages stand out in a long tree.
-    item.iconPath = new vscode.ThemeIcon(entry.bookmarks > 0 ? 'bookmark' : roleIcon(entry.role), entry.isCurrent ? new vscode.ThemeColor('charts.green') : undefined);
+    item.iconPath = new vscode.ThemeIcon(entry.bookmarks > 0 ? 'bookmark' : entry.step ? stepIcon(entry.step.state) : roleIcon(entry.role), entry.isCurrent ? new vscode.ThemeColor('charts.green') : undefined);
     item.contextValue =
       (entry.isCurrent ? TreeItemContext.currentNode : TreeItemContext.node) +
       (entry.firstBookmarked ? TreeItemContext.bookmarked : '') +
-      (entry.firstNote !== undefined ? TreeItemContext.noted : '');
+      (entry.firstNote !== undefined ? TreeItemContext.noted : '') +
+      (entry.step ? TreeItemContext.step : '');
     item.command = { command: Commands.openConversation, title: 'Open', arguments: [entry] };
     return item;
   }
@@ -221,4 +223,9 @@ export function registerTreeView(context: vscode.ExtensionContext, deps: { servi
     if (entry) await view.reveal(entry, { select: true, focus: false });
   };
   return { provider, view, revealConversation };
+}
+
+/** The icon of a tool step row: how its call ended. */
+function stepIcon(state: string): string {
+  return state === 'done' ? 'tools' : state === 'denied' ? 'circle-slash' : state === 'cancelled' ? 'debug-stop' : 'warning';
 }
