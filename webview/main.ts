@@ -143,7 +143,7 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
   }
 });
 vscode.postMessage({ type: 'ready' });
-composer.focus();
+focusComposerWhenShown();
 
 function handle(message: ToWebview): void {
   switch (message.type) {
@@ -285,3 +285,21 @@ function asPaths(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
 }
 
+/**
+ * Puts the caret in the message box once the page has the focus: at once when VS Code focused the
+ * chat (a new conversation), else the first time the reader comes to it. A page that loads behind
+ * something else (a rename box, a restored tab loading late) never takes the focus from it.
+ */
+function focusComposerWhenShown(): void {
+  if (document.hasFocus()) {
+    composer.focus();
+    return;
+  }
+  window.addEventListener(
+    'focus',
+    () => {
+      if (document.activeElement === document.body || document.activeElement === null) composer.focus();
+    },
+    { once: true },
+  );
+}

@@ -45,22 +45,27 @@ describe('chat tabs, reloads and new conversations', () => {
     const box = workbench.page.locator('.quick-input-widget .quick-input-box input');
     // A right-click on a row the tree is redrawing opens no menu, or the menu of the row that moved in
     // under the pointer (a rename reorders the list), and a menu can close without running what was
-    // clicked: try again until the title box shows, holding this row's title.
+    // clicked; a chat page that loads meanwhile can take the focus, which closes the title box. Try
+    // again until the box holds this row's title, takes the new one, and the tree shows it.
     const holdsRow = (value: string) => (typeof row === 'string' ? value === row : row.test(value));
     for (let attempt = 0; ; attempt++) {
       await workbench.treeRow(row).first().click({ button: 'right' });
       if (await item.waitFor({ timeout: 5_000 }).then(() => true, () => false)) {
         await workbench.pickMenuItem(/^Rename/);
         if (await box.waitFor({ state: 'visible', timeout: 10_000 }).then(() => true, () => false)) {
-          if (holdsRow(await box.inputValue())) break;
+          if (holdsRow(await box.inputValue())) {
+            await box.fill(title);
+            if ((await box.inputValue().catch(() => '')) === title) {
+              await box.press('Enter');
+              await box.waitFor({ state: 'hidden', timeout: 10_000 }).catch(() => undefined);
+              if (await workbench.treeRow(title).first().waitFor({ timeout: 10_000 }).then(() => true, () => false)) return;
+            }
+          }
         }
       }
       if (attempt >= 3) throw new Error(`could not rename the conversation of the tree row ${String(row)}`);
       await workbench.page.keyboard.press('Escape');
     }
-    await box.fill(title);
-    await box.press('Enter');
-    await box.waitFor({ state: 'hidden', timeout: 10_000 });
   }
 
   /** Closes the active editor tab whose title contains `title` with its close button. */
