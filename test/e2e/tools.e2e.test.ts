@@ -1,0 +1,130 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { EVERYTHING_BIN } from '../../src/core/mcp/mcpTestServers';
+import { ChatPage } from './harness/chat';
+import { prepareOwnSandbox, startCodeServer, type RunningCodeServer, type Sandbox } from './harness/codeServer';
+import { Workbench, launchBrowser } from './harness/workbench';
+
+/**
+ * Tools in the chat, against the real MCP server-everything over stdio, configured in the workspace's
+ * `.vscode/mcp.json`: the fake model calls the built-in `read_file` and `search_workspace` (they run
+ * without asking) and an MCP tool (asked, then allowed in this conversation), a denied call and the
+ * model's answer to it, Stop during a slow MCP tool, and Branch from Here at a tool step in the tree.
+ * The fake model server calls a tool for each `[[tool:NAME {json}]]` in the question and answers
+ * "Tool results: …" once the results are in. This file runs its own VS Code on its own sandbox.
+ */
+describe('tools and MCP in the chat', () => {
+  const env = inject('arborE2e');
+  let sandbox: Sandbox;
+  let server: RunningCodeServer | undefined;
+  let browser: Browser | undefined;
+  let workbench: Workbench;
+  const chat = () => new ChatPage(workbench);
+  const card = (tool: string) => chat().frame.locator(`[data-testid="tool-card"][data-tool="${tool}"]`).last();
+
+  beforeAll(async () => {
+    sandbox = await prepareOwnSandbox('tools', env.fakeLlmPort);
+    await mkdir(path.join(sandbox.workspace, 'src'), { recursive: true });
+    await writeFile(path.join(sandbox.workspace, 'src', 'leaves.ts'), "// Why leaves fall\nexport const reason = 'abscission: the tree seals each leaf off before winter';\n");
+    await mkdir(path.join(sandbox.workspace, '.vscode'), { recursive: true });
+    await writeFile(
+      path.join(sandbox.workspace, '.vscode', 'mcp.json'),
+      `${JSON.stringify({ servers: { everything: { type: 'stdio', command: process.execPath, args: [EVERYTHING_BIN, 'stdio'] } } }, null, 2)}\n`,
+    );
+    browser = await launchBrowser();
+    server = await startCodeServer(sandbox);
+    workbench = await Workbench.open(browser, server.url);
+    await workbench.openArborView();
+    await workbench.runCommand('Arbor: New Conversation');
+    await chat().waitReady();
+  }, 240_000);
+
+  beforeEach((context) => {
+    context.onTestFailed(async () => {
+      const file = await workbench?.screenshot(`tools-${context.task.name}`);
+      console.error(`[e2e] screenshot of the failure: ${file}`);
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it('runs read_file and search_workspace without asking, asks for the MCP tool, and answers once it is allowed in this conversation', async () => {
+    await chat().send(
+      'Why do leaves fall? [[tool:read_file {"path":"src/leaves.ts"}]] [[tool:search_workspace {"query":"abscission"}]] [[tool:mcp_everything_echo {"message":"hello from arbor"}]]',
+    );
+    // The built-in tools ran on their own; the MCP tool waits on its card.
+    await expect.poll(() => card('mcp_everything_echo').getAttribute('data-state'), { timeout: 60_000 }).toBe('pendingApproval');
+    expect(await card('read_file').getAttribute('data-state')).toBe('done');
+    expect(await card('search_workspace').getAttribute('data-state')).toBe('done');
+    expect(await card('mcp_everything_echo').locator('[data-testid="tool-name"]').textContent()).toBe('everything › echo');
+    await workbench.screenshot('tools-asks-for-the-mcp-tool');
+    await card('mcp_everything_echo').locator('[data-testid="tool-allow-conversation"]').click();
+    await expect.poll(() => chat().textOf(chat().lastAnswer()), { timeout: 60_000 }).toContain('Tool results:');
+    await chat().waitIdle();
+    const answer = await chat().textOf(chat().lastAnswer());
+    expect(answer).toContain('abscission: the tree seals each leaf off before winter');
+    expect(answer).toContain('hello from arbor');
+    expect(await card('mcp_everything_echo').getAttribute('data-state')).toBe('done');
+    // Its output is on the card, collapsed.
+    expect(await card('mcp_everything_echo').locator('[data-testid="tool-output"] pre').textContent()).toContain('hello from arbor');
+
+    // Allowed in this conversation: the next call of it runs without asking.
+    await chat().send('Again. [[tool:mcp_everything_echo {"message":"second time"}]]');
+    await expect.poll(() => chat().textOf(chat().lastAnswer()), { timeout: 60_000 }).toContain('second time');
+    await chat().waitIdle();
+    expect(await chat().frame.locator('[data-testid="tool-approval"]').count()).toBe(0);
+    await workbench.screenshot('tools-answer-after-allow');
+  });
+
+  it('tells the model of a denied call, with the reason, and shows its answer to the denial', async () => {
+    await chat().send('Add them. [[tool:mcp_everything_get-sum {"a":2,"b":3}]]');
+    const sum = card('mcp_everything_get-sum');
+    await expect.poll(() => sum.getAttribute('data-state'), { timeout: 60_000 }).toBe('pendingApproval');
+    await sum.locator('[data-testid="tool-deny-reason"]').fill('Do it in your head');
+    await sum.locator('[data-testid="tool-deny"]').click();
+    await expect.poll(() => chat().textOf(chat().lastAnswer()), { timeout: 60_000 }).toContain('The user denied this call: Do it in your head');
+    await chat().waitIdle();
+    expect(await card('mcp_everything_get-sum').getAttribute('data-state')).toBe('denied');
+  });
+
+  it('Stop during a slow MCP tool cancels it and records the call as cancelled', async () => {
+    await chat().send('Take your time. [[tool:mcp_everything_trigger-long-running-operation {"duration":60,"steps":60}]]');
+    const slow = card('mcp_everything_trigger-long-running-operation');
+    await expect.poll(() => slow.getAttribute('data-state'), { timeout: 60_000 }).toBe('pendingApproval');
+    await slow.locator('[data-testid="tool-allow-once"]').click();
+    await expect.poll(() => slow.getAttribute('data-state'), { timeout: 30_000 }).toBe('running');
+    await chat().byTestId('stop').click();
+    await expect.poll(() => card('mcp_everything_trigger-long-running-operation').getAttribute('data-state'), { timeout: 30_000 }).toBe('cancelled');
+    await chat().waitIdle(30_000);
+    await card('mcp_everything_trigger-long-running-operation').locator('[data-testid="tool-output"] summary').click();
+    expect(await card('mcp_everything_trigger-long-running-operation').locator('[data-testid="tool-output"] pre').textContent()).toContain('Stopped by the user while it ran');
+  });
+
+  it('branches from a tool step in the tree: the next message follows that step', async () => {
+    await workbench.openArborView();
+    const conversation = workbench.treeRow(/Why do leaves fall/).first();
+    await workbench.expand(conversation);
+    const question = workbench.treeRow(/You: Why do leaves fall/).first();
+    await workbench.expand(question);
+    const step = workbench.treeRow(/^search_workspace/).first();
+    await step.waitFor({ timeout: 15_000 });
+    expect(await step.textContent()).toContain('done');
+    await step.click({ button: 'right' });
+    await workbench.pickMenuItem('Branch from Here');
+    await chat().byTestId('branch-banner').waitFor({ timeout: 15_000 });
+    await chat().send('A new question after the search');
+    await expect.poll(() => chat().textOf(chat().lastAnswer()), { timeout: 60_000 }).toContain('A new question after the search');
+    await chat().waitIdle();
+    // The path: the question, the answer with its calls, and the new question after the search's result.
+    const users = await chat().messagesOf('user').allTextContents();
+    expect(users.at(-1)).toContain('A new question after the search');
+    expect(await card('read_file').getAttribute('data-state')).toBe('done');
+    expect(await card('search_workspace').getAttribute('data-state')).toBe('done');
+    await workbench.screenshot('tools-branch-from-a-tool-step');
+  });
+});
