@@ -94,8 +94,12 @@ describe('read_file', () => {
     const env = { ...w.env, folders: () => [w.ws, second] };
     expect((await read({ path: 'lib/a.ts' }, env)).content).toBe('lib/a.ts (all 1 lines):\nlib a');
     expect((await read({ path: 'ws/src/a.ts', startLine: 1, endLine: 1 }, env)).content).toBe('ws/src/a.ts (lines 1-1 of 5):\nexport const one = 1;');
-    // Not named by folder: each folder is tried in order.
+    // Not named by folder: each folder is tried in order, each by its own rules.
     expect((await read({ path: 'a.ts' }, env)).content).toBe('lib/a.ts (all 1 lines):\nlib a');
+    await fs.mkdir(path.join(second, 'build'));
+    await fs.writeFile(path.join(second, 'build', 'lib.js'), 'built in lib\n');
+    expect((await read({ path: 'build/lib.js' }, env)).content).toBe('lib/build/lib.js (all 1 lines):\nbuilt in lib');
+    expect((await read({ path: 'build/out.js' }, env)).content).toMatch(/"ws\/build\/out.js" is ignored by \.gitignore/);
   });
 
   it('keeps the head and tail of a long file and names the lines left out and how to read them', async () => {

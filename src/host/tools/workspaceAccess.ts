@@ -205,10 +205,11 @@ export class WorkspaceAccess {
     const loc = this.scanner.locate(abs)!;
     const shown = this.scanner.shownPath(loc.folder, loc.relPath);
     if (loc.relPath === '') throw new InvalidArgumentError(`"${p}" is a workspace folder, not a file; list its files with list_files.`);
-    const reason = await this.skipReason(abs);
-    if (reason && reason !== 'outside') throw new WorkspaceAccessError(refusalText(shown, reason), p);
+    // A path missing here may be in another folder, where other rules apply.
     const st = await this.files.stat(abs);
     if (!st) return undefined;
+    const reason = await this.skipReason(abs);
+    if (reason && reason !== 'outside') throw new WorkspaceAccessError(refusalText(shown, reason), p);
     let readPath: string;
     try {
       readPath = await this.scanner.resolveReadPath(loc.folder, abs);
