@@ -1,0 +1,34 @@
+/**
+ * Every built-in tool of the extension, over the host's shared services: the workspace tools
+ * (`read_file`, `list_files`, `search_workspace`, `grep`) on the same files, settings and index that
+ * attachments and retrieval use, and the editor and git tools that read VS Code itself.
+ */
+import * as vscode from 'vscode';
+import type { Services } from '../services';
+import { diagnosticsTool, selectionTool } from './editorTools';
+import { gitDiffTool, gitLogTool } from './gitTools';
+import type { OfferedTool } from './offeredTool';
+import { findRipgrep } from './ripgrep';
+import type { WorkspaceToolEnv } from './workspaceAccess';
+import { createWorkspaceTools } from './workspaceTools';
+
+/** The workspace tools' view of the host: its folders, files, retrieval excludes and index, and VS Code's ripgrep. */
+export function vscodeToolEnv(services: Services): WorkspaceToolEnv {
+  let rg: string | undefined;
+  return {
+    folders: () => services.folderPaths(),
+    files: services.files,
+    exclude: () => services.settings.ragExclude,
+    searchIndex: async (query, k) => {
+      const index = await services.workspaceIndex();
+      return index ? index.search(query, k) : undefined;
+    },
+    ripgrepPath: () => (rg ??= findRipgrep(vscode.env.appRoot)),
+  };
+}
+
+/** The built-in tools, in the order they are offered; all read-only. */
+export function createBuiltinTools(services: Services): OfferedTool[] {
+  const env = vscodeToolEnv(services);
+  return [...createWorkspaceTools(env), diagnosticsTool(env), selectionTool(env, () => services.lastTextEditor), gitDiffTool(env), gitLogTool(env)];
+}
