@@ -11,6 +11,7 @@ import { runRetentionAtStart } from './retention';
 import { Services } from './services';
 import { registerStatusBar } from './statusBar';
 import { registerTreeView } from './treeView';
+import { createBuiltinTools } from './tools/builtinTools';
 
 /**
  * The composition root: build the shared services once, then register each feature. Nothing heavy
@@ -38,6 +39,10 @@ export function activate(context: vscode.ExtensionContext): void {
   registerStatusBar(context, { services, panels });
   registerPromptDiagnostics(context, { services });
   registerPromptVersions(context);
+  // The built-in tools read the workspace: in Restricted Mode, as retrieval, they are off.
+  let builtin: ReturnType<typeof createBuiltinTools> | undefined;
+  const removeBuiltin = services.tools.addProvider('built-in', () => (services.trusted ? (builtin ??= createBuiltinTools(services)) : []));
+  context.subscriptions.push({ dispose: removeBuiltin });
 
   const setRestricted = () => void vscode.commands.executeCommand('setContext', ContextKeys.restricted, !services.trusted);
   setRestricted();
