@@ -102,26 +102,10 @@ export class ChatAnswers {
       sentEstimate = await this.deps.context.estimateRequest(manager, chosen, plan.systemPromptOverride);
       await this.deps.services.whileBusy(this.deps.conversationId, async () => {
         const tools = await this.deps.tools.prepare(manager);
-        if (tools) return this.runTools(manager, stream, plan, tools);
-        for (let attempt = 0; ; attempt++) {
-          try {
-            for await (const chunk of manager.streamComplete({ signal: stream.abort.signal, ...plan })) {
-              // The chunk is shown even after Stop: the stream has already counted it into the saved answer.
-              if (chunk.delta || chunk.thinkingDelta) {
-                stream.text += chunk.delta;
-                if (chunk.thinkingDelta) stream.thinking += chunk.thinkingDelta;
-                this.deps.reply(request, { type: 'streamDelta', delta: chunk.delta, thinkingDelta: chunk.thinkingDelta });
-              }
-              if (stream.stopRequested) break;
-            }
-            return;
-          } catch (err) {
-            // The model refused the request as too long: compact without a model call (never drop silently), then ask once more.
-            if (attempt > 0 || !isContextLengthError(err) || stream.text || stream.stopRequested) throw err;
-            this.deps.notify(await this.deps.context.compactAfterOverflow(manager, chosen));
-            stream.parentNodeId = manager.currentNodeId;
-            this.deps.reply(request, { type: 'streamStart', parentNodeId: stream.parentNodeId, model: chosen });
-          }
+        try {
+          await this.stream(manager, stream, plan, tools);
+        } finally {
+          await tools?.executor.dispose().catch((err: unknown) => this.deps.services.logger.warn(`Could not close the tools' resources: ${String(err)}`));
         }
       });
     } catch (err) {
@@ -143,6 +127,35 @@ export class ChatAnswers {
       const update = totalCostUpdate(manager.getMetadata() as Record<string, unknown>, manager.getTotalCost());
       if (update) await manager.setMetadata(update).catch(() => undefined);
       await this.deps.postState();
+    }
+  }
+
+  /**
+   * Streams the answer (with tools when the chat offers them); when the model refuses the request as
+   * too long, compacts without a model call (never dropping silently) and asks once more.
+   */
+  private async stream(manager: ConversationManager, stream: ActiveStream, plan: RequestPlan, tools: PreparedToolRun | undefined): Promise<void> {
+    const { request } = stream;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        if (tools) return await this.runTools(manager, stream, plan, tools);
+        for await (const chunk of manager.streamComplete({ signal: stream.abort.signal, ...plan })) {
+          // The chunk is shown even after Stop: the stream has already counted it into the saved answer.
+          if (chunk.delta || chunk.thinkingDelta) {
+            stream.text += chunk.delta;
+            if (chunk.thinkingDelta) stream.thinking += chunk.thinkingDelta;
+            this.deps.reply(request, { type: 'streamDelta', delta: chunk.delta, thinkingDelta: chunk.thinkingDelta });
+          }
+          if (stream.stopRequested) break;
+        }
+        return;
+      } catch (err) {
+        // The model refused the request as too long: compact without a model call (never drop silently), then ask once more.
+        if (attempt > 0 || !isContextLengthError(err) || stream.text || stream.stopRequested) throw err;
+        this.deps.notify(await this.deps.context.compactAfterOverflow(manager, stream.model));
+        stream.parentNodeId = manager.currentNodeId;
+        this.deps.reply(request, { type: 'streamStart', parentNodeId: stream.parentNodeId, model: stream.model });
+      }
     }
   }
 
@@ -190,7 +203,6 @@ export class ChatAnswers {
       });
     } finally {
       this.deps.tools.clear();
-      await tools.executor.dispose().catch((err: unknown) => this.deps.services.logger.warn(`Could not close the tools' resources: ${String(err)}`));
     }
   }
 
