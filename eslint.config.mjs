@@ -3,6 +3,7 @@
 import tseslint from 'typescript-eslint';
 
 const VSCODE_IN_CORE = { name: 'vscode', message: 'src/core is plain TypeScript: reach VS Code through an interface implemented in src/host.' };
+const HOST_TO_CORE = ['**/core/*/**', '**/core/*', '!**/core/index', '!**/core/mcp', '!**/core/mcp/index'];
 const CORE_OUTWARD = { group: ['**/host/*', '**/host/**', '**/shared/*', '**/webview/*'], message: 'src/core depends on nothing outside it.' };
 
 export default tseslint.config(
@@ -50,11 +51,22 @@ export default tseslint.config(
     },
   },
   {
+    // The MCP client has a barrel of its own (src/core/mcp/index.ts), which the host loads on first use.
     files: ['src/host/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['**/core/*/**', '**/core/*', '!**/core/index'], message: 'The host imports the engine only through src/core/index.ts.' }] },
+        { patterns: [{ group: HOST_TO_CORE, message: 'The host imports the engine only through src/core/index.ts (and the MCP client through src/core/mcp/index.ts).' }] },
+      ],
+    },
+  },
+  {
+    // Host tests may start the reference MCP servers the core's MCP tests use.
+    files: ['src/host/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: [...HOST_TO_CORE, '!**/core/mcp/mcpTestServers'], message: 'The host imports the engine only through src/core/index.ts.' }] },
       ],
     },
   },

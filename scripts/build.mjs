@@ -1,4 +1,5 @@
-// Bundles the extension with esbuild: the host (Node, CommonJS, `vscode` external), the chat webview
+// Bundles the extension with esbuild: the host (Node, CommonJS, `vscode` external; the MCP client and the
+// tokenizer tables in files of their own, loaded on first use), the chat webview
 // (browser IIFE plus its stylesheet), the prompt CLI, and the assets they load at run time (sql.js's
 // wasm, the codicon font). Everything lands in dist/, so the .vsix needs no node_modules.
 // Flags: --production minifies without sourcemaps (what the .vsix ships); --watch rebuilds on change.
@@ -46,6 +47,36 @@ const tokenizerPlugin = {
   },
 };
 
+/**
+ * The MCP client (src/host/mcp/mcpRuntime.ts, with the MCP SDK and zod) is loaded only when a chat first
+ * asks for tools or a server is restarted: the host's `import('./mcpRuntime')` becomes a require of
+ * dist/mcp.js, a bundle of its own, so activation does not parse it.
+ */
+const MCP_RUNTIME = path.join(root, 'src/host/mcp/mcpRuntime.ts');
+const mcpRuntimePlugin = {
+  name: 'arbor-mcp-runtime',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/mcpRuntime$/ }, (args) => {
+      if (path.join(args.resolveDir, 'mcpRuntime.ts') !== MCP_RUNTIME) return undefined;
+      if (args.kind !== 'dynamic-import') {
+        return { errors: [{ text: `${path.relative(root, args.importer)} imports mcpRuntime statically; only import('./mcpRuntime') keeps the MCP SDK out of dist/extension.js` }] };
+      }
+      return { path: './mcp.js', external: true };
+    });
+  },
+};
+
+/**
+ * jsonc-parser's `main` is a UMD build whose `require('./impl/format')` calls esbuild cannot follow (the
+ * bundle would fail at run time with "Cannot find module './impl/format'"): bundle its ES module build.
+ */
+const jsoncParserPlugin = {
+  name: 'arbor-jsonc-parser',
+  setup(build) {
+    build.onResolve({ filter: /^jsonc-parser$/ }, () => ({ path: path.join(root, 'node_modules/jsonc-parser/lib/esm/main.js') }));
+  },
+};
+
 const common = {
   bundle: true,
   minify: production,
@@ -60,7 +91,11 @@ const common = {
 const targets = [
   {
     entry: 'src/host/extension.ts',
-    options: { platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'], outfile: 'dist/extension.js', plugins: [reportPlugin, tokenizerPlugin] },
+    options: { platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'], outfile: 'dist/extension.js', plugins: [reportPlugin, tokenizerPlugin, mcpRuntimePlugin, jsoncParserPlugin] },
+  },
+  {
+    entry: 'src/host/mcp/mcpRuntime.ts',
+    options: { platform: 'node', format: 'cjs', target: 'node20', outfile: 'dist/mcp.js', plugins: [reportPlugin, jsoncParserPlugin] },
   },
   ...TOKENIZER_ENCODINGS.map((name) => ({
     entry: `node_modules/gpt-tokenizer/cjs/encoding/${name}.js`,

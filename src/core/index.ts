@@ -27,6 +27,7 @@ export {
   type ToolRunOptions,
 } from './conversation/managerTypes';
 export { defineTool, toolDependency, type Tool, type ToolContext, type ToolDependency, type ToolOutput, type JsonSchema } from './tools/tool';
+export { MAX_TOOL_NAME, safeToolName, uniqueToolName } from './tools/toolNames';
 export {
   ToolExecutor,
   DEFAULT_MAX_TOOL_OUTPUT_CHARS,
@@ -267,3 +268,9 @@ export {
   FilesAdapter,
 } from './rag/filesAdapter';
 export { type RagAdapter, type RagResultItem } from './rag/ragAdapter';
+// MCP configuration only: reading `.vscode/mcp.json` and the setting needs no MCP SDK, so the host lists
+// configured servers at no cost. The client itself (connections, tools) is src/core/mcp/index.ts, which
+// the host loads on first use.
+export { parseMcpJson, type McpConfig, type McpInputDefinition, type McpServerConfig, type McpServerSource } from './mcp/mcpConfig';
+export { collectMcpServers, type CollectedMcpServers, type McpConfigSources, type McpSettingValue } from './mcp/mcpServers';
+export { McpConfigError } from './mcp/mcpErrors';

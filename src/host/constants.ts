@@ -10,6 +10,7 @@ export const EXTENSION_ID = 'arbor-dev.arbor';
 export const Views = {
   container: 'arbor',
   conversations: 'arbor.conversations',
+  mcpServers: 'arbor.mcpServers',
   chatPanel: 'arbor.chat',
 } as const;
 
@@ -48,6 +49,8 @@ export const Commands = {
   compactUpToHere: 'arbor.node.compactUpToHere',
   undoCompaction: 'arbor.undoCompaction',
   activationTiming: 'arbor.debug.activationTiming',
+  mcpRestartServer: 'arbor.mcp.restartServer',
+  mcpShowOutput: 'arbor.mcp.showOutput',
 } as const;
 
 /** Setting keys, without the `arbor.` section prefix (read through `getConfiguration('arbor')`). */
@@ -74,6 +77,7 @@ export const Settings = {
   autoCompactPercent: 'context.autoCompactPercent',
   keepRecentTokens: 'context.keepRecentTokens',
   keepToolOutputTokens: 'context.keepToolOutputTokens',
+  mcpServers: 'mcp.servers',
 } as const;
 
 /** Context keys set with `setContext`, used in `when` clauses. */
@@ -93,6 +97,15 @@ export const TreeItemContext = {
   bookmarked: '.bookmarked',
   noted: '.noted',
   step: '.step',
+} as const;
+
+/** Context values of the MCP Servers view's rows (`viewItem == …` in menus). */
+export const McpItemContext = {
+  server: 'arbor.mcpServer',
+  /** A server of an untrusted workspace: it cannot start, so it has no Restart. */
+  blockedServer: 'arbor.mcpServer.blocked',
+  tool: 'arbor.mcpTool',
+  configError: 'arbor.mcpConfigError',
 } as const;
 
 /** Where the API key lives in `SecretStorage`. */

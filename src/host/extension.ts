@@ -5,6 +5,8 @@ import { registerChatPanels } from './chatPanel';
 import { registerCommands } from './commands';
 import { ContextKeys } from './constants';
 import { Indexing } from './indexing';
+import type { McpHost } from './mcp/mcpHost';
+import { registerMcp } from './mcp/mcpView';
 import { registerPromptDiagnostics } from './promptDiagnostics';
 import { registerPromptVersions } from './promptVersions';
 import { runRetentionAtStart } from './retention';
@@ -12,6 +14,9 @@ import { Services } from './services';
 import { registerStatusBar } from './statusBar';
 import { registerTreeView } from './treeView';
 import { createBuiltinTools } from './tools/builtinTools';
+
+/** The window's MCP servers, stopped (their processes ended) when the extension deactivates. */
+let mcpHost: McpHost | undefined;
 
 /**
  * The composition root: build the shared services once, then register each feature. Nothing heavy
@@ -32,6 +37,7 @@ export function activate(context: vscode.ExtensionContext): void {
   });
 
   const tree = registerTreeView(context, { services, clock });
+  mcpHost = registerMcp(context, { services });
   const panels = registerChatPanels(context, { services });
   const indexing = new Indexing(services);
   context.subscriptions.push(indexing);
@@ -53,5 +59,10 @@ export function activate(context: vscode.ExtensionContext): void {
   clock.activated();
 }
 
-/** Everything is disposed through `context.subscriptions`. */
-export function deactivate(): void {}
+/**
+ * Everything is disposed through `context.subscriptions`. VS Code waits for the promise returned here,
+ * so the MCP servers have stopped (stdio servers' processes ended) before the extension host exits.
+ */
+export function deactivate(): Promise<void> | undefined {
+  return mcpHost?.shutdown();
+}

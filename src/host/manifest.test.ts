@@ -35,9 +35,20 @@ describe('package.json agrees with constants.ts', () => {
   it('declares every setting the host reads, and the views and activation events', () => {
     const props = Object.keys(pkg.contributes.configuration.properties);
     for (const key of Object.values(Settings).filter((k) => k !== Settings.section)) expect(props).toContain(`arbor.${key}`);
-    expect(pkg.contributes.views.arbor.map((v: { id: string }) => v.id)).toEqual([Views.conversations]);
-    expect(pkg.activationEvents).toEqual([`onView:${Views.conversations}`, `onWebviewPanel:${Views.chatPanel}`]);
+    expect(pkg.contributes.views.arbor.map((v: { id: string }) => v.id)).toEqual([Views.conversations, Views.mcpServers]);
+    expect(pkg.activationEvents).toEqual([`onView:${Views.conversations}`, `onView:${Views.mcpServers}`, `onWebviewPanel:${Views.chatPanel}`]);
     expect(pkg.capabilities.untrustedWorkspaces.supported).toBe('limited');
     expect(pkg.main).toBe('./dist/extension.js');
+  });
+
+  it('contributes the MCP Servers view with its welcome text, its row actions, and the arbor.mcp.servers schema', () => {
+    const welcome = pkg.contributes.viewsWelcome.find((w: { view: string }) => w.view === Views.mcpServers);
+    expect(welcome.contents).toContain('.vscode/mcp.json');
+    expect(welcome.contents).toContain('arbor.mcp.servers');
+    const inline = pkg.contributes.menus['view/item/context'].filter((m: { when: string; group: string }) => m.when.includes(`view == ${Views.mcpServers}`) && m.group.startsWith('inline'));
+    expect(inline.map((m: { command: string }) => m.command)).toEqual([Commands.mcpRestartServer, Commands.mcpShowOutput]);
+    const schema = pkg.contributes.configuration.properties[`arbor.${Settings.mcpServers}`];
+    expect(Object.keys(schema.additionalProperties.properties).sort()).toEqual(['args', 'command', 'cwd', 'env', 'envFile', 'headers', 'type', 'url']);
+    expect(pkg.capabilities.untrustedWorkspaces.restrictedConfigurations).toContain(`arbor.${Settings.mcpServers}`);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * The MCP client's public API: a barrel of its own, apart from `src/core/index.ts`, so that the
- * extension bundle loads the MCP SDK only once tools are wired in (issue 11) and activation does not
- * parse it before then.
+ * extension loads the MCP SDK only when a chat first asks for tools and activation does not parse it
+ * (the host imports it dynamically, and the build makes it a file of its own, dist/mcp.js). The
+ * configuration part, which needs no SDK, is also exported from `src/core/index.ts`.
  */
 export {
   parseMcpJson,

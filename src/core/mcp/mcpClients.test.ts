@@ -49,6 +49,37 @@ describe('McpClients', () => {
     expect(a!.state.kind).toBe('stopped');
     expect(everythingChildren()).toEqual([]);
   });
+
+  it('with start: false only configures servers; startStopped starts them and leaves a failed one failed', async () => {
+    clients = new McpClients({ logger: new RecordingLogger() });
+    const broken = stdioServer('broken', process.execPath, ['-e', 'process.exit(1)']);
+    await clients.setServers([everythingStdio('lazy'), broken], { start: false });
+    expect(clients.connections().map((c) => [c.name, c.state.kind])).toEqual([
+      ['lazy', 'stopped'],
+      ['broken', 'stopped'],
+    ]);
+    expect(everythingChildren()).toEqual([]);
+    expect(await clients.tools()).toEqual([]);
+
+    await clients.startStopped();
+    expect(clients.connections().map((c) => [c.name, c.state.kind])).toEqual([
+      ['lazy', 'running'],
+      ['broken', 'failed'],
+    ]);
+    expect(everythingChildren()).toHaveLength(1);
+
+    const states: string[] = [];
+    clients.onDidChange((change) => change.kind === 'state' && states.push(`${change.serverName} ${change.state.kind}`));
+    await clients.startStopped();
+    expect(states).toEqual([]); // neither the running nor the failed server was started again
+
+    // A server added while the others run, with start: false, waits for the next startStopped.
+    await clients.setServers([everythingStdio('lazy'), broken, everythingStdio('later')], { start: false });
+    expect(clients.get('later')!.state.kind).toBe('stopped');
+    await clients.startStopped();
+    expect(clients.get('later')!.state.kind).toBe('running');
+    expect(clients.get('broken')!.state.kind).toBe('failed');
+  });
 });
 
 describe('mcpWireName', () => {

@@ -24,8 +24,10 @@ export class McpClients {
   /**
    * Makes the running set match `configs`: new servers start, removed ones stop, changed ones restart,
    * unchanged ones are left alone. Resolves when every start has settled (a failed start is a state).
+   * With `start: false`, new and changed servers are only configured (state `stopped`), for a host that
+   * starts servers when tools are first asked for (`startStopped`) rather than when they are configured.
    */
-  async setServers(configs: readonly McpServerConfig[]): Promise<void> {
+  async setServers(configs: readonly McpServerConfig[], options: { start?: boolean } = {}): Promise<void> {
     const wanted = new Map(configs.map((config) => [config.name, config]));
     const work: Promise<unknown>[] = [];
     for (const [name, entry] of this.entries) {
@@ -42,9 +44,20 @@ export class McpClients {
         connection.onDidChangeTools(() => this._onDidChange.fire({ serverName: config.name, kind: 'tools' })),
       ];
       this.entries.set(config.name, { connection, key: configKey(config), subscriptions });
-      starts.push(connection.start());
+      if (options.start !== false) starts.push(connection.start());
     }
     await Promise.all(starts);
+  }
+
+  /**
+   * Starts every configured server that is stopped (configured with `start: false` and not started
+   * since), and waits for those already starting. A failed server stays failed: only `restart` tries it
+   * again, so a broken server is not started anew, and its inputs asked for again, each time tools are
+   * listed. Resolves when the starts have settled.
+   */
+  async startStopped(): Promise<void> {
+    const pending = this.connections().filter((connection) => connection.state.kind === 'stopped' || connection.state.kind === 'starting');
+    await Promise.all(pending.map((connection) => connection.start()));
   }
 
   /** The connection of `name`, if configured. */

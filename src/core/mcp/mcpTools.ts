@@ -3,8 +3,8 @@
  * (`^[a-zA-Z0-9_-]{1,64}$`, unique across servers), and `run` that calls the server and turns its
  * content into text for the model.
  */
-import { createHash } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { safeToolName, uniqueToolName } from '../tools/toolNames';
 import type { McpServerConnection, McpToolInfo } from './mcpConnection';
 
 /**
@@ -41,8 +41,6 @@ export interface McpArborTool {
   run(input: Record<string, unknown>, context: { signal?: AbortSignal }): Promise<McpToolOutput>;
 }
 
-const MAX_WIRE_NAME = 64;
-
 /** `server › tool`, the name the UI shows. */
 export const mcpDisplayName = (serverName: string, toolName: string): string => `${serverName} › ${toolName}`;
 
@@ -51,10 +49,7 @@ export const mcpDisplayName = (serverName: string, toolName: string): string => 
  * than 64 characters is cut and ends in a short hash of the full name, so different long names stay apart.
  */
 export function mcpWireName(serverName: string, toolName: string): string {
-  const safe = `mcp_${serverName}_${toolName}`.replace(/[^a-zA-Z0-9_-]/g, '_');
-  if (safe.length <= MAX_WIRE_NAME) return safe;
-  const hash = createHash('sha256').update(`${serverName}\u0000${toolName}`).digest('hex').slice(0, 8);
-  return `${safe.slice(0, MAX_WIRE_NAME - 9)}_${hash}`;
+  return safeToolName(`mcp_${serverName}_${toolName}`, `${serverName}\u0000${toolName}`);
 }
 
 /** The text a tool result gives the model: text parts as they are, other parts as a short note. */
@@ -104,13 +99,7 @@ export function toArborTools(entries: ReadonlyArray<{ connection: McpServerConne
   const used = new Set<string>();
   const out: McpArborTool[] = [];
   for (const { connection, tools } of entries) {
-    for (const tool of tools) {
-      const base = mcpWireName(connection.name, tool.name);
-      let name = base;
-      for (let n = 2; used.has(name); n++) name = `${base.slice(0, MAX_WIRE_NAME - 1 - String(n).length)}_${n}`;
-      used.add(name);
-      out.push(toArborTool(connection, tool, name));
-    }
+    for (const tool of tools) out.push(toArborTool(connection, tool, uniqueToolName(mcpWireName(connection.name, tool.name), used)));
   }
   return out;
 }

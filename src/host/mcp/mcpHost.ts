@@ -1,0 +1,234 @@
+/**
+ * The MCP servers of a window, for the chat and the MCP Servers view. It reads the configuration
+ * (`.vscode/mcp.json` of each folder, the `arbor.mcp.servers` setting) when first asked and again when
+ * it changes, and starts servers only when a chat first asks for tools. The MCP client (and its SDK)
+ * loads then too, with `import()`: activation and a window that never uses tools never load it.
+ */
+import * as vscode from 'vscode';
+import type { McpClientsChange } from '../../core/mcp/index';
+import { Settings } from '../constants';
+import { Disposable, toDisposable } from '../lifecycle';
+import type { OutputChannelLogger } from '../logger';
+import type { OfferedTool } from '../tools/offeredTool';
+import { planMcpServers, startableServers, type McpPlan } from './mcpPlan';
+import { mcpServerRows, type McpTreeRow } from './mcpRows';
+import type { McpRuntime } from './mcpRuntime';
+import { MCP_JSON, mcpFolders, mcpSecretStore, promptMcpInput, readMcpSources } from './mcpWorkspace';
+
+/** What the MCP host needs from the extension. */
+export interface McpHostDeps {
+  logger: OutputChannelLogger;
+  secrets: vscode.SecretStorage;
+  /** Whether the workspace is trusted (workspace-configured servers start only then). */
+  trusted: () => boolean;
+  /** Fires when the workspace becomes trusted. */
+  onDidChangeTrust: vscode.Event<unknown>;
+  /** Arbor's version, which it gives servers when it connects. */
+  version: string;
+}
+
+/** Why a server cannot be restarted: not configured, or held back by workspace trust. */
+export class McpRestartError extends Error {
+  constructor(message: string, readonly reason: 'unknown' | 'untrusted') {
+    super(message);
+    this.name = 'McpRestartError';
+  }
+}
+
+/** Time to gather the events of one save (a file watcher reports a create and a change) into one reload. */
+const RELOAD_DELAY_MS = 150;
+
+/** The MCP servers of the window: configuration, lazy starts, tools, states and restarts. */
+export class McpHost extends Disposable {
+  private readonly _onDidChange = this._register(new vscode.EventEmitter<void>());
+  /** Fires when the configured servers, a server's state or a server's tools changed (the view redraws). */
+  readonly onDidChange = this._onDidChange.event;
+  private readonly _onDidChangeTools = this._register(new vscode.EventEmitter<void>());
+  /** Fires when the tools `tools()` would return may have changed (a server started, stopped or changed its tools). */
+  readonly onDidChangeTools = this._onDidChangeTools.event;
+
+  private planPromise?: Promise<McpPlan>;
+  private runtimePromise?: Promise<McpRuntime>;
+  private runtime?: McpRuntime;
+  /** Set by the first `tools()`: from then on, configured servers start as soon as they are configured. */
+  private active = false;
+  private watchers: vscode.Disposable[] = [];
+  private reloadTimer?: ReturnType<typeof setTimeout>;
+  private shutdownPromise?: Promise<void>;
+
+  constructor(private readonly deps: McpHostDeps) {
+    super();
+    this._register(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration(`${Settings.section}.${Settings.mcpServers}`)) this.scheduleReload();
+      }),
+    );
+    this._register(deps.onDidChangeTrust(() => this.scheduleReload()));
+    this._register(
+      vscode.workspace.onDidChangeWorkspaceFolders(() => {
+        if (this.planPromise) this.watchFolders();
+        this.scheduleReload();
+      }),
+    );
+    this._register(
+      toDisposable(() => {
+        if (this.reloadTimer) clearTimeout(this.reloadTimer);
+        for (const watcher of this.watchers) watcher.dispose();
+      }),
+    );
+  }
+
+  /**
+   * The tools of every running server as offered tools (`source: 'mcp'`), starting the configured servers
+   * not started yet and waiting for them. A failed server offers none (the view shows why); nothing
+   * configured costs nothing (the MCP client is not even loaded). Never rejects: a problem is logged.
+   */
+  async tools(): Promise<OfferedTool[]> {
+    if (this.isDisposed) return [];
+    this.active = true;
+    try {
+      const plan = await this.plan();
+      if (!this.runtime && startableServers(plan).length === 0) return [];
+      const runtime = await this.loadRuntime();
+      await runtime.setServers(plan.servers, { start: true });
+      return await runtime.tools();
+    } catch (error) {
+      this.deps.logger.error('[MCP] Could not list the MCP servers’ tools', error);
+      return [];
+    }
+  }
+
+  /** The rows of the MCP Servers view: each configured server and its state, and configuration errors. */
+  async rows(): Promise<McpTreeRow[]> {
+    const plan = await this.plan();
+    const statuses = this.runtime ? await this.runtime.statuses() : new Map();
+    return mcpServerRows(plan, statuses);
+  }
+
+  /** The names of the configured servers (for a pick list). */
+  async serverNames(): Promise<string[]> {
+    return (await this.plan()).servers.map((server) => server.config.name);
+  }
+
+  /**
+   * Stops and starts server `name` (starts it, if it never started), e.g. after fixing what made it fail.
+   * Throws `McpRestartError` when no server has that name or the workspace that configured it is not trusted.
+   */
+  async restart(name: string): Promise<void> {
+    const plan = await this.plan();
+    const server = plan.servers.find((s) => s.config.name === name);
+    if (!server) throw new McpRestartError(`No MCP server is configured with the name "${name}". Check ${MCP_JSON} and the ${Settings.section}.${Settings.mcpServers} setting.`, 'unknown');
+    if (server.blocked) {
+      throw new McpRestartError(`MCP server "${name}" is configured by this workspace (${server.config.origin}), which is not trusted. Trust the workspace to start it.`, 'untrusted');
+    }
+    const runtime = await this.loadRuntime();
+    await runtime.setServers(plan.servers, { start: this.active });
+    await runtime.restart(name);
+  }
+
+  /** Stops every server and waits until they have stopped (stdio servers' processes have ended). */
+  shutdown(): Promise<void> {
+    this.shutdownPromise ??= (async () => {
+      const runtime = await this.runtimePromise?.catch(() => undefined);
+      await runtime?.dispose();
+    })();
+    return this.shutdownPromise;
+  }
+
+  override dispose(): void {
+    if (this.isDisposed) return;
+    void this.shutdown().catch((error) => this.deps.logger.warn('[MCP] Stopping the MCP servers failed', error));
+    super.dispose();
+  }
+
+  /** The plan of the current configuration, read on first use and after each change. */
+  private plan(): Promise<McpPlan> {
+    if (!this.planPromise) {
+      if (this.watchers.length === 0) this.watchFolders();
+      const reading = readMcpSources().then((sources) => {
+        const plan = planMcpServers(sources, { workspaceTrusted: this.deps.trusted() });
+        for (const error of plan.errors) this.deps.logger.warn(`[MCP] ${error.message}`);
+        return plan;
+      });
+      this.planPromise = reading;
+      reading.catch(() => {
+        if (this.planPromise === reading) this.planPromise = undefined;
+      });
+    }
+    return this.planPromise;
+  }
+
+  private watchFolders(): void {
+    for (const watcher of this.watchers) watcher.dispose();
+    this.watchers = mcpFolders().flatMap((folder) => {
+      const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, MCP_JSON));
+      const reload = () => this.scheduleReload();
+      return [watcher, watcher.onDidCreate(reload), watcher.onDidChange(reload), watcher.onDidDelete(reload)];
+    });
+  }
+
+  private scheduleReload(): void {
+    if (this.isDisposed) return;
+    if (this.reloadTimer) clearTimeout(this.reloadTimer);
+    this.reloadTimer = setTimeout(() => {
+      this.reloadTimer = undefined;
+      void this.reload();
+    }, RELOAD_DELAY_MS);
+  }
+
+  /** Reads the configuration again and applies it: removed servers stop, changed ones restart, new ones start once tools were asked for. */
+  private async reload(): Promise<void> {
+    this.planPromise = undefined;
+    this._onDidChange.fire();
+    try {
+      const plan = await this.plan();
+      if (this.runtime && !this.isDisposed) {
+        this.deps.logger.info(`[MCP] Configuration changed: ${plan.servers.length} server(s) configured`);
+        await this.runtime.setServers(plan.servers, { start: this.active });
+      }
+    } catch (error) {
+      this.deps.logger.error('[MCP] Could not apply the changed MCP configuration', error);
+    }
+    this._onDidChange.fire();
+    this._onDidChangeTools.fire();
+  }
+
+  private loadRuntime(): Promise<McpRuntime> {
+    if (!this.runtimePromise) {
+      const loading = (async () => {
+        // The build turns this import into dist/mcp.js, loaded here the first time.
+        const { McpRuntime } = await import('./mcpRuntime').catch((error: unknown) => {
+          throw new Error(`Arbor could not load its MCP client (dist/mcp.js): ${error instanceof Error ? error.message : String(error)}. Reinstall or rebuild the extension.`);
+        });
+        const runtime = new McpRuntime({
+          logger: this.deps.logger,
+          secrets: mcpSecretStore(this.deps.secrets),
+          prompt: promptMcpInput,
+          clientInfo: { name: 'arbor', version: this.deps.version },
+        });
+        runtime.onDidChange((change) => this.onRuntimeChange(change));
+        this.runtime = runtime;
+        // Shut down while loading: stop at once whatever starts later.
+        if (this.shutdownPromise) await runtime.dispose();
+        return runtime;
+      })();
+      this.runtimePromise = loading;
+      loading.catch(() => {
+        if (this.runtimePromise === loading) this.runtimePromise = undefined;
+      });
+    }
+    return this.runtimePromise;
+  }
+
+  private onRuntimeChange(change: McpClientsChange): void {
+    this._onDidChange.fire();
+    if (change.kind === 'tools' || change.state.kind !== 'starting') this._onDidChangeTools.fire();
+    if (change.kind === 'state' && change.state.kind === 'failed' && !this.isDisposed) {
+      const { serverName } = change;
+      void vscode.window.showWarningMessage(`Arbor: MCP server "${serverName}" failed: ${change.state.message}`, 'Show Output', 'Restart').then((choice) => {
+        if (choice === 'Show Output') this.deps.logger.channel.show(true);
+        if (choice === 'Restart') this.restart(serverName).catch((error) => void vscode.window.showErrorMessage(error instanceof Error ? error.message : String(error)));
+      });
+    }
+  }
+}

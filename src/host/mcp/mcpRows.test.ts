@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { McpConfigError, type McpServerConfig } from '../../core/index';
+import { McpItemContext } from '../constants';
+import type { McpPlan } from './mcpPlan';
+import { mcpServerRows, stderrTail } from './mcpRows';
+import type { McpServerStatus } from './mcpRuntime';
+
+const stdio = (name: string): McpServerConfig => ({ name, source: 'workspace', origin: '/ws/.vscode/mcp.json', type: 'stdio', command: 'npx', args: ['-y', 'some-server'], env: {} });
+const plan = (...names: Array<string | [string, 'blocked']>): McpPlan => ({
+  servers: names.map((entry) => {
+    const [name, blocked] = Array.isArray(entry) ? entry : [entry, undefined];
+    return { config: stdio(name), folder: '/ws', inputs: [], blocked: blocked === 'blocked' };
+  }),
+  errors: [],
+});
+
+describe('mcpServerRows', () => {
+  it('shows each state of a server in its description, with the actions its context allows', () => {
+    const statuses = new Map<string, McpServerStatus>([
+      ['starting', { state: { kind: 'starting' }, tools: [] }],
+      [
+        'running',
+        {
+          state: { kind: 'running', transport: 'stdio', serverName: 'example-servers/everything', serverVersion: '1.0.0' },
+          tools: [
+            { name: 'echo', displayName: 'running › echo', description: 'Echoes back the input string' },
+            { name: 'add', displayName: 'running › add', description: '' },
+          ],
+        },
+      ],
+      ['failed', { state: { kind: 'failed', message: 'could not start: Connection closed', stderr: 'booting\n\nError: GITHUB_TOKEN is not set\n' }, tools: [] }],
+    ]);
+    const rows = mcpServerRows(plan('fresh', 'starting', 'running', 'failed', ['held', 'blocked']), statuses);
+    expect(rows.map((r) => [r.label, r.description, r.icon, r.contextValue])).toEqual([
+      ['fresh', 'not started', 'circle-outline', McpItemContext.server],
+      ['starting', 'starting…', 'loading~spin', McpItemContext.server],
+      ['running', 'running, 2 tools', 'pass', McpItemContext.server],
+      ['failed', 'failed: could not start: Connection closed', 'error', McpItemContext.server],
+      ['held', 'not started: workspace not trusted', 'workspace-untrusted', McpItemContext.blockedServer],
+    ]);
+    const running = rows[2];
+    expect(running.tooltip).toContain('Running over stdio (example-servers/everything 1.0.0).');
+    expect(running.children.map((c) => [c.id, c.label, c.tooltip, c.server, c.contextValue])).toEqual([
+      ['mcp-tool:running:echo', 'running › echo', 'Echoes back the input string', 'running', McpItemContext.tool],
+      ['mcp-tool:running:add', 'running › add', undefined, 'running', McpItemContext.tool],
+    ]);
+    expect(rows[3].tooltip).toContain('Its stderr ended with:\nbooting\nError: GITHUB_TOKEN is not set');
+    expect(rows[3].iconColor).toBe('errorForeground');
+    expect(rows[0].tooltip).toBe('fresh: npx -y some-server\nConfigured in /ws/.vscode/mcp.json\n\nStarts when a chat first asks for tools, or with Restart.');
+    expect(rows[4].tooltip).toContain('Trust the workspace to start it.');
+    expect(new Set(rows.map((r) => r.id)).size).toBe(rows.length);
+  });
+
+  it('says "1 tool" for one, and lists configuration errors after the servers', () => {
+    const withError: McpPlan = { ...plan('one'), errors: [new McpConfigError('unknown "type" "websocket"; use "stdio", "http" or "sse".', '/ws/.vscode/mcp.json', 'servers.x.type')] };
+    const rows = mcpServerRows(withError, new Map([['one', { state: { kind: 'running', transport: 'streamable-http' }, tools: [{ name: 't', displayName: 'one › t', description: 'd' }] }]]));
+    expect(rows[0].description).toBe('running, 1 tool');
+    expect(rows[1]).toMatchObject({
+      label: 'Configuration error',
+      description: '/ws/.vscode/mcp.json (servers.x.type): unknown "type" "websocket"; use "stdio", "http" or "sse".',
+      icon: 'warning',
+      contextValue: McpItemContext.configError,
+    });
+  });
+
+  it('is empty when nothing is configured (the view then shows its welcome text)', () => {
+    expect(mcpServerRows({ servers: [], errors: [] }, new Map())).toEqual([]);
+  });
+});
+
+describe('stderrTail', () => {
+  it('keeps the last lines, skipping blank ones and cutting long ones', () => {
+    const stderr = Array.from({ length: 30 }, (_, i) => `line ${i}`).join('\n') + `\n\n${'x'.repeat(400)}\n`;
+    const tail = stderrTail(stderr, 3).split('\n');
+    expect(tail).toEqual(['line 28', 'line 29', `${'x'.repeat(299)}…`]);
+    expect(stderrTail('')).toBe('');
+  });
+});

@@ -1,0 +1,125 @@
+/**
+ * The rows of the MCP Servers view, from the plan (what is configured) and the runtime's statuses (what
+ * runs): one row per server with its state, its tools as child rows, and a row per configuration error.
+ * Pure, so the wording is unit tested without VS Code.
+ */
+import type { McpConfigError } from '../../core/index';
+import type { McpServerState } from '../../core/mcp/index';
+import { McpItemContext } from '../constants';
+import type { McpPlan, PlannedMcpServer } from './mcpPlan';
+import type { McpServerStatus } from './mcpRuntime';
+
+/** One row of the view; the view turns it into a `TreeItem` as it is. */
+export interface McpTreeRow {
+  /** Stable across redraws, so an expanded server stays expanded. */
+  id: string;
+  label: string;
+  description?: string;
+  tooltip?: string;
+  /** A codicon id, e.g. `error`. */
+  icon: string;
+  /** A theme color id for the icon, e.g. `errorForeground`. */
+  iconColor?: string;
+  /** The `viewItem` of menus (`McpItemContext`). */
+  contextValue: string;
+  /** The server a row belongs to (server and tool rows), for the Restart action. */
+  server?: string;
+  children: McpTreeRow[];
+}
+
+/** Lines of a failed server's stderr the tooltip shows (its end, where the reason usually is). */
+const STDERR_LINES = 20;
+const LINE_CHARS = 300;
+
+/** The rows of the view: servers in configuration order, then the configuration errors. */
+export function mcpServerRows(plan: McpPlan, statuses: ReadonlyMap<string, McpServerStatus>): McpTreeRow[] {
+  return [...plan.servers.map((server) => serverRow(server, statuses.get(server.config.name))), ...plan.errors.map(errorRow)];
+}
+
+function serverRow(server: PlannedMcpServer, status: McpServerStatus | undefined): McpTreeRow {
+  const { name } = server.config;
+  const base = { id: `mcp-server:${name}`, label: name, server: name, contextValue: McpItemContext.server };
+  const about = describeServer(server);
+  if (server.blocked) {
+    return {
+      ...base,
+      description: 'not started: workspace not trusted',
+      tooltip: `${about}\n\nThis workspace configured it, and it is not trusted. Trust the workspace to start it.`,
+      icon: 'workspace-untrusted',
+      contextValue: McpItemContext.blockedServer,
+      children: [],
+    };
+  }
+  const state: McpServerState = status?.state ?? { kind: 'stopped' };
+  switch (state.kind) {
+    case 'stopped':
+      return { ...base, description: 'not started', tooltip: `${about}\n\nStarts when a chat first asks for tools, or with Restart.`, icon: 'circle-outline', children: [] };
+    case 'starting':
+      return { ...base, description: 'starting…', tooltip: about, icon: 'loading~spin', children: [] };
+    case 'running': {
+      const tools = status?.tools ?? [];
+      const version = state.serverName ? ` (${state.serverName}${state.serverVersion ? ` ${state.serverVersion}` : ''})` : '';
+      return {
+        ...base,
+        description: `running, ${tools.length} ${tools.length === 1 ? 'tool' : 'tools'}`,
+        tooltip: `${about}\n\nRunning over ${state.transport}${version}.`,
+        icon: 'pass',
+        iconColor: 'charts.green',
+        children: tools.map((tool) => ({
+          id: `mcp-tool:${name}:${tool.name}`,
+          label: tool.displayName,
+          tooltip: tool.description || undefined,
+          icon: 'tools',
+          contextValue: McpItemContext.tool,
+          server: name,
+          children: [],
+        })),
+      };
+    }
+    case 'failed': {
+      const tail = stderrTail(state.stderr);
+      return {
+        ...base,
+        description: `failed: ${state.message}`,
+        tooltip: `${about}\n\nFailed: ${state.message}${tail ? `\n\nIts stderr ended with:\n${tail}` : ''}\n\nRestart tries again; Show Output has the full log.`,
+        icon: 'error',
+        iconColor: 'errorForeground',
+        children: [],
+      };
+    }
+  }
+}
+
+function errorRow(error: McpConfigError, index: number): McpTreeRow {
+  return {
+    id: `mcp-error:${index}:${error.origin}`,
+    label: 'Configuration error',
+    description: error.message,
+    tooltip: `${error.message}\n\nArbor reads the file or setting again when it changes.`,
+    icon: 'warning',
+    iconColor: 'problemsWarningIcon.foreground',
+    contextValue: McpItemContext.configError,
+    children: [],
+  };
+}
+
+/** What a server runs or where it connects, and where it was configured. */
+function describeServer(server: PlannedMcpServer): string {
+  const { config } = server;
+  const target = config.type === 'stdio' ? `${config.command} ${config.args.join(' ')}`.trim() : `${config.type} ${config.url}`;
+  return `${config.name}: ${cut(target, LINE_CHARS)}\nConfigured in ${config.origin}`;
+}
+
+/** The last lines of a server's stderr, blank lines dropped and each line cut. */
+export function stderrTail(stderr: string, lines = STDERR_LINES): string {
+  return stderr
+    .split(/\r?\n/)
+    .filter((line) => line.trim() !== '')
+    .slice(-lines)
+    .map((line) => cut(line, LINE_CHARS))
+    .join('\n');
+}
+
+function cut(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}

@@ -1,0 +1,87 @@
+/**
+ * The MCP Servers view (below Conversations) and its commands: each configured server with its state
+ * and tools, Restart, and Show Output. `registerMcp` is the feature's entry point from `activate()`;
+ * it starts nothing (servers start when a chat first asks for tools).
+ */
+import * as vscode from 'vscode';
+import { Commands, Views } from '../constants';
+import { Disposable } from '../lifecycle';
+import type { OutputChannelLogger } from '../logger';
+import { McpHost, McpRestartError } from './mcpHost';
+import type { McpTreeRow } from './mcpRows';
+
+/** The rows of `McpHost`, redrawn whenever the configuration or a server's state changes. */
+export class McpServersTreeProvider extends Disposable implements vscode.TreeDataProvider<McpTreeRow> {
+  private readonly _onDidChangeTreeData = this._register(new vscode.EventEmitter<McpTreeRow | undefined>());
+  readonly onDidChangeTreeData = this._onDidChangeTreeData.event;
+
+  constructor(private readonly host: McpHost) {
+    super();
+    this._register(host.onDidChange(() => this._onDidChangeTreeData.fire(undefined)));
+  }
+
+  getTreeItem(row: McpTreeRow): vscode.TreeItem {
+    const item = new vscode.TreeItem(row.label, row.children.length > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+    item.id = row.id;
+    item.description = row.description;
+    item.tooltip = row.tooltip;
+    item.iconPath = new vscode.ThemeIcon(row.icon, row.iconColor ? new vscode.ThemeColor(row.iconColor) : undefined);
+    item.contextValue = row.contextValue;
+    return item;
+  }
+
+  getChildren(row?: McpTreeRow): vscode.ProviderResult<McpTreeRow[]> {
+    return row ? row.children : this.host.rows();
+  }
+}
+
+/** What `registerMcp` needs. */
+export interface McpDeps {
+  services: { logger: OutputChannelLogger; readonly trusted: boolean; onDidChangeTrust: vscode.Event<boolean> };
+}
+
+/**
+ * Creates the window's `McpHost`, the MCP Servers view and the Restart and Show Output commands. The
+ * chat gets MCP tools from the returned host's `tools()`; `shutdown()` stops the servers.
+ */
+export function registerMcp(context: vscode.ExtensionContext, deps: McpDeps): McpHost {
+  const { services } = deps;
+  const host = new McpHost({
+    logger: services.logger,
+    secrets: context.secrets,
+    trusted: () => services.trusted,
+    onDidChangeTrust: services.onDidChangeTrust,
+    version: String(context.extension.packageJSON.version ?? '0.0.0'),
+  });
+  const tree = new McpServersTreeProvider(host);
+  context.subscriptions.push(host, tree, vscode.window.createTreeView(Views.mcpServers, { treeDataProvider: tree }));
+
+  context.subscriptions.push(
+    vscode.commands.registerCommand(Commands.mcpRestartServer, async (row?: McpTreeRow | string) => {
+      const name = typeof row === 'string' ? row : (row?.server ?? (await pickServer(host)));
+      if (!name) return;
+      try {
+        await host.restart(name);
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        if (error instanceof McpRestartError && error.reason === 'untrusted') {
+          const choice = await vscode.window.showWarningMessage(message, 'Manage Workspace Trust');
+          if (choice) await vscode.commands.executeCommand('workbench.trust.manage');
+        } else {
+          void vscode.window.showErrorMessage(`Arbor: ${message}`);
+        }
+      }
+    }),
+    vscode.commands.registerCommand(Commands.mcpShowOutput, () => services.logger.channel.show(true)),
+  );
+  return host;
+}
+
+async function pickServer(host: McpHost): Promise<string | undefined> {
+  const names = await host.serverNames();
+  if (names.length === 0) {
+    void vscode.window.showInformationMessage('No MCP server is configured: add one to .vscode/mcp.json or to the arbor.mcp.servers setting.');
+    return undefined;
+  }
+  return vscode.window.showQuickPick(names, { title: 'Restart MCP Server', placeHolder: 'The server to restart' });
+}
