@@ -14,6 +14,7 @@ import { Services } from './services';
 import { registerStatusBar } from './statusBar';
 import { registerTreeView } from './treeView';
 import { createBuiltinTools } from './tools/builtinTools';
+import { extensionTools } from './tools/lmTools';
 
 /** The window's MCP servers, stopped (their processes ended) when the extension deactivates. */
 let mcpHost: McpHost | undefined;
@@ -49,6 +50,10 @@ export function activate(context: vscode.ExtensionContext): void {
   let builtin: ReturnType<typeof createBuiltinTools> | undefined;
   const removeBuiltin = services.tools.addProvider('built-in', () => (services.trusted ? (builtin ??= createBuiltinTools(services)) : []));
   context.subscriptions.push({ dispose: removeBuiltin });
+  // MCP servers start the first time a chat asks for tools; other extensions' tools are listed then too.
+  const host = mcpHost;
+  context.subscriptions.push({ dispose: services.tools.addProvider('MCP', () => host.tools()) });
+  context.subscriptions.push({ dispose: services.tools.addProvider('extension', () => extensionTools()) });
 
   const setRestricted = () => void vscode.commands.executeCommand('setContext', ContextKeys.restricted, !services.trusted);
   setRestricted();
