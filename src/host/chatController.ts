@@ -100,6 +100,8 @@ export class ChatController extends Disposable {
     this._register(
       services.onDidChangeConversation((id) => {
         if (id === this.conversationId && !this.answers.active) void this.postState();
+        // A tool run stores results while no chunk streams: each shows on its card as it is stored.
+        else if (id === this.conversationId && this.answers.active?.tools) this.postStateSoon();
         if (id === this.conversationId && this.ready) void this.options.postOptions();
       }),
     );

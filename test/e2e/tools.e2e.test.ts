@@ -57,10 +57,10 @@ describe('tools and MCP in the chat', () => {
     await chat().send(
       'Why do leaves fall? [[tool:read_file {"path":"src/leaves.ts"}]] [[tool:search_workspace {"query":"abscission"}]] [[tool:mcp_everything_echo {"message":"hello from arbor"}]]',
     );
-    // The built-in tools ran on their own; the MCP tool waits on its card.
+    // The built-in tools run on their own (side by side with the MCP call, all three read-only); the MCP tool waits on its card.
     await expect.poll(() => card('mcp_everything_echo').getAttribute('data-state'), { timeout: 60_000 }).toBe('pendingApproval');
-    expect(await card('read_file').getAttribute('data-state')).toBe('done');
-    expect(await card('search_workspace').getAttribute('data-state')).toBe('done');
+    await expect.poll(() => card('read_file').getAttribute('data-state'), { timeout: 30_000 }).toBe('done');
+    await expect.poll(() => card('search_workspace').getAttribute('data-state'), { timeout: 30_000 }).toBe('done');
     expect(await card('mcp_everything_echo').locator('[data-testid="tool-name"]').textContent()).toBe('everything › echo');
     await workbench.screenshot('tools-asks-for-the-mcp-tool');
     await card('mcp_everything_echo').locator('[data-testid="tool-allow-conversation"]').click();
