@@ -127,4 +127,43 @@ describe('tools and MCP in the chat', () => {
     expect(await card('search_workspace').getAttribute('data-state')).toBe('done');
     await workbench.screenshot('tools-branch-from-a-tool-step');
   });
+
+  it('lists the MCP server as running with its tools in the MCP Servers view, and Restart starts it again', async () => {
+    await workbench.openArborView();
+    const pane = workbench.page.locator('.part.sidebar .pane', { has: workbench.page.locator('.pane-header', { hasText: /MCP Servers/i }) });
+    const header = pane.locator('.pane-header');
+    if ((await header.getAttribute('aria-expanded')) !== 'true') await header.click();
+    const row = pane.locator('[role="treeitem"]', { hasText: 'everything' }).first();
+    await expect.poll(() => row.textContent(), { timeout: 30_000 }).toMatch(/running, \d+ tools/);
+    await workbench.expand(row);
+    await expect.poll(() => pane.locator('[role="treeitem"]', { hasText: 'everything › echo' }).count(), { timeout: 15_000 }).toBe(1);
+    await workbench.screenshot('tools-mcp-servers-view');
+    await row.click({ button: 'right' });
+    await workbench.pickMenuItem(/Restart MCP Server/);
+    await expect.poll(() => row.textContent(), { timeout: 30_000 }).toMatch(/running, \d+ tools/);
+  });
+
+  it('the tools button turns tools off for this chat: a call marker then gets a plain answer', async () => {
+    const toggle = chat().byTestId('tools-toggle');
+    await expect.poll(() => toggle.getAttribute('aria-pressed'), { timeout: 15_000 }).toBe('true');
+    await toggle.click();
+    await expect.poll(() => toggle.getAttribute('aria-pressed'), { timeout: 15_000 }).toBe('false');
+    await chat().ask('No tools now [[tool:read_file {"path":"src/leaves.ts"}]]', '[arbor-test-model] Echo: No tools now [[tool:read_file {"path":"src/leaves.ts"}]]');
+    expect(await chat().lastAnswer().locator('[data-testid="tool-card"]').count()).toBe(0);
+    await toggle.click();
+    await expect.poll(() => toggle.getAttribute('aria-pressed'), { timeout: 15_000 }).toBe('true');
+  });
+
+  it('Reset Tool Approvals forgets the Allow given in this conversation: the MCP tool asks again', async () => {
+    await workbench.runCommand('Arbor: Reset Tool Approvals');
+    await expect
+      .poll(async () => (await workbench.page.locator('.notification-toast').allTextContents()).join('\n'), { timeout: 15_000 })
+      .toContain('Arbor forgot 1 tool approval');
+    await chat().send('Once more [[tool:mcp_everything_echo {"message":"asks again"}]]');
+    const echo = card('mcp_everything_echo');
+    await expect.poll(() => echo.getAttribute('data-state'), { timeout: 60_000 }).toBe('pendingApproval');
+    await echo.locator('[data-testid="tool-allow-once"]').click();
+    await expect.poll(() => chat().textOf(chat().lastAnswer()), { timeout: 60_000 }).toContain('asks again');
+    await chat().waitIdle();
+  });
 });
