@@ -91,9 +91,9 @@ export class ChatAnswers {
     try {
       await checkReadyToSend(this.deps.services);
       const plan = await this.deps.options.plan(manager, chosen);
-      // Room for the request first, counted with the system prompt just rendered for it; a summary
-      // moves the answer below it.
-      const compacted = await this.deps.context.compactIfFull(manager, chosen, plan.systemPromptOverride);
+      // Room for the request first, counted with the system prompt just rendered for it and the tools
+      // it offers; a summary moves the answer below it.
+      const compacted = await this.deps.context.compactIfFull(manager, chosen, plan.systemPromptOverride, this.deps.tools.definitions(manager));
       if (compacted) {
         this.deps.notify(compacted);
         stream.parentNodeId = manager.currentNodeId;

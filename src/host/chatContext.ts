@@ -4,7 +4,7 @@
  * server reported, and the compactions and branch summaries with the notices that tell the reader
  * what happened. The controller owns one per chat and posts what it returns.
  */
-import { InvalidOperationError, keptBudget, PathTokenCache, readNodeMetadata, tokenCounterFor, type ConversationManager, type ConversationNode } from '../core/index';
+import { InvalidOperationError, keptBudget, PathTokenCache, readNodeMetadata, tokenCounterFor, type ConversationManager, type ConversationNode, type ToolDefinition } from '../core/index';
 import type { Attachment, NoticeMessage, UsageView } from '../shared/protocol';
 import type { ChatOptions } from './chatOptions';
 import { attachmentKey, chatUsage, MeterCounter, usageView } from './contextBudget';
@@ -27,6 +27,8 @@ export class ChatContext {
   constructor(
     private readonly services: Services,
     private readonly options: ChatOptions,
+    /** The tool definitions the chat's next request carries. */
+    private readonly toolDefinitions: (manager: ConversationManager) => readonly ToolDefinition[] = () => [],
   ) {}
 
   /** The draft changed. */
@@ -65,7 +67,7 @@ export class ChatContext {
     const counter = await this.counter(model);
     const system = await this.options.systemPromptText(manager);
     // The draft as it will be sent: the typed text with its attachments fenced after it.
-    return usageView(chatUsage(manager, limit, composeUserMessage(this.draft.text, resolved), counter, system), s);
+    return usageView(chatUsage(manager, limit, composeUserMessage(this.draft.text, resolved), counter, system, this.toolDefinitions(manager)), s);
   }
 
   /**
@@ -108,14 +110,14 @@ export class ChatContext {
    * Compacts before a request that would fill more than `arbor.context.autoCompactPercent` of the
    * window; `systemOverride` is the system prompt the request carries (already rendered for it).
    */
-  async compactIfFull(manager: ConversationManager, model: string, systemOverride: string | undefined): Promise<NoticeMessage | undefined> {
+  async compactIfFull(manager: ConversationManager, model: string, systemOverride: string | undefined, tools?: readonly ToolDefinition[]): Promise<NoticeMessage | undefined> {
     const s = this.services.settings;
     if (s.autoCompactPercent <= 0) return undefined;
     const limit = await this.limit(model);
     if (!limit) return undefined;
     const counter = await this.counter(model);
-    const before = chatUsage(manager, limit, '', counter, systemOverride);
-    const node = await manager.compactIfFull({ limit, fraction: s.autoCompactPercent / 100, reserve: before.reserved, counter, systemOverride, model, keepRecentTokens: s.keepRecentTokens });
+    const before = chatUsage(manager, limit, '', counter, systemOverride, tools);
+    const node = await manager.compactIfFull({ limit, fraction: s.autoCompactPercent / 100, reserve: before.reserved, counter, systemOverride, tools, model, keepRecentTokens: s.keepRecentTokens });
     return node && compactionNotice(node, { fraction: before.fraction ?? 0, limit, model });
   }
 

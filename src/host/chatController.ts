@@ -65,7 +65,6 @@ export class ChatController extends Disposable {
   ) {
     super();
     this.options = new ChatOptions(services, conversationId, (message) => this.post(message));
-    this.context = new ChatContext(services, this.options);
     this.tools = new ChatTools({
       tools: services.tools,
       conversationId,
@@ -76,6 +75,7 @@ export class ChatController extends Disposable {
       warn: (message) => services.logger.warn(message),
     });
     this._register(toDisposable(() => clearTimeout(this.stateSoon)));
+    this.context = new ChatContext(services, this.options, (manager) => this.tools.definitions(manager));
     this.answers = new ChatAnswers({
       tools: this.tools,
       services,

@@ -2,7 +2,7 @@
  * The context budget of a chat: the model's context length (as the provider lists it, cached per
  * provider and model), the tokens kept for the answer, and the usage view the header's meter shows.
  */
-import { ESTIMATE_COUNTER, type ContextUsage, type ConversationManager, type ConversationNode, type LLMMessage, type LLMProvider, type PathTokenCache, type UsageCounter } from '../core/index';
+import { ESTIMATE_COUNTER, type ContextUsage, type ConversationManager, type ConversationNode, type LLMMessage, type LLMProvider, type PathTokenCache, type ToolDefinition, type UsageCounter } from '../core/index';
 import type { Attachment, UsageView } from '../shared/protocol';
 import type { ArborSettings } from './settings';
 
@@ -81,6 +81,13 @@ export function usageView(usage: ContextUsage, settings: Pick<ArborSettings, 'au
 }
 
 /** The usage of the next request of a chat, with a draft (and the chat's own system prompt in place of the root's). */
-export function chatUsage(manager: ConversationManager, limit: number | undefined, draft: string, counter: UsageCounter = ESTIMATE_COUNTER, systemOverride?: string): ContextUsage {
-  return manager.getContextUsage({ draft, limit, reserve: answerReserve(limit), counter, ...(systemOverride !== undefined ? { systemOverride } : {}) });
+export function chatUsage(
+  manager: ConversationManager,
+  limit: number | undefined,
+  draft: string,
+  counter: UsageCounter = ESTIMATE_COUNTER,
+  systemOverride?: string,
+  tools?: readonly ToolDefinition[],
+): ContextUsage {
+  return manager.getContextUsage({ draft, limit, reserve: answerReserve(limit), counter, ...(systemOverride !== undefined ? { systemOverride } : {}), ...(tools?.length ? { tools } : {}) });
 }

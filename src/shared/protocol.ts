@@ -135,7 +135,7 @@ export interface UsageView {
   readonly reserved: number;
   /** Counted by the model's tokenizer; otherwise estimated. */
   readonly exact: boolean;
-  readonly parts: { readonly system: number; readonly history: number; readonly attachments: number; readonly retrieval: number; readonly draft: number };
+  readonly parts: { readonly system: number; readonly history: number; readonly attachments: number; readonly retrieval: number; readonly draft: number; readonly tools: number };
   /** Share of the window (0..1) at which Arbor compacts before sending. */
   readonly autoCompactAt: number;
 }

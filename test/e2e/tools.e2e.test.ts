@@ -1,10 +1,12 @@
+import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { EVERYTHING_BIN } from '../../src/core/mcp/mcpTestServers';
 import { ChatPage } from './harness/chat';
-import { prepareOwnSandbox, startCodeServer, type RunningCodeServer, type Sandbox } from './harness/codeServer';
+import { REPO_ROOT, installVsix, prepareOwnSandbox, startCodeServer, type RunningCodeServer, type Sandbox } from './harness/codeServer';
+import { run } from './harness/processes';
 import { Workbench, launchBrowser } from './harness/workbench';
 
 /**
@@ -33,6 +35,21 @@ describe('tools and MCP in the chat', () => {
       path.join(sandbox.workspace, '.vscode', 'mcp.json'),
       `${JSON.stringify({ servers: { everything: { type: 'stdio', command: process.execPath, args: [EVERYTHING_BIN, 'stdio'] } } }, null, 2)}\n`,
     );
+    // A git repository with one commit and a change since, for git_log and git_diff; a JSON file with an
+    // error for get_diagnostics.
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=Arbor Test', '-c', 'user.email=test@arbor.invalid', ...args], { cwd: sandbox.workspace });
+    await writeFile(path.join(sandbox.workspace, '.gitignore'), '.vscode/\n');
+    git('init', '-q');
+    git('add', '-A');
+    git('commit', '-q', '-m', 'First commit of the leaves');
+    await writeFile(path.join(sandbox.workspace, 'src', 'leaves.ts'), "// Why leaves fall\nexport const reason = 'abscission: the tree seals each leaf off before winter';\nexport const season = 'autumn';\n");
+    await writeFile(path.join(sandbox.workspace, 'broken.json'), '{ "leaves": }\n');
+    // Another extension that registers a language model tool with VS Code, packaged and installed as a user would.
+    const vsix = path.join(sandbox.root, 'leaf-counter.vsix');
+    await run(process.execPath, [path.join(REPO_ROOT, 'node_modules/@vscode/vsce/vsce'), 'package', '--allow-missing-repository', '--no-dependencies', '-o', vsix], {
+      cwd: path.join(REPO_ROOT, 'test/e2e/fixtures/lmToolExtension'),
+    });
+    await installVsix(sandbox, vsix);
     browser = await launchBrowser();
     server = await startCodeServer(sandbox);
     workbench = await Workbench.open(browser, server.url);
@@ -164,6 +181,48 @@ describe('tools and MCP in the chat', () => {
     await expect.poll(() => echo.getAttribute('data-state'), { timeout: 60_000 }).toBe('pendingApproval');
     await echo.locator('[data-testid="tool-allow-once"]').click();
     await expect.poll(() => chat().textOf(chat().lastAnswer()), { timeout: 60_000 }).toContain('asks again');
+    await chat().waitIdle();
+  });
+
+  it('reads the editor, the Problems panel and git through get_selection, get_diagnostics, git_diff and git_log', async () => {
+    const { page } = workbench;
+    const open = async (name: string) => {
+      await workbench.runCommand('Go to File');
+      await page.keyboard.type(name);
+      await page.locator('.quick-input-widget .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 15_000 });
+      await page.keyboard.press('Enter');
+      await page.locator('.part.editor .tab.active', { hasText: name }).first().waitFor({ timeout: 15_000 });
+    };
+    await open('broken.json');
+    // The JSON language server reports the error in the Problems panel (its count shows in the status bar).
+    const problems = page.locator('.statusbar-item', { has: page.locator('.codicon-error') }).first();
+    await expect.poll(async () => ((await problems.textContent()) ?? '').trim(), { timeout: 30_000 }).toMatch(/^[1-9]/);
+    await open('leaves.ts');
+    await page.locator('.part.editor .view-lines', { hasText: 'abscission' }).first().click();
+    await page.keyboard.press('Control+A');
+    await workbench.tab(/Why do leaves fall/).first().click();
+    await chat().waitReady();
+    await chat().send('What is going on? [[tool:get_selection {}]] [[tool:get_diagnostics {}]] [[tool:git_diff {}]] [[tool:git_log {}]]');
+    await expect.poll(() => chat().textOf(chat().lastAnswer()), { timeout: 60_000 }).toContain('Tool results:');
+    await chat().waitIdle();
+    for (const tool of ['get_selection', 'get_diagnostics', 'git_diff', 'git_log']) expect(await card(tool).getAttribute('data-state')).toBe('done');
+    const answer = await chat().textOf(chat().lastAnswer());
+    // get_selection: the selected file and its text; get_diagnostics: the JSON error; git: the change and the commit.
+    expect(answer).toContain('src/leaves.ts');
+    expect(answer).toContain("export const season = 'autumn'");
+    expect(answer).toContain('broken.json');
+    expect(answer).toContain("+export const season = 'autumn';");
+    expect(answer).toContain('First commit of the leaves');
+    await workbench.screenshot('tools-editor-and-git');
+  });
+
+  it('offers a tool another extension registered with VS Code, behind an approval, and answers with its result', async () => {
+    await chat().send('How many leaves? [[tool:leaf_counter {"tree":"oak"}]]');
+    const counter = card('leaf_counter');
+    await expect.poll(() => counter.getAttribute('data-state'), { timeout: 60_000 }).toBe('pendingApproval');
+    expect(await counter.locator('[data-testid="tool-approval-reason"]').textContent()).toContain('a tool of another extension');
+    await counter.locator('[data-testid="tool-allow-once"]').click();
+    await expect.poll(() => chat().textOf(chat().lastAnswer()), { timeout: 60_000 }).toContain('The oak has 1234 leaves.');
     await chat().waitIdle();
   });
 });

@@ -53,6 +53,7 @@ export class ContextMeter {
       line('Attachments', parts.attachments),
       line('Retrieved context and templates', parts.retrieval),
       line('Your draft', parts.draft),
+      line('Tool definitions', parts.tools),
       line('Reserved for the answer', usage.reserved),
       usage.limit && usage.autoCompactAt > 0 ? `Arbor compacts older turns at ${Math.round(usage.autoCompactAt * 100)}%` : '',
     ]

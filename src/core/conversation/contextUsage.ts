@@ -6,7 +6,7 @@
  */
 import { estimateMessageTokens } from '../llm/tokens';
 import { readNodeMetadata } from '../metadataKeys';
-import type { ConversationNode, LLMMessage } from '../types';
+import type { ConversationNode, LLMMessage, ToolDefinition } from '../types';
 import { requestPath } from './compaction';
 import type { ConversationTree } from './conversationTree';
 
@@ -46,6 +46,8 @@ export interface ContextUsage {
     retrieval: number;
     /** The message being written. */
     draft: number;
+    /** The definitions of the tools the request offers (names, descriptions, input schemas). */
+    tools: number;
   };
   /** The compaction in effect on this path, if any. */
   compactionNodeId?: string;
@@ -55,6 +57,8 @@ export interface ContextUsage {
 export interface ContextUsageOptions {
   /** Text being written in the composer, counted as the next user message. */
   draft?: string;
+  /** The tools the request offers: their definitions travel with it. */
+  tools?: readonly ToolDefinition[];
   /** The system prompt the request will carry instead of the root's (the chat's picked prompt). */
   systemOverride?: string;
   /** The model's context length. */
@@ -70,7 +74,7 @@ export function contextUsage(tree: ConversationTree, nodeId: string, options: Co
   const countNode = (n: ConversationNode) => (counter.countNode ? counter.countNode(n) : counter.countMessage(n.message));
   const { system, nodes, compaction } = requestPath(tree, nodeId, options.systemOverride);
   counter.prepare?.(nodes);
-  const parts = { system: 0, history: 0, attachments: 0, retrieval: 0, draft: 0 };
+  const parts = { system: 0, history: 0, attachments: 0, retrieval: 0, draft: 0, tools: 0 };
   if (system !== undefined) parts.system = counter.countMessage({ role: 'system', content: system });
   for (const node of nodes) {
     const total = countNode(node);
@@ -86,7 +90,9 @@ export function contextUsage(tree: ConversationTree, nodeId: string, options: Co
     else parts.retrieval += total - own;
   }
   if (options.draft?.trim()) parts.draft = counter.countMessage({ role: 'user', content: options.draft });
-  const used = parts.system + parts.history + parts.attachments + parts.retrieval + parts.draft;
+  // Counted as the JSON the wire carries: providers put the definitions into the prompt about that size.
+  if (options.tools?.length) parts.tools = counter.countMessage({ role: 'system', content: JSON.stringify(options.tools) });
+  const used = parts.system + parts.history + parts.attachments + parts.retrieval + parts.draft + parts.tools;
   const reserved = Math.max(0, options.reserve ?? 0);
   const limit = options.limit !== undefined && options.limit > 0 ? options.limit : undefined;
   return {

@@ -32,7 +32,7 @@ import { SerialQueue } from '../serialQueue';
 import { requireRecord, requireString } from '../validation';
 import { StreamingParents } from './streamingParents';
 import { streamWithPartial } from './streamWithPartial';
-import type { ConversationNode, ConversationState, LLMMessage, LLMResponse, LLMStreamChunk } from '../types';
+import type { ConversationNode, ConversationState, LLMMessage, LLMResponse, LLMStreamChunk, ToolDefinition } from '../types';
 
 const clone = <T>(value: T): T => structuredClone(value);
 
@@ -250,9 +250,9 @@ export class ConversationManager extends ConversationReader {
    * there is room (or nothing to compact). Automatic compactions are recorded as `trigger: 'auto'`.
    * `systemOverride` is the system prompt the request will carry instead of the root's.
    */
-  async compactIfFull(options: CompactOptions & { limit?: number; fraction: number; reserve?: number; counter?: UsageCounter; systemOverride?: string }): Promise<ConversationNode | undefined> {
+  async compactIfFull(options: CompactOptions & { limit?: number; fraction: number; reserve?: number; counter?: UsageCounter; systemOverride?: string; tools?: readonly ToolDefinition[] }): Promise<ConversationNode | undefined> {
     if (!options.limit) return undefined;
-    const usage = this.getContextUsage({ limit: options.limit, reserve: options.reserve, counter: options.counter, systemOverride: options.systemOverride });
+    const usage = this.getContextUsage({ limit: options.limit, reserve: options.reserve, counter: options.counter, systemOverride: options.systemOverride, tools: options.tools });
     if ((usage.fraction ?? 0) < options.fraction) return undefined;
     const count = options.count ?? (options.counter ? (m: LLMMessage) => options.counter!.countMessage(m) : undefined);
     try {

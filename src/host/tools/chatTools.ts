@@ -3,7 +3,7 @@
  * the window offers, the approval of each call (at once by policy or grant, else a card in the chat that
  * waits for the user's Allow or Deny), and the live state of the run's calls for their cards.
  */
-import { ToolExecutor, type ApprovalDecision, type ApprovalRequest, type ConversationManager, type ToolCallEvent } from '../../core/index';
+import { ToolExecutor, type ApprovalDecision, type ApprovalRequest, type ConversationManager, type ToolCallEvent, type ToolDefinition } from '../../core/index';
 import type { ToolDecisionMessage } from '../../shared/protocol';
 import type { OfferedTool } from './offeredTool';
 import { approvalNeed, grantKey, offeredTools, policyFor, type ToolPolicy } from './toolApprovals';
@@ -54,6 +54,11 @@ export class ChatTools implements ToolCallLookup {
     return typeof off === 'boolean' ? !off : this.deps.enabledByDefault();
   }
 
+  /** The tool definitions the next request of this chat is likely to carry (those of the last run; none with tools off). */
+  definitions(manager: ConversationManager): readonly ToolDefinition[] {
+    return this.enabled(manager) ? this.deps.tools.lastDefinitions : [];
+  }
+
   /** The toolbar toggle. */
   async setEnabled(manager: ConversationManager, enabled: boolean): Promise<void> {
     await manager.setMetadata({ [TOOLS_OFF_KEY]: !enabled });
@@ -69,6 +74,7 @@ export class ChatTools implements ToolCallLookup {
       tools.map((t) => t.tool),
       { maxOutputChars: MAX_TOOL_OUTPUT_CHARS, logger: { warn: (message: string) => this.deps.warn(message) } },
     );
+    this.deps.tools.lastDefinitions = executor.definitions();
     return {
       executor,
       maxSteps: this.deps.maxSteps(),

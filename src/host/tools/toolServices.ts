@@ -5,6 +5,7 @@
  * Approvals" forgets them all.
  */
 import type * as vscode from 'vscode';
+import type { ToolDefinition } from '../../core/index';
 import type { OfferedTool } from './offeredTool';
 import type { GrantScope, ToolGrants } from './toolApprovals';
 
@@ -18,6 +19,11 @@ const ALWAYS_KEY = 'arbor.toolGrants.always';
 /** See the file's header. */
 export class ToolServices {
   private readonly providers: Array<{ name: string; provide: ToolProvider }> = [];
+  /**
+   * The definitions the last run offered, for the context meter of chats with tools on: listing the
+   * tools again for every meter update would start MCP servers nobody asked for yet.
+   */
+  lastDefinitions: readonly ToolDefinition[] = [];
 
   constructor(
     private readonly workspaceState: vscode.Memento,

@@ -183,6 +183,23 @@ describe('compacting a conversation', () => {
     expect(after.compactionNodeId).toBe(node.nodeId);
     expect(after.parts.system).toBeGreaterThan(before.parts.system);
   });
+
+  it('counts the definitions of the tools a request offers, and compacts when they fill the window', async () => {
+    const m = await conversation(5);
+    const tools = [
+      { type: 'function' as const, function: { name: 'read_file', description: 'Reads a file of the workspace. '.repeat(40), parameters: { type: 'object', properties: { path: { type: 'string' } } } } },
+    ];
+    const without = m.getContextUsage({ limit: 4000 });
+    const withTools = m.getContextUsage({ limit: 4000, tools });
+    expect(without.parts.tools).toBe(0);
+    expect(withTools.parts.tools).toBeGreaterThan(300);
+    expect(withTools.used).toBe(without.used + withTools.parts.tools);
+    // Below the threshold without the tools, above it with them: only the count with them compacts.
+    const limit = Math.ceil((without.used + withTools.parts.tools / 2) / 0.85);
+    expect(await m.compactIfFull({ limit, fraction: 0.85 })).toBeUndefined();
+    server.enqueue({ content: 'Short.' });
+    expect(await m.compactIfFull({ limit, fraction: 0.85, tools })).toBeDefined();
+  });
 });
 
 describe('planning a compaction', () => {
