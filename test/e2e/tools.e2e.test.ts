@@ -171,7 +171,7 @@ describe('tools and MCP in the chat', () => {
     await expect.poll(() => toggle.getAttribute('aria-pressed'), { timeout: 15_000 }).toBe('true');
   });
 
-  it('Reset Tool Approvals forgets the Allow given in this conversation: the MCP tool asks again', async () => {
+  it('Reset Tool Approvals forgets the Allow given in this conversation: the MCP tool asks again, and runs with the arguments edited on its card', async () => {
     await workbench.runCommand('Arbor: Reset Tool Approvals');
     await expect
       .poll(async () => (await workbench.page.locator('.notification-toast').allTextContents()).join('\n'), { timeout: 15_000 })
@@ -179,9 +179,16 @@ describe('tools and MCP in the chat', () => {
     await chat().send('Once more [[tool:mcp_everything_echo {"message":"asks again"}]]');
     const echo = card('mcp_everything_echo');
     await expect.poll(() => echo.getAttribute('data-state'), { timeout: 60_000 }).toBe('pendingApproval');
+    // The arguments are edited on the card before Allow: the tool runs with the edited ones, and the model is told.
+    await echo.locator('[data-testid="tool-arguments-editor"]').fill('{ "message": "edited on the card" }');
     await echo.locator('[data-testid="tool-allow-once"]').click();
-    await expect.poll(() => chat().textOf(chat().lastAnswer()), { timeout: 60_000 }).toContain('asks again');
+    await expect.poll(() => chat().textOf(chat().lastAnswer()), { timeout: 60_000 }).toContain('edited on the card');
     await chat().waitIdle();
+    const answer = await chat().textOf(chat().lastAnswer());
+    expect(answer).toContain('The user changed the arguments before approving');
+    expect(answer).not.toContain('Echo: asks again');
+    await card('mcp_everything_echo').locator('[data-testid="tool-arguments"] summary').click();
+    expect(await card('mcp_everything_echo').locator('[data-testid="tool-arguments"] pre').textContent()).toContain('edited on the card');
   });
 
   it('reads the editor, the Problems panel and git through get_selection, get_diagnostics, git_diff and git_log', async () => {
