@@ -3,22 +3,10 @@ import { parseMcpJson, type McpInputDefinition, type McpServerConfig } from './m
 import { McpConfigError, McpInputCancelledError } from './mcpErrors';
 import { collectMcpServers } from './mcpServers';
 import { mcpSecretKey, McpVariableResolver, parseEnvFile, type SecretStore } from './mcpVariables';
+import { MemorySecrets } from './mcpTestServers';
 
 const FILE = '/ws/.vscode/mcp.json';
 
-/** Secret storage in memory, as the host's SecretStorage behaves. */
-class MemorySecrets implements SecretStore {
-  readonly values = new Map<string, string>();
-  async get(key: string) {
-    return this.values.get(key);
-  }
-  async store(key: string, value: string) {
-    this.values.set(key, value);
-  }
-  async delete(key: string) {
-    this.values.delete(key);
-  }
-}
 
 const MCP_JSON = `{
   // VS Code's format, comments and trailing commas allowed

@@ -7,6 +7,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 import type { Logger } from '../files';
 import type { McpServerConfig } from './mcpConfig';
+import type { SecretStore } from './mcpVariables';
 import { freePort } from '../../../test/fixtures/providerTestTools';
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -75,5 +76,19 @@ export function everythingChildren(): string[] {
     return execFileSync('pgrep', ['-f', '-P', String(process.pid), 'server-everything/dist/index.js'], { encoding: 'utf8' }).split('\n').filter(Boolean);
   } catch {
     return []; // pgrep exits with 1 when nothing matches
+  }
+}
+
+/** Secret storage in memory, as the host's SecretStorage behaves. */
+export class MemorySecrets implements SecretStore {
+  readonly values = new Map<string, string>();
+  async get(key: string) {
+    return this.values.get(key);
+  }
+  async store(key: string, value: string) {
+    this.values.set(key, value);
+  }
+  async delete(key: string) {
+    this.values.delete(key);
   }
 }

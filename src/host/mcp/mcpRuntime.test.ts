@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseMcpJson, type McpServerConfig } from '../../core/index';
 import { mcpSecretKey, type McpInputDefinition, type SecretStore } from '../../core/mcp/index';
-import { EVERYTHING_BIN, everythingChildren, everythingStdio, FILESYSTEM_BIN, RecordingLogger, stdioServer } from '../../core/mcp/mcpTestServers';
+import { EVERYTHING_BIN, everythingChildren, everythingStdio, FILESYSTEM_BIN, MemorySecrets, RecordingLogger, stdioServer } from '../../core/mcp/mcpTestServers';
 import type { PlannedMcpServer } from './mcpPlan';
 import { McpRuntime } from './mcpRuntime';
 
@@ -18,18 +18,6 @@ afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()!();
 });
 
-class MemorySecrets implements SecretStore {
-  readonly values = new Map<string, string>();
-  async get(key: string) {
-    return this.values.get(key);
-  }
-  async store(key: string, value: string) {
-    this.values.set(key, value);
-  }
-  async delete(key: string) {
-    this.values.delete(key);
-  }
-}
 
 function runtime(options: { secrets?: SecretStore; answers?: Array<string | undefined> } = {}) {
   const asked: string[] = [];

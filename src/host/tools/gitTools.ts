@@ -74,6 +74,13 @@ function repositoriesFor(api: GitApi, folders: readonly string[], abs: string | 
   return api.repositories.filter((r) => folders.some((f) => isInside(r.rootUri.fsPath, f) || isInside(f, r.rootUri.fsPath)));
 }
 
+/** What a git tool reads: the workspace's rules, the checked `path` (if given) and the repositories holding it. */
+async function gitTarget(env: WorkspaceToolEnv, path: string | undefined, signal: AbortSignal) {
+  const access = new WorkspaceAccess(env);
+  const target = path?.trim() ? await access.checkWorkspacePath(path) : undefined;
+  return { access, target, repos: repositoriesFor(await gitApi(signal), access.folders, target?.abs) };
+}
+
 const NO_REPOSITORY = 'There is no git repository here that VS Code knows of (the workspace folders are not in one, or the Git extension has not found it yet).';
 
 /** The `git_diff` tool over `env`. */
@@ -93,9 +100,7 @@ export function gitDiffTool(env: WorkspaceToolEnv): OfferedTool {
     },
     readOnly: true,
     async run(input, ctx) {
-      const access = new WorkspaceAccess(env);
-      const target = input.path?.trim() ? await access.checkWorkspacePath(input.path) : undefined;
-      const repos = repositoriesFor(await gitApi(ctx.signal), access.folders, target?.abs);
+      const { access, target, repos } = await gitTarget(env, input.path, ctx.signal);
       if (repos.length === 0) return NO_REPOSITORY;
       const staged = input.staged === true;
       const parts: string[] = [];
@@ -132,9 +137,7 @@ export function gitLogTool(env: WorkspaceToolEnv): OfferedTool {
     },
     readOnly: true,
     async run(input, ctx) {
-      const access = new WorkspaceAccess(env);
-      const target = input.path?.trim() ? await access.checkWorkspacePath(input.path) : undefined;
-      const repos = repositoriesFor(await gitApi(ctx.signal), access.folders, target?.abs);
+      const { target, repos } = await gitTarget(env, input.path, ctx.signal);
       if (repos.length === 0) return NO_REPOSITORY;
       const parts: string[] = [];
       for (const repo of repos) {
