@@ -102,6 +102,7 @@ const list = new MessageList(
   {
     copy: (text) => vscode.postMessage({ type: 'copy', text }),
     insert: (text) => vscode.postMessage({ type: 'insert', text }),
+    apply: (code, nodeId) => vscode.postMessage({ type: 'applyCode', code, ...(nodeId !== undefined ? { nodeId } : {}) }),
   },
 );
 const stream = new StreamBuffer((snapshot) => list.updateStream(snapshot));

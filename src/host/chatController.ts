@@ -322,6 +322,9 @@ export class ChatController extends Disposable {
         case 'insert':
           await insertIntoEditor(this.services, msg.text);
           return;
+        case 'applyCode':
+          await this.services.codeApply.apply({ conversationId: this.conversationId, nodeId: msg.nodeId, code: msg.code });
+          return;
         case 'openFile':
           await openWorkspaceFile(this.services, msg.path, msg.startLine, msg.endLine);
           return;

@@ -18,6 +18,9 @@ export const Views = {
 export const Commands = {
   newConversation: 'arbor.newConversation',
   resetToolApprovals: 'arbor.resetToolApprovals',
+  applyAccept: 'arbor.apply.accept',
+  applyChooseParts: 'arbor.apply.chooseParts',
+  applyReject: 'arbor.apply.reject',
   askAboutSelection: 'arbor.askAboutSelection',
   openPromptsFolder: 'arbor.openPromptsFolder',
   newPrompt: 'arbor.newPrompt',

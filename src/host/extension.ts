@@ -46,6 +46,7 @@ export function activate(context: vscode.ExtensionContext): void {
   registerStatusBar(context, { services, panels });
   registerPromptDiagnostics(context, { services });
   registerPromptVersions(context);
+  services.codeApply.register(context);
   // The built-in tools read the workspace: in Restricted Mode, as retrieval, they are off.
   let builtin: ReturnType<typeof createBuiltinTools> | undefined;
   const removeBuiltin = services.tools.addProvider('built-in', () => (services.trusted ? (builtin ??= createBuiltinTools(services)) : []));

@@ -25,6 +25,7 @@ import { languageTable, type LanguageTable } from './languageTable';
 import { parseSettings, type ArborSettings } from './settings';
 import { VscodeWorkspaceFiles } from './vscodeFiles';
 import { ToolServices } from './tools/toolServices';
+import { CodeApply } from './apply/codeApply';
 import { WorkspaceFileReader } from './workspaceFileReader';
 import { WorkspaceServices } from './workspaceServices';
 
@@ -47,6 +48,8 @@ export class Services extends Disposable {
   readonly workspaceFiles: WorkspaceFileReader;
   /** The tools chats may offer, and the user's grants. */
   readonly tools: ToolServices;
+  /** Apply on code blocks: the diff review and its commands (registered by `activate`). */
+  readonly codeApply: CodeApply;
 
   private readonly _onDidChangeSettings = this._register(new vscode.EventEmitter<ArborSettings>());
   /** Fires after the `arbor.*` settings or the API key changed (the provider is rebuilt lazily). */
@@ -84,6 +87,7 @@ export class Services extends Disposable {
     this.middleware = [new RedactionMiddleware(), new LoggingMiddleware(this.logger)];
     this.apiKeys = new ApiKeyStore(context.secrets);
     this.tools = new ToolServices(context.workspaceState, context.globalState, (message) => this.logger.warn(message));
+    this.codeApply = new CodeApply(this);
     // A file picked by hand is read even when the index's rules leave it out (the reader marks it so),
     // never when the engine refuses it (secrets, .git): the same adapter prompts read through.
     this.workspaceFiles = new WorkspaceFileReader(this.files, () => this.folderPaths(), () => this.workspace.filesAdapter(), (p) => this.languages().languageOf(p));

@@ -428,6 +428,13 @@ export interface InsertMessage {
   readonly type: 'insert';
   readonly text: string;
 }
+/** Webview: Apply on a code block: the host finds its file and shows the change as a diff to accept or reject. */
+export interface ApplyCodeMessage {
+  readonly type: 'applyCode';
+  /** The answer holding the block; absent for a block still streaming. */
+  readonly nodeId?: string;
+  readonly code: string;
+}
 /** Webview: open a file at a line range (a context chip was clicked). */
 export interface OpenFileMessage {
   readonly type: 'openFile';
@@ -504,6 +511,7 @@ export type FromWebview =
   | RetryMessage
   | CopyMessage
   | InsertMessage
+  | ApplyCodeMessage
   | OpenFileMessage
   | SelectModelMessage
   | SelectSystemPromptMessage

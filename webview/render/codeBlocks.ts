@@ -1,12 +1,12 @@
 /**
- * Gives every rendered code block a toolbar with its language, Copy and Insert at cursor. The
+ * Gives every rendered code block a toolbar with its language, Copy, Insert at cursor and Apply. The
  * buttons carry `data-action`; one delegated click listener on the message list handles them all,
  * so a long conversation does not attach thousands of listeners.
  */
 import { h, iconButton } from '../dom';
 
 /** The `data-action` values of code block buttons. */
-export const CODE_ACTIONS = { copy: 'copy-code', insert: 'insert-code' } as const;
+export const CODE_ACTIONS = { copy: 'copy-code', insert: 'insert-code', apply: 'apply-code' } as const;
 
 const noop = (): void => undefined;
 
@@ -25,7 +25,9 @@ export function decorateCodeBlocks(root: ParentNode): void {
     copy.dataset.action = CODE_ACTIONS.copy;
     const insert = iconButton('insert', 'Insert code at cursor', 'insert-code', noop);
     insert.dataset.action = CODE_ACTIONS.insert;
-    const toolbar = h('div', { className: 'code-toolbar' }, h('span', { className: 'code-language', text: language }), copy, insert);
+    const apply = iconButton('git-pull-request-go-to-changes', 'Apply to its file: review the change as a diff first', 'apply-code', noop, 'Apply');
+    apply.dataset.action = CODE_ACTIONS.apply;
+    const toolbar = h('div', { className: 'code-toolbar' }, h('span', { className: 'code-language', text: language }), copy, insert, apply);
     const block = h('div', { className: 'code-block', testId: 'code-block' });
     pre.replaceWith(block);
     block.append(toolbar, pre);

@@ -19,6 +19,8 @@ import { renderOutgoing } from './outgoingMessage';
 export interface CodeActions {
   copy(text: string): void;
   insert(text: string): void;
+  /** Apply to its file; `nodeId` is the answer holding the block (absent while it streams). */
+  apply(text: string, nodeId: string | undefined): void;
 }
 
 interface Entry {
@@ -98,6 +100,8 @@ export class MessageList {
         flash(button);
       } else if (button.getAttribute('data-action') === CODE_ACTIONS.insert) {
         code.insert(text);
+      } else if (button.getAttribute('data-action') === CODE_ACTIONS.apply) {
+        code.apply(text, (button.closest('[data-node-id]') as HTMLElement | null)?.dataset.nodeId);
       }
     });
   }

@@ -1,0 +1,111 @@
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ChatPage } from './harness/chat';
+import { useWorkbench } from './harness/session';
+
+/**
+ * Apply on a code block of an answer: the block names its file in its fence, VS Code's diff editor
+ * shows the change, and Accept writes it (Reject leaves the file as it was). The fake model echoes the
+ * question, so a question holding a fenced block gets an answer holding the same block.
+ */
+describe('Apply a code block to its file', () => {
+  const session = useWorkbench();
+  const chat = () => new ChatPage(session.workbench);
+  const file = 'apply-target.ts';
+  const original = "export const greeting = 'hello';\n";
+  const abs = () => path.join(session.env.workspace, file);
+  const toast = () => session.workbench.page.locator('.notification-toast', { hasText: `Apply Arbor's change to ${file}?` }).last();
+  const diffTab = () => session.workbench.tab(`${file} ↔ Arbor's change`);
+
+  beforeAll(async () => {
+    await writeFile(abs(), original);
+  });
+  afterAll(async () => {
+    await rm(abs(), { force: true });
+  });
+
+  /**
+   * Rewrites the file from outside and waits until VS Code shows the new text in its open editor (an
+   * Apply that read the editor's text before VS Code noticed would propose against the old one).
+   */
+  async function rewrite(content: string, probe: string): Promise<void> {
+    await writeFile(abs(), content);
+    const tab = session.workbench.page.locator('.part.editor .tabs-container .tab', { hasText: new RegExp(`^${file.replace('.', '\\.')}`) }).first();
+    if ((await tab.count()) === 0) return;
+    await tab.click();
+    await session.workbench.page.locator('.part.editor .view-lines', { hasText: probe }).first().waitFor({ timeout: 15_000 });
+  }
+
+  /** Asks a question holding `code` fenced with the file's name, and presses Apply on the answer's block. */
+  async function applyFromAnswer(code: string): Promise<void> {
+    await chat().send(`Change it like this:\n\`\`\`ts ${file}\n${code}\n\`\`\``);
+    await expect.poll(() => chat().lastAnswer().locator('[data-testid="apply-code"]').count(), { timeout: 30_000 }).toBe(1);
+    await chat().waitIdle();
+    await chat().lastAnswer().locator('[data-testid="apply-code"]').click();
+    await toast().waitFor({ timeout: 30_000 });
+    await diffTab().first().waitFor({ timeout: 15_000 });
+  }
+
+  it('shows the change as a diff and Accept writes it to the file', async () => {
+    await session.workbench.runCommand('Arbor: New Conversation');
+    await chat().waitReady();
+    const code = "export const greeting = 'hello, world';\nexport const farewell = 'bye';";
+    await applyFromAnswer(code);
+    expect(await toast().textContent()).toContain('+2 −1');
+    await session.workbench.screenshot('apply-diff-review');
+    await toast().locator('.monaco-button', { hasText: /^Accept$/ }).click();
+    await expect.poll(() => readFile(abs(), 'utf8'), { timeout: 15_000 }).toBe(`${code}\n`);
+    await expect.poll(() => diffTab().count(), { timeout: 15_000 }).toBe(0);
+  });
+
+  it('Reject leaves the file as it was and closes the diff', async () => {
+    const before = await readFile(abs(), 'utf8');
+    await session.workbench.tab(/Change it like this/).first().click();
+    await chat().waitReady();
+    await applyFromAnswer("export const greeting = 'rejected';");
+    await toast().locator('.monaco-button', { hasText: /^Reject$/ }).click();
+    await expect.poll(() => diffTab().count(), { timeout: 15_000 }).toBe(0);
+    expect(await readFile(abs(), 'utf8')).toBe(before);
+  });
+
+  it('Choose Parts… applies only the parts left ticked', async () => {
+    const lines = Array.from({ length: 30 }, (_, i) => `export const line${i} = ${i};`);
+    await rewrite(`${lines.join('\n')}\n`, 'export const line2 = 2;');
+    const changed = [...lines];
+    changed[2] = 'export const line2 = 200;';
+    changed[25] = 'export const line25 = 2500;';
+    await session.workbench.tab(/Change it like this/).first().click();
+    await chat().waitReady();
+    await applyFromAnswer(changed.join('\n'));
+    expect(await toast().textContent()).toContain('in 2 parts');
+    await toast().locator('.monaco-button', { hasText: /^Choose Parts/ }).click();
+    const { page } = session.workbench;
+    const rows = page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
+    await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(2);
+    // Untick the second part (line 25), keep the first.
+    const second = rows.filter({ hasText: 'line25 = 2500' }).first();
+    await second.click();
+    await expect.poll(() => page.locator('.quick-input-widget', { hasText: '1 Selected' }).count(), { timeout: 10_000 }).toBe(1);
+    await page.locator('.quick-input-widget .monaco-button', { hasText: /^OK$/ }).first().click();
+    await expect.poll(() => readFile(abs(), 'utf8'), { timeout: 15_000 }).toContain('export const line2 = 200;');
+    const after = await readFile(abs(), 'utf8');
+    expect(after).toContain('export const line25 = 25;');
+    expect(after).not.toContain('2500');
+  });
+
+  it('asks the model to merge a fragment into the file, then shows the merged change', async () => {
+    const lines = Array.from({ length: 30 }, (_, i) => `export const line${i} = ${i};`);
+    await rewrite(`${lines.join('\n')}\n`, 'export const line2 = 2;');
+    await session.workbench.tab(/Change it like this/).first().click();
+    await chat().waitReady();
+    await applyFromAnswer('// ... existing code ...\nexport const line7 = 700;\n// ... existing code ...');
+    // The merged file changes the one line: the rest of the file stays.
+    expect(await toast().textContent()).toContain('+1 −1 in 1 part');
+    await toast().locator('.monaco-button', { hasText: /^Accept$/ }).click();
+    const expected = [...lines];
+    expected[7] = 'export const line7 = 700;';
+    await expect.poll(() => readFile(abs(), 'utf8'), { timeout: 15_000 }).toContain('export const line7 = 700;');
+    expect((await readFile(abs(), 'utf8')).split('\n')).toEqual(`${expected.join('\n')}\n`.split('\n'));
+  });
+});
