@@ -275,6 +275,7 @@ export { parseMcpJson, type McpConfig, type McpInputDefinition, type McpServerCo
 export { collectMcpServers, type CollectedMcpServers, type McpConfigSources, type McpSettingValue } from './mcp/mcpServers';
 export { McpConfigError } from './mcp/mcpErrors';
 // Changing files: search/replace edits, whole-content writes and the diffs an approval shows.
+export { headAndTail } from './textCuts';
 export { detectEol, toLf, withEol, type Eol } from './edits/lineEndings';
 export { applySearchReplace, EditMatchError, type SearchReplaceEdit, type SearchReplaceResult, type AppliedEdit, type EditMatch, type EditFailure } from './edits/searchReplace';
 export { diffText, minimalReplacement, type TextDiff, type DiffHunk, type DiffTextOptions, type TextReplacement } from './edits/textDiff';
