@@ -274,3 +274,9 @@ export { type RagAdapter, type RagResultItem } from './rag/ragAdapter';
 export { parseMcpJson, type McpConfig, type McpInputDefinition, type McpServerConfig, type McpServerSource } from './mcp/mcpConfig';
 export { collectMcpServers, type CollectedMcpServers, type McpConfigSources, type McpSettingValue } from './mcp/mcpServers';
 export { McpConfigError } from './mcp/mcpErrors';
+// Changing files: search/replace edits, whole-content writes and the diffs an approval shows.
+export { headAndTail } from './textCuts';
+export { detectEol, toLf, withEol, type Eol } from './edits/lineEndings';
+export { applySearchReplace, EditMatchError, type SearchReplaceEdit, type SearchReplaceResult, type AppliedEdit, type EditMatch, type EditFailure } from './edits/searchReplace';
+export { diffText, minimalReplacement, type TextDiff, type DiffHunk, type DiffTextOptions, type TextReplacement } from './edits/textDiff';
+export { proposeEdit, proposeContent, type ProposedChange } from './edits/proposeEdit';

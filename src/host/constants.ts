@@ -81,6 +81,8 @@ export const Settings = {
   keepRecentTokens: 'context.keepRecentTokens',
   keepToolOutputTokens: 'context.keepToolOutputTokens',
   mcpServers: 'mcp.servers',
+  commandAllowList: 'tools.commandAllowList',
+  commandDenyList: 'tools.commandDenyList',
 } as const;
 
 /** Context keys set with `setContext`, used in `when` clauses. */

@@ -103,4 +103,16 @@ describe('parseSettings', () => {
       expect(warnings.join('\n')).toContain('arbor.retention.days must be a whole number of days');
     }
   });
+
+  it('reads the command allow and deny lists of run_command, trimmed, and ignores a list of the wrong shape with a warning', () => {
+    expect(parseSettings(from({})).settings).toMatchObject({ commandAllowList: [], commandDenyList: [] });
+    const { settings } = parseSettings(from({ 'tools.commandAllowList': [' npm test ', '', 'git status'], 'tools.commandDenyList': ['rm'] }));
+    expect(settings).toMatchObject({ commandAllowList: ['npm test', 'git status'], commandDenyList: ['rm'] });
+    const bad = parseSettings(from({ 'tools.commandAllowList': 'npm test', 'tools.commandDenyList': [1] }));
+    expect(bad.settings).toMatchObject({ commandAllowList: [], commandDenyList: [] });
+    expect(bad.warnings).toEqual([
+      'arbor.tools.commandAllowList must be a list of command prefixes, e.g. ["npm test", "git status"]; ignoring it.',
+      'arbor.tools.commandDenyList must be a list of command prefixes, e.g. ["npm test", "git status"]; ignoring it.',
+    ]);
+  });
 });

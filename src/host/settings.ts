@@ -55,6 +55,10 @@ export interface ArborSettings {
   toolApproval: Record<string, 'auto' | 'ask' | 'off'>;
   /** `arbor.tools.maxSteps`: most model answers in one tool run. */
   toolMaxSteps: number;
+  /** `arbor.tools.commandAllowList`: command prefixes `run_command` runs without asking. */
+  commandAllowList: string[];
+  /** `arbor.tools.commandDenyList`: command prefixes `run_command` refuses. */
+  commandDenyList: string[];
   /** `arbor.openai.supportsTools`: whether the OpenAI-compatible server's models take tools. */
   openaiSupportsTools: boolean;
 }
@@ -191,6 +195,13 @@ function asToolApproval(value: unknown, warnings: string[]): Record<string, 'aut
   return out;
 }
 
+function asCommandPrefixes(value: unknown, key: string, warnings: string[]): string[] {
+  if (value === undefined || value === null) return [];
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value.map((v) => v.trim()).filter(Boolean);
+  warnings.push(`arbor.${key} must be a list of command prefixes, e.g. ["npm test", "git status"]; ignoring it.`);
+  return [];
+}
+
 function asBoolean(value: unknown, fallback: boolean, key: string, warnings: string[]): boolean {
   if (value === undefined || value === null) return fallback;
   if (typeof value === 'boolean') return value;
@@ -249,6 +260,8 @@ export function parseSettings(get: (key: string) => unknown): ParsedSettings {
       toolsEnabled: asBoolean(get('tools.enabled'), true, 'tools.enabled', warnings),
       toolApproval: asToolApproval(get('tools.approval'), warnings),
       toolMaxSteps: Math.max(1, asCap(get('tools.maxSteps'), DEFAULT_TOOL_MAX_STEPS, 'tools.maxSteps', 'steps', warnings) || DEFAULT_TOOL_MAX_STEPS),
+      commandAllowList: asCommandPrefixes(get('tools.commandAllowList'), 'tools.commandAllowList', warnings),
+      commandDenyList: asCommandPrefixes(get('tools.commandDenyList'), 'tools.commandDenyList', warnings),
       openaiSupportsTools: asBoolean(get('openai.supportsTools'), true, 'openai.supportsTools', warnings),
     },
     warnings,

@@ -1,11 +1,13 @@
 /**
  * Every built-in tool of the extension, over the host's shared services: the workspace tools
  * (`read_file`, `list_files`, `search_workspace`, `grep`) on the same files, settings and index that
- * attachments and retrieval use, and the editor and git tools that read VS Code itself.
+ * attachments and retrieval use, the editor and git tools that read VS Code itself, and the tools that
+ * change the workspace (`edit_file`, `create_file`, `run_command`).
  */
 import * as vscode from 'vscode';
 import type { Services } from '../services';
 import { diagnosticsTool, selectionTool } from './editorTools';
+import { createEditTools } from './editTools';
 import { gitDiffTool, gitLogTool } from './gitTools';
 import type { OfferedTool } from './offeredTool';
 import { findRipgrep } from './ripgrep';
@@ -27,8 +29,15 @@ export function vscodeToolEnv(services: Services): WorkspaceToolEnv {
   };
 }
 
-/** The built-in tools, in the order they are offered; all read-only. */
+/** The built-in tools, in the order they are offered: the read-only ones, then those that change the workspace. */
 export function createBuiltinTools(services: Services): OfferedTool[] {
   const env = vscodeToolEnv(services);
-  return [...createWorkspaceTools(env), diagnosticsTool(env), selectionTool(env, () => services.lastTextEditor), gitDiffTool(env), gitLogTool(env)];
+  return [
+    ...createWorkspaceTools(env),
+    diagnosticsTool(env),
+    selectionTool(env, () => services.lastTextEditor),
+    gitDiffTool(env),
+    gitLogTool(env),
+    ...createEditTools(services, env),
+  ];
 }

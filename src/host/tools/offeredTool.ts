@@ -4,9 +4,21 @@
  * and other extensions' tools ask), and the name the user reads on its card.
  */
 import type { Tool } from '../../core/index';
+import type { FileChangePreview } from './fileChanges';
 
 /** Where a tool comes from. */
 export type ToolSource = 'builtin' | 'mcp' | 'extension';
+
+/**
+ * A tool's own verdict on one call, for the approval layer to apply before grants and policies:
+ * `deny` refuses it without asking (`reason` is what the model is told); `ask` puts it to the user even
+ * when the tool is granted, `reason` naming the path or command asked about; `run` runs it without
+ * asking (a command on `arbor.tools.commandAllowList`).
+ */
+export interface CallVerdict {
+  kind: 'run' | 'ask' | 'deny';
+  reason: string;
+}
 
 /** A tool the chat may offer to a model. */
 export interface OfferedTool {
@@ -22,4 +34,15 @@ export interface OfferedTool {
    * about even when the tool otherwise runs without asking.
    */
   outsideWorkspace?(input: Record<string, unknown>): string | undefined;
+  /**
+   * Tools that change the workspace: this call's verdict (see `CallVerdict`); `undefined` when the
+   * usual rules decide. Never rejects.
+   */
+  checkCall?(input: Record<string, unknown>): Promise<CallVerdict | undefined>;
+  /**
+   * Tools that change files: the change this call would make, computed without writing, for the
+   * approval card's diff. Rejects with the error the call would fail with now (a search text that is
+   * not in the file, a refused path), which the card can show instead of a diff.
+   */
+  previewChange?(input: Record<string, unknown>): Promise<FileChangePreview>;
 }
