@@ -7,7 +7,7 @@
  * posted across a process boundary, so every field is `readonly`.
  */
 import type { ChatToolsView, SetToolsEnabledMessage, ToolCallView, ToolDecisionMessage } from './toolProtocol';
-export type { ChatToolsView, SetToolsEnabledMessage, ToolCallState, ToolCallView, ToolDecisionMessage, ToolGrantScope } from './toolProtocol';
+export type { ChatToolsView, SetToolsEnabledMessage, ToolCallState, ToolCallView, ToolChangePreview, ToolDecisionMessage, ToolGrantScope } from './toolProtocol';
 
 /** Something attached to a message as context: a file, a line range of one, or the editor's selection. */
 export interface Attachment {

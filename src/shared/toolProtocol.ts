@@ -27,9 +27,14 @@ export interface ToolCallView {
   readonly output?: string;
   /** The output was cut for the card. */
   readonly outputCut?: boolean;
-  /** Waiting for the user: why it asks (an MCP tool, a read outside the workspace…). */
-  readonly approval?: { readonly reason: string };
+  /** Waiting for the user: why it asks (an MCP tool, a read outside the workspace…), and the change a file tool would make. */
+  readonly approval?: { readonly reason: string; readonly preview?: ToolChangePreview };
 }
+
+/** The change a call of a file tool would make, shown on its card before it is allowed. */
+export type ToolChangePreview =
+  | { readonly path: string; readonly diff: string; readonly added: number; readonly removed: number; readonly created: boolean }
+  | { readonly error: string };
 
 /** How far an Allow reaches. */
 export type ToolGrantScope = 'once' | 'conversation' | 'workspace' | 'always';

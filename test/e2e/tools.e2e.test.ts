@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
@@ -231,5 +231,49 @@ describe('tools and MCP in the chat', () => {
     await counter.locator('[data-testid="tool-allow-once"]').click();
     await expect.poll(() => chat().textOf(chat().lastAnswer()), { timeout: 60_000 }).toContain('The oak has 1234 leaves.');
     await chat().waitIdle();
+  });
+
+  it('edits a file through edit_file once the user has reviewed its diff on the card', async () => {
+    await chat().send('Say fall. [[tool:edit_file {"path":"src/leaves.ts","edits":[{"search":"\'autumn\'","replace":"\'fall\'"}]}]]');
+    const edit = card('edit_file');
+    await expect.poll(() => edit.getAttribute('data-state'), { timeout: 60_000 }).toBe('pendingApproval');
+    const diff = edit.locator('[data-testid="tool-diff"]');
+    await diff.waitFor({ timeout: 15_000 });
+    expect(await diff.textContent()).toContain("-export const season = 'autumn';");
+    expect(await diff.textContent()).toContain("+export const season = 'fall';");
+    // Nothing is written before Allow.
+    expect(await readFile(path.join(sandbox.workspace, 'src', 'leaves.ts'), 'utf8')).toContain("'autumn'");
+    await workbench.screenshot('tools-edit-file-review');
+    await edit.locator('[data-testid="tool-allow-once"]').click();
+    await expect.poll(() => chat().textOf(chat().lastAnswer()), { timeout: 60_000 }).toContain('Tool results:');
+    await chat().waitIdle();
+    expect(await card('edit_file').getAttribute('data-state')).toBe('done');
+    await expect.poll(() => readFile(path.join(sandbox.workspace, 'src', 'leaves.ts'), 'utf8'), { timeout: 15_000 }).toContain("export const season = 'fall';");
+  });
+
+  it('asks before run_command with the exact command; a denied one never runs and the model is told', async () => {
+    const marker = path.join(sandbox.workspace, 'ran.txt');
+    await chat().send(`Make a file. [[tool:run_command {"command":"touch ran.txt"}]]`);
+    const run = card('run_command');
+    await expect.poll(() => run.getAttribute('data-state'), { timeout: 60_000 }).toBe('pendingApproval');
+    expect(await run.locator('[data-testid="tool-arguments-editor"]').inputValue()).toContain('touch ran.txt');
+    expect(await run.locator('[data-testid="tool-approval-reason"]').textContent()).toContain('arbor.tools.commandAllowList');
+    await run.locator('[data-testid="tool-deny-reason"]').fill('No files today');
+    await run.locator('[data-testid="tool-deny"]').click();
+    await expect.poll(() => chat().textOf(chat().lastAnswer()), { timeout: 60_000 }).toContain('The user denied this call: No files today');
+    await chat().waitIdle();
+    await expect(readFile(marker, 'utf8')).rejects.toThrow();
+  });
+
+  it('runs an allowed run_command and its output reaches the model', async () => {
+    await chat().send('List them. [[tool:run_command {"command":"echo counted-leaves && ls src"}]]');
+    const run = card('run_command');
+    await expect.poll(() => run.getAttribute('data-state'), { timeout: 60_000 }).toBe('pendingApproval');
+    await run.locator('[data-testid="tool-allow-once"]').click();
+    await expect.poll(() => chat().textOf(chat().lastAnswer()), { timeout: 90_000 }).toContain('Tool results:');
+    await chat().waitIdle();
+    const answer = await chat().textOf(chat().lastAnswer());
+    expect(answer).toContain('counted-leaves');
+    expect(answer).toContain('leaves.ts');
   });
 });

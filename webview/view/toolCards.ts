@@ -4,7 +4,7 @@
  * offers Allow once · Allow in this conversation · Allow in this workspace · Always allow · Deny, with an
  * optional reason the model reads.
  */
-import type { ToolCallState, ToolCallView, ToolGrantScope } from '../../src/shared/protocol';
+import type { ToolCallState, ToolCallView, ToolChangePreview, ToolGrantScope } from '../../src/shared/protocol';
 import { h, icon, textButton } from '../dom';
 import type { MessageActions } from './actions';
 
@@ -90,7 +90,8 @@ function approvalBlock(call: ToolCallView, actions: Pick<MessageActions, 'decide
   return h(
     'div',
     { className: 'tool-approval', testId: 'tool-approval' },
-    call.approval ? h('div', { className: 'tool-approval-reason', testId: 'tool-approval-reason', text: `Arbor asks because this is ${call.approval.reason}.` }) : null,
+    call.approval ? h('div', { className: 'tool-approval-reason', testId: 'tool-approval-reason', text: `Arbor asks: ${call.approval.reason}.` }) : null,
+    call.approval?.preview ? changePreview(call.approval.preview) : null,
     args,
     h(
       'div',
@@ -98,5 +99,22 @@ function approvalBlock(call: ToolCallView, actions: Pick<MessageActions, 'decide
       ...ALLOWS.map(({ scope, text }, i) => textButton(text, `tool-allow-${scope}`, `${text}: ${call.displayName}`, () => answer({ scope }), { secondary: i > 0 })),
     ),
     h('div', { className: 'tool-deny-row' }, reason, textButton('Deny', 'tool-deny', `Deny: ${call.displayName}`, () => answer({ deny: reason.value.trim() }), { secondary: true })),
+  );
+}
+
+/** The change a file tool would make: its file, counts and unified diff, lines coloured by kind. */
+function changePreview(preview: ToolChangePreview): HTMLElement {
+  if ('error' in preview) {
+    return h('div', { className: 'tool-diff-error', testId: 'tool-diff-error', text: `This call cannot be made as it is: ${preview.error}` });
+  }
+  const lines = preview.diff.split('\n').map((line) => {
+    const kind = line.startsWith('+++') || line.startsWith('---') ? 'file' : line.startsWith('+') ? 'added' : line.startsWith('-') ? 'removed' : line.startsWith('@@') ? 'hunk' : 'context';
+    return h('span', { className: `diff-line diff-${kind}`, text: line || ' ' });
+  });
+  return h(
+    'div',
+    { className: 'tool-diff', testId: 'tool-diff' },
+    h('div', { className: 'tool-diff-title', text: `${preview.created ? 'Creates' : 'Changes'} ${preview.path}: +${preview.added} −${preview.removed}` }),
+    h('pre', { className: 'tool-text tool-diff-text' }, ...lines),
   );
 }

@@ -254,6 +254,9 @@ export class ConversationManager extends ConversationReader {
     if (!options.limit) return undefined;
     const usage = this.getContextUsage({ limit: options.limit, reserve: options.reserve, counter: options.counter, systemOverride: options.systemOverride, tools: options.tools });
     if ((usage.fraction ?? 0) < options.fraction) return undefined;
+    // What a compaction cannot shrink (the system prompt, the tool definitions, the answer's reserve) over
+    // the threshold already: summarising the history would lose it and still not make room.
+    if ((usage.parts.system + usage.parts.tools + usage.reserved) / options.limit >= options.fraction) return undefined;
     const count = options.count ?? (options.counter ? (m: LLMMessage) => options.counter!.countMessage(m) : undefined);
     try {
       // What is kept verbatim must leave room under the limit for the summary and the answer.

@@ -4,7 +4,7 @@
  * waits for the user's Allow or Deny), and the live state of the run's calls for their cards.
  */
 import { ToolExecutor, type ApprovalDecision, type ApprovalRequest, type ConversationManager, type ToolCallEvent, type ToolDefinition } from '../../core/index';
-import type { ToolDecisionMessage } from '../../shared/protocol';
+import type { ToolChangePreview, ToolDecisionMessage } from '../../shared/protocol';
 import type { OfferedTool } from './offeredTool';
 import { approvalNeed, grantKey, offeredTools, policyFor, type ToolPolicy } from './toolApprovals';
 import type { LiveToolCall, ToolCallLookup } from './toolCallViews';
@@ -109,11 +109,17 @@ export class ChatTools implements ToolCallLookup {
   private async approve(request: ApprovalRequest): Promise<ApprovalDecision> {
     const offered = this.known.get(request.tool.name);
     if (!offered) return { deny: 'This tool is not offered in this chat any more.' };
+    // A tool that changes the workspace judges the call first: an allow-listed command runs; a refused
+    // path or command runs too, to fail with the tool's own reason; a path or command it asks about is
+    // asked about whatever was granted before.
+    const verdict = await offered.checkCall?.(request.input).catch(() => undefined);
+    if (verdict && verdict.kind !== 'ask') return 'allow';
     const policy = policyFor(offered, this.deps.policies());
-    const need = approvalNeed(offered, request.input, policy, this.deps.tools.grants(this.deps.conversationId));
+    const need = verdict ?? approvalNeed(offered, request.input, policy, this.deps.tools.grants(this.deps.conversationId));
     if (need.kind === 'run') return 'allow';
     const callId = request.call.id;
-    this.liveCalls.set(callId, { state: 'pendingApproval', approval: { reason: need.reason } });
+    const preview = offered.previewChange ? await changePreview(offered, request.input) : undefined;
+    this.liveCalls.set(callId, { state: 'pendingApproval', approval: { reason: need.reason, ...(preview ? { preview } : {}) } });
     this.deps.changed();
     const decision = await new Promise<ToolDecisionMessage | undefined>((resolve) => {
       const onAbort = () => resolve(undefined);
@@ -143,5 +149,15 @@ export class ChatTools implements ToolCallLookup {
     else if (event.status !== 'pendingApproval') this.liveCalls.delete(event.callId);
     // A call that runs without asking still shows as pending for the moment its approval takes: no post for that.
     if (event.status !== 'pendingApproval') this.deps.changed();
+  }
+}
+
+/** The change a file tool's call would make, for its card; what is wrong with the call when it cannot be made. */
+async function changePreview(offered: OfferedTool, input: Record<string, unknown>): Promise<ToolChangePreview> {
+  try {
+    const p = await (offered.previewChange as NonNullable<OfferedTool['previewChange']>)(input);
+    return { path: p.shown, diff: p.diff, added: p.added, removed: p.removed, created: p.before === undefined };
+  } catch (err) {
+    return { error: err instanceof Error ? err.message : String(err) };
   }
 }

@@ -4,7 +4,7 @@
  * running). Pure, so the chat state is tested without VS Code.
  */
 import { readNodeMetadata, type ConversationNode } from '../../core/index';
-import type { ToolCallState, ToolCallView } from '../../shared/protocol';
+import type { ToolCallState, ToolCallView, ToolChangePreview } from '../../shared/protocol';
 import type { ToolSource } from './offeredTool';
 
 /** Most characters of a result the card holds (the model read all of it, up to the tool's own cap). */
@@ -14,8 +14,8 @@ export const CARD_OUTPUT_CHARS = 20_000;
 export interface LiveToolCall {
   state: 'pendingApproval' | 'running';
   startedAt?: string;
-  /** Waiting for the user: why it asks. */
-  approval?: { reason: string };
+  /** Waiting for the user: why it asks, and the change a file tool would make. */
+  approval?: { reason: string; preview?: ToolChangePreview };
 }
 
 /** What the chat knows besides the path: the tools it offers and the calls of a run going now. */
@@ -70,7 +70,7 @@ export function toolCallViews(answer: ConversationNode, following: readonly Conv
       };
     }
     const live = lookup.live(call.id);
-    if (live) return { ...base, state: live.state, ...(live.approval ? { approval: { reason: live.approval.reason } } : {}) };
+    if (live) return { ...base, state: live.state, ...(live.approval ? { approval: { ...live.approval } } : {}) };
     return { ...base, state: 'interrupted' as const };
   });
 }

@@ -199,6 +199,10 @@ describe('compacting a conversation', () => {
     expect(await m.compactIfFull({ limit, fraction: 0.85 })).toBeUndefined();
     server.enqueue({ content: 'Short.' });
     expect(await m.compactIfFull({ limit, fraction: 0.85, tools })).toBeDefined();
+    // Tool definitions that alone pass the threshold: a compaction would not make room, so none is made.
+    const before = m.getPathIds().length;
+    expect(await m.compactIfFull({ limit: Math.floor(withTools.parts.tools / 0.85) - 1, fraction: 0.85, tools })).toBeUndefined();
+    expect(m.getPathIds().length).toBe(before);
   });
 });
 
