@@ -126,13 +126,23 @@ function withStatement(db: Database, sql: string, fn: (statement: Statement) => 
   }
 }
 
+/**
+ * The node insert, prepared once per database: preparing it compiles the schema's triggers on `nodes`
+ * (the file checkpoint envelopes), which would otherwise cost more than the insert itself. sql.js frees
+ * it with its database; SQLite prepares it again by itself after a schema change.
+ */
+const insertStatements = new WeakMap<Database, Statement>();
+
 function insertNodes(db: Database, conversationKey: number, nodes: ConversationNode[]): void {
   if (nodes.length === 0) return;
-  withStatement(db, INSERT_NODE, (statement) => {
-    for (const node of nodes) {
-      statement.run([conversationKey, seqOf(node.nodeId), node.parentId === null ? null : seqOf(node.parentId), node.position, ...contentColumns(node)]);
-    }
-  });
+  let statement = insertStatements.get(db);
+  if (!statement) {
+    statement = db.prepare(INSERT_NODE);
+    insertStatements.set(db, statement);
+  }
+  for (const node of nodes) {
+    statement.run([conversationKey, seqOf(node.nodeId), node.parentId === null ? null : seqOf(node.parentId), node.position, ...contentColumns(node)]);
+  }
 }
 
 function updateNodes(db: Database, conversationKey: number, nodes: ConversationNode[]): void {
