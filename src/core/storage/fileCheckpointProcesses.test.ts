@@ -11,6 +11,7 @@ import initSqlJs from 'sql.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { binaryVersion, sharedVersion } from '../../../test/fixtures/fileCheckpointWriter';
 import { startTsxChild } from '../../../test/fixtures/lineChild';
+import { storedBytes } from './fileCheckpointQueries';
 import { SqlJsConversationStorage } from './sqlJsConversationStorage';
 import { sampleConversation } from './storageTestData';
 
@@ -35,8 +36,11 @@ async function expectContentsSound(file: string): Promise<number> {
   const SQL = await initSqlJs();
   const db = new SQL.Database(await fs.readFile(file));
   try {
-    const rows = db.exec('SELECT hash, data FROM file_contents')[0]?.values ?? [];
-    for (const [hash, data] of rows) expect(sha(data as Uint8Array)).toBe(hash);
+    const rows = db.exec('SELECT hash, compression, data, size FROM file_contents')[0]?.values ?? [];
+    for (const [hash, compression, data, size] of rows) {
+      const content = storedBytes(compression, data as Uint8Array);
+      expect([sha(content), content.length]).toEqual([hash, size]);
+    }
     const orphans = db.exec('SELECT count(*) FROM file_contents c WHERE NOT EXISTS (SELECT 1 FROM file_changes f WHERE f.before_hash = c.hash OR f.after_hash = c.hash)')[0].values[0][0];
     expect(orphans).toBe(0);
     return rows.length;

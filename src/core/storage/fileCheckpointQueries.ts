@@ -2,10 +2,15 @@
  * Reading file checkpoints from the schema 2.1 tables (`fileCheckpointSchema.ts`): a node's changes,
  * a conversation's changes by node, one content's bytes, and the state of the files after a node.
  */
+import { inflateRawSync } from 'node:zlib';
 import type { Database, SqlValue } from 'sql.js';
+import { StorageError } from '../errors';
 import { formatNodeId } from '../nodeIds';
 import { queryRows } from './conversationTables';
 import type { FileState, RecordedFileChange } from './storage';
+
+/** `file_contents.compression` of a content kept deflated (raw deflate, no zlib header). */
+export const DEFLATE_RAW = 'deflate-raw';
 
 /** A stored change with the row fields the writer needs beside the API view. */
 export interface FileChangeRow {
@@ -50,10 +55,17 @@ export function conversationFileChanges(db: Database, conversationKey: number): 
   return byNode;
 }
 
+/** A content's bytes from its stored form (`data` as `compression` left it). */
+export function storedBytes(compression: SqlValue, data: Uint8Array): Uint8Array {
+  if (compression === null) return data;
+  if (compression === DEFLATE_RAW) return inflateRawSync(data);
+  throw new StorageError(`A stored file content uses the compression "${String(compression)}", which this version of Arbor does not know; update Arbor to read it.`);
+}
+
 /** The bytes stored under `hash`, or null. */
 export function readFileContent(db: Database, hash: string): Uint8Array | null {
-  const rows = queryRows(db, 'SELECT data FROM file_contents WHERE hash = ?', [hash]);
-  return rows.length ? (rows[0][0] as Uint8Array) : null;
+  const rows = queryRows(db, 'SELECT compression, data FROM file_contents WHERE hash = ?', [hash]);
+  return rows.length ? storedBytes(rows[0][0], rows[0][1] as Uint8Array) : null;
 }
 
 /** Whether a content is stored under `hash`. */

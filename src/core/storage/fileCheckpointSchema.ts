@@ -1,7 +1,9 @@
 /**
  * Schema 2.1: file checkpoints. For a node that changed files, one `file_changes` row per file with
  * the hashes of its content before and after the node; the contents themselves live once each in
- * `file_contents`, keyed by their sha-256, so a file edited ten times stores its distinct versions only.
+ * `file_contents`, keyed by the sha-256 of their bytes, so a file edited ten times stores its distinct
+ * versions only. A content is kept deflated when that makes it smaller (`compression` = 'deflate-raw',
+ * NULL when stored as is): the whole store lives in memory and every checkpoint writes all of it.
  *
  * How a schema 2.0 Arbor stays safe with these tables. It reads a 2.1 store (a newer minor), ignores the
  * new tables, and still replays the journal and folds it into the database file at checkpoints. A journal
@@ -36,14 +38,15 @@ const CHANGE = (field: string) => `json_extract(NEW.extra, '$.fileChange.${field
 const CONTENT = (field: string) => `json_extract(NEW.extra, '$.fileContent.${field}')`;
 
 /**
- * What schema 2.1 adds to 2.0, safe to run again (`IF NOT EXISTS`). `file_changes.position` keeps the
- * order in which a node's files were first recorded; `added`/`removed` are its line counts, NULL when
- * either side is binary.
+ * What schema 2.1 adds to 2.0, safe to run again (`IF NOT EXISTS`). `file_contents.size` is the size of
+ * the content itself, whatever `data` holds. `file_changes.position` keeps the order in which a node's
+ * files were first recorded; `added`/`removed` are its line counts, NULL when either side is binary.
  */
 export const SCHEMA_2_1_ADDITIONS = `
 CREATE TABLE IF NOT EXISTS file_contents (
   hash TEXT PRIMARY KEY NOT NULL,
   size INTEGER NOT NULL,
+  compression TEXT,
   data BLOB NOT NULL
 );
 CREATE TABLE IF NOT EXISTS file_changes (
@@ -61,9 +64,10 @@ CREATE INDEX IF NOT EXISTS file_changes_before ON file_changes (before_hash);
 CREATE INDEX IF NOT EXISTS file_changes_after ON file_changes (after_hash);
 
 CREATE TRIGGER IF NOT EXISTS file_content_envelope BEFORE INSERT ON nodes WHEN NEW.role = '${FILE_CONTENT_ENVELOPE}' BEGIN
-  INSERT OR IGNORE INTO file_contents (hash, size, data) VALUES (
+  INSERT OR IGNORE INTO file_contents (hash, size, compression, data) VALUES (
     ${CONTENT('hash')},
     ${CONTENT('size')},
+    ${CONTENT('compression')},
     CASE ${CONTENT('encoding')} WHEN 'hex' THEN unhex(NEW.content) ELSE CAST(NEW.content AS BLOB) END
   );
   SELECT RAISE(IGNORE);

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -24,14 +24,14 @@ async function add(storage: SqlJsConversationStorage, conversationId: string, pa
   return addedNodes[0].nodeId;
 }
 
-/** Rows of the closed store's file tables, read with plain sql.js. */
-async function storedContents(file: string): Promise<{ count: number; bytes: number; changes: number }> {
+/** What the closed store's file tables hold, read with plain sql.js: contents, their sizes and stored bytes, changes. */
+async function storedContents(file: string): Promise<{ count: number; bytes: number; storedBytes: number; changes: number }> {
   const SQL = await initSqlJs();
   const db = new SQL.Database(await fs.readFile(file));
   try {
-    const [count, total] = db.exec('SELECT count(*), coalesce(sum(length(data)), 0) FROM file_contents')[0].values[0];
+    const [count, total, stored] = db.exec('SELECT count(*), coalesce(sum(size), 0), coalesce(sum(length(data)), 0) FROM file_contents')[0].values[0];
     const changes = db.exec('SELECT count(*) FROM file_changes')[0].values[0][0];
-    return { count: Number(count), bytes: Number(total), changes: Number(changes) };
+    return { count: Number(count), bytes: Number(total), storedBytes: Number(stored), changes: Number(changes) };
   } finally {
     db.close();
   }
@@ -221,12 +221,41 @@ describe('file checkpoints on disk', () => {
     expect(journal.match(/"role":"arbor:file-content"/g)).toHaveLength(6);
     await storage.close();
     const distinct = [0, 1, 2, 3, 4, 5].reduce((sum, i) => sum + version(i).length, 0);
-    expect(await storedContents(file)).toEqual({ count: 6, bytes: distinct, changes: 10 });
+    const stored = await storedContents(file);
+    expect(stored).toMatchObject({ count: 6, bytes: distinct, changes: 10 });
+    // Source text is kept deflated: less than the contents themselves.
+    expect(stored.storedBytes).toBeLessThan(distinct / 2);
 
     const reopened = await SqlJsConversationStorage.open(file);
     expect(reopened.warnings).toEqual([]);
     const state = await reopened.filesStateAt('c', parent);
     expect(state).toEqual([{ path: 'src/big.ts', hash: sha(version(2)), nodeId: parent, originalHash: sha(version(0)) }]);
+    await reopened.close();
+  });
+
+  it('keeps compressible contents deflated and the rest as they are, and reads both back byte for byte', async () => {
+    const file = path.join(dir, 'forms.db');
+    const storage = await SqlJsConversationStorage.open(file);
+    await storage.saveConversation(sampleConversation('c', 2));
+    const noise = new Uint8Array(randomBytes(4096));
+    const text = bytes(lines(400));
+    const small = bytes('tiny\n');
+    await storage.recordFileChanges('c', 'n1', [
+      { path: 'noise.bin', before: null, after: noise },
+      { path: 'big.txt', before: null, after: text },
+      { path: 'small.txt', before: null, after: small },
+    ]);
+    await storage.close();
+    const SQL = await initSqlJs();
+    const db = new SQL.Database(await fs.readFile(file));
+    const forms = Object.fromEntries(db.exec('SELECT hash, compression, length(data) FROM file_contents')[0].values.map(([hash, compression, length]) => [hash, [compression, length]]));
+    db.close();
+    expect(forms[sha(noise)]).toEqual([null, noise.length]);
+    expect(forms[sha(small)]).toEqual([null, small.length]);
+    expect(forms[sha(text)][0]).toBe('deflate-raw');
+    expect(forms[sha(text)][1]).toBeLessThan(text.length / 2);
+    const reopened = await SqlJsConversationStorage.open(file);
+    for (const content of [noise, text, small]) expect(Buffer.from((await reopened.fileContent(sha(content))) as Uint8Array).equals(Buffer.from(content))).toBe(true);
     await reopened.close();
   });
 

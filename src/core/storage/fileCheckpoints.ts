@@ -5,13 +5,14 @@
  * the node already has, which contents are new) is decided under it, after catching up.
  */
 import { createHash } from 'node:crypto';
+import { deflateRawSync } from 'node:zlib';
 import type { Database } from 'sql.js';
 import { InvalidArgumentError } from '../errors';
 import { ROOT_NODE_ID } from '../nodeIds';
 import type { ConversationNode, Role } from '../types';
 import { queryRows } from './conversationTables';
 import { FILE_CHANGE_ENVELOPE, FILE_CONTENT_ENVELOPE } from './fileCheckpointSchema';
-import { hasFileContent, nodeFileChangeRows, readFileContent } from './fileCheckpointQueries';
+import { DEFLATE_RAW, hasFileContent, nodeFileChangeRows, readFileContent } from './fileCheckpointQueries';
 import { countLineChanges, type LineCounts } from './lineCounts';
 import type { FileChange } from './storage';
 
@@ -103,10 +104,20 @@ function envelope(role: string, content: string, fields: Record<string, unknown>
   return { nodeId: ROOT_NODE_ID, parentId: null, position: 0, message: { role: role as Role, content, ...fields }, timestamp, metadata: {} };
 }
 
+/** Contents this small are kept as they are: deflating them saves next to nothing. */
+const MIN_DEFLATE_BYTES = 256;
+
+/**
+ * The envelope of a new content: deflated when that saves at least a tenth (level 1: most of the gain
+ * for a fraction of the time), carried as hex then; otherwise as is, as text when it is text.
+ */
 function contentEnvelope(content: PreparedContent, timestamp: string): ConversationNode {
-  const encoding = content.text === null ? 'hex' : 'utf8';
-  const data = content.text ?? Buffer.from(content.bytes.buffer, content.bytes.byteOffset, content.bytes.byteLength).toString('hex');
-  return envelope(FILE_CONTENT_ENVELOPE, data, { fileContent: { hash: content.hash, size: content.bytes.byteLength, encoding } }, timestamp);
+  const { bytes, hash } = content;
+  const deflated = bytes.byteLength >= MIN_DEFLATE_BYTES ? deflateRawSync(bytes, { level: 1 }) : undefined;
+  const fields = (compression: string | null, encoding: 'utf8' | 'hex') => ({ fileContent: { hash, size: bytes.byteLength, compression, encoding } });
+  if (deflated && deflated.byteLength <= bytes.byteLength * 0.9) return envelope(FILE_CONTENT_ENVELOPE, deflated.toString('hex'), fields(DEFLATE_RAW, 'hex'), timestamp);
+  if (content.text !== null) return envelope(FILE_CONTENT_ENVELOPE, content.text, fields(null, 'utf8'), timestamp);
+  return envelope(FILE_CONTENT_ENVELOPE, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex'), fields(null, 'hex'), timestamp);
 }
 
 /** The fields of a `file_changes` row, as a change envelope carries them. */

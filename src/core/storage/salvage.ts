@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Database, SqlValue } from 'sql.js';
+import { storedBytes } from './fileCheckpointQueries';
 
 /** What a salvage kept and lost. */
 export interface SalvageReport {
@@ -122,9 +123,15 @@ export function salvageInto(source: Database, target: Database): SalvageReport {
 function salvageContent(source: Database, target: Database, hash: SqlValue): boolean {
   if (typeof hash !== 'string') return false;
   if (target.exec('SELECT 1 FROM file_contents WHERE hash = ?', [hash]).length) return true;
-  const data = readRows(source, 'SELECT data FROM file_contents WHERE hash = ?', [hash]).rows[0]?.[0];
-  if (!(data instanceof Uint8Array) || createHash('sha256').update(data).digest('hex') !== hash) return false;
-  target.run('INSERT INTO file_contents (hash, size, data) VALUES (?, ?, ?)', [hash, data.length, data]);
+  const [compression, data] = readRows(source, 'SELECT compression, data FROM file_contents WHERE hash = ?', [hash]).rows[0] ?? [];
+  let content: Uint8Array;
+  try {
+    content = storedBytes(compression ?? null, data as Uint8Array);
+  } catch {
+    return false;
+  }
+  if (!(data instanceof Uint8Array) || createHash('sha256').update(content).digest('hex') !== hash) return false;
+  target.run('INSERT INTO file_contents (hash, size, compression, data) VALUES (?, ?, ?, ?)', [hash, content.length, compression ?? null, data]);
   return true;
 }
 
