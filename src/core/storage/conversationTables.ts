@@ -213,6 +213,8 @@ function applyChangeRows(db: Database, key: number, change: StoredChange): void 
 
 /**
  * Applies one journal entry to the tables and returns the ids of the conversations it touched.
+ * File checkpoints arrive as envelope nodes that the schema's triggers turn into their own rows
+ * (fileCheckpointSchema.ts), so they need nothing here: a 2.0 release applies them alike.
  * A change to a conversation that no longer exists is skipped (a later delete, already in the
  * journal's order, removed it).
  */

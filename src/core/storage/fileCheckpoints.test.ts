@@ -99,6 +99,9 @@ describe.each([
     await expect(storage.fileChanges('c', 'n9')).rejects.toThrow(NodeNotFoundError);
     await expect(storage.filesStateAt('missing', '')).rejects.toThrow(ConversationNotFoundError);
     expect(await one({ path: 'same.txt', before: bytes('same'), after: bytes('same') })).toEqual([]);
+    // No message can pose as an envelope: their roles are not roles a node may have.
+    const posing = { ...newNode('', 1), message: { role: 'arbor:file-content' as 'user', content: 'x' } };
+    await expect(storage.applyChange('c', { addNodes: [posing], updatedAt: new Date().toISOString() })).rejects.toThrow(/role must be one of/);
     expect(await storage.fileChangesByNode('c')).toEqual({});
     await storage.close();
   });
