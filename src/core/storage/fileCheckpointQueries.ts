@@ -6,7 +6,7 @@ import { inflateRawSync } from 'node:zlib';
 import type { Database, SqlValue } from 'sql.js';
 import { StorageError } from '../errors';
 import { formatNodeId } from '../nodeIds';
-import { queryRows } from './conversationTables';
+import { queryRows, queryRowsCached } from './conversationTables';
 import type { FileState, RecordedFileChange } from './storage';
 
 /** `file_contents.compression` of a content kept deflated (raw deflate, no zlib header). */
@@ -43,7 +43,7 @@ function toRow([seq, position, path, beforeHash, beforeSize, afterHash, afterSiz
 
 /** The stored changes of one node, in the order its files were first recorded. */
 export function nodeFileChangeRows(db: Database, conversationKey: number, seq: number): FileChangeRow[] {
-  return queryRows(db, `${SELECT_CHANGES} WHERE f.conversation = ? AND f.seq = ? ORDER BY f.position, f.path`, [conversationKey, seq]).map(toRow);
+  return queryRowsCached(db, `${SELECT_CHANGES} WHERE f.conversation = ? AND f.seq = ? ORDER BY f.position, f.path`, [conversationKey, seq]).map(toRow);
 }
 
 /** Every stored change of a conversation, by node id. */
@@ -68,9 +68,9 @@ export function readFileContent(db: Database, hash: string): Uint8Array | null {
   return rows.length ? storedBytes(rows[0][0], rows[0][1] as Uint8Array) : null;
 }
 
-/** Whether a content is stored under `hash`. */
-export function hasFileContent(db: Database, hash: string): boolean {
-  return queryRows(db, 'SELECT 1 FROM file_contents WHERE hash = ?', [hash]).length > 0;
+/** Which of `hashes` have a stored content. */
+export function storedHashes(db: Database, hashes: readonly string[]): Set<string> {
+  return new Set(queryRowsCached(db, 'SELECT hash FROM file_contents WHERE hash IN (SELECT value FROM json_each(?))', [JSON.stringify(hashes)]).map((row) => String(row[0])));
 }
 
 /**

@@ -12,7 +12,7 @@ import { ROOT_NODE_ID } from '../nodeIds';
 import type { ConversationNode, Role } from '../types';
 import { queryRows } from './conversationTables';
 import { FILE_CHANGE_ENVELOPE, FILE_CONTENT_ENVELOPE } from './fileCheckpointSchema';
-import { DEFLATE_RAW, hasFileContent, nodeFileChangeRows, readFileContent } from './fileCheckpointQueries';
+import { DEFLATE_RAW, nodeFileChangeRows, readFileContent, storedHashes } from './fileCheckpointQueries';
 import { countLineChanges, type LineCounts } from './lineCounts';
 import type { FileChange } from './storage';
 
@@ -150,10 +150,11 @@ export function fileChangeEnvelopes(db: Database, conversationKey: number, seq: 
   const existing = new Map(nodeFileChangeRows(db, conversationKey, seq).map((row) => [row.change.path, row]));
   let nextPosition = Math.max(-1, ...[...existing.values()].map((row) => row.position)) + 1;
   const contents: ConversationNode[] = [];
-  const carried = new Set<string>();
+  // Stored already, or carried by an earlier envelope of this entry.
+  const present = storedHashes(db, changes.flatMap((change) => [change.before, change.after]).flatMap((content) => (content ? [content.hash] : [])));
   const carry = (content: PreparedContent | null) => {
-    if (content && !carried.has(content.hash) && !hasFileContent(db, content.hash)) {
-      carried.add(content.hash);
+    if (content && !present.has(content.hash)) {
+      present.add(content.hash);
       contents.push(contentEnvelope(content, timestamp));
     }
   };

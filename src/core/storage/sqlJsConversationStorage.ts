@@ -6,7 +6,7 @@ import { Emitter, type ArborEvent } from '../emitter';
 import type { Logger } from '../files';
 import { SerialQueue } from '../serialQueue';
 import { countMatching, idsForDelete, messagesWithMetadata, queryMessages, querySummaries, registerQueryFunctions, summariesForDelete } from './conversationQueries';
-import { conversationExists, conversationRow, loadState, nodeExists, queryRows, seqOf, subtreeIds, type ConversationRow } from './conversationTables';
+import { conversationExists, conversationRow, loadState, nodeExists, queryRows, queryRowsCached, seqOf, subtreeIds, type ConversationRow } from './conversationTables';
 import { conversationFileChanges, fileStatesAt, nodeFileChangeRows, readFileContent } from './fileCheckpointQueries';
 import { fileChangeEnvelopes, prepareFileChanges, type PreparedFileChange } from './fileCheckpoints';
 import { buildForkEntry } from './forkEntry';
@@ -244,7 +244,7 @@ export class SqlJsConversationStorage implements ConversationStorage {
       () => {
         const { row, seq } = this.requireNode(conversationId, nodeId);
         if (prepared.length === 0) return { entry: null, result: [] };
-        const updatedAt = String(queryRows(this.store.db, 'SELECT updated_at FROM conversations WHERE key = ?', [row.key])[0][0]);
+        const updatedAt = String(queryRowsCached(this.store.db, 'SELECT updated_at FROM conversations WHERE key = ?', [row.key])[0][0]);
         // A `change` that only carries envelopes: every release applies it (see fileCheckpointSchema.ts).
         const insertNodes = fileChangeEnvelopes(this.store.db, row.key, seq, prepared, new Date().toISOString());
         return { entry: { op: 'change', conversationId, change: { insertNodes, updatedAt } }, result: [] };
