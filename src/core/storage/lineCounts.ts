@@ -19,19 +19,26 @@ const WORK_BUDGET = 5_000_000;
 
 /** The lines of `text`, each with its line break, so a last line that gains or loses one counts as changed. */
 export function splitLines(text: string): string[] {
-  return text.match(/[^\n]*\n|[^\n]+$/g) ?? [];
+  const lines: string[] = [];
+  let start = 0;
+  for (let end = text.indexOf('\n'); end >= 0; end = text.indexOf('\n', start)) {
+    lines.push(text.slice(start, end + 1));
+    start = end + 1;
+  }
+  if (start < text.length) lines.push(text.slice(start));
+  return lines;
 }
 
-/** Maps each distinct line to a small integer, so the diff compares numbers. */
-function intern(lines: string[], ids: Map<string, number>): Int32Array {
-  const out = new Int32Array(lines.length);
-  for (let i = 0; i < lines.length; i++) {
+/** Maps each distinct line of `lines[from, to)` to a small integer, so the diff compares numbers. */
+function intern(lines: string[], from: number, to: number, ids: Map<string, number>): Int32Array {
+  const out = new Int32Array(to - from);
+  for (let i = from; i < to; i++) {
     let id = ids.get(lines[i]);
     if (id === undefined) {
       id = ids.size;
       ids.set(lines[i], id);
     }
-    out[i] = id;
+    out[i - from] = id;
   }
   return out;
 }
@@ -63,20 +70,21 @@ function editDistance(a: Int32Array, b: Int32Array, maxD: number): number {
 /** Lines added and removed from `before` to `after` (either may be empty). */
 export function countLineChanges(before: string, after: string): LineCounts {
   if (before === after) return { added: 0, removed: 0 };
-  const ids = new Map<string, number>();
-  const a = intern(splitLines(before), ids);
-  const b = intern(splitLines(after), ids);
+  const linesA = splitLines(before);
+  const linesB = splitLines(after);
+  // The common start and end are set aside by comparing the lines themselves; only the middle is interned.
   let start = 0;
-  while (start < a.length && start < b.length && a[start] === b[start]) start++;
-  let endA = a.length;
-  let endB = b.length;
-  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) {
+  while (start < linesA.length && start < linesB.length && linesA[start] === linesB[start]) start++;
+  let endA = linesA.length;
+  let endB = linesB.length;
+  while (endA > start && endB > start && linesA[endA - 1] === linesB[endB - 1]) {
     endA--;
     endB--;
   }
-  const midA = a.subarray(start, endA);
-  const midB = b.subarray(start, endB);
-  if (midA.length === 0 || midB.length === 0) return { added: midB.length, removed: midA.length };
+  if (endA === start || endB === start) return { added: endB - start, removed: endA - start };
+  const ids = new Map<string, number>();
+  const midA = intern(linesA, start, endA, ids);
+  const midB = intern(linesB, start, endB, ids);
   const maxD = Math.min(midA.length + midB.length, Math.max(64, Math.floor(WORK_BUDGET / (midA.length + midB.length))));
   const d = editDistance(midA, midB, maxD);
   if (d < 0) return { added: midB.length, removed: midA.length };
