@@ -46,6 +46,11 @@ export function nodeFileChangeRows(db: Database, conversationKey: number, seq: n
   return queryRowsCached(db, `${SELECT_CHANGES} WHERE f.conversation = ? AND f.seq = ? ORDER BY f.position, f.path`, [conversationKey, seq]).map(toRow);
 }
 
+/** Whether a node has any stored change (cheaper than reading them when it has none, the usual case). */
+export function nodeHasFileChanges(db: Database, conversationKey: number, seq: number): boolean {
+  return queryRowsCached(db, 'SELECT 1 FROM file_changes WHERE conversation = ? AND seq = ? LIMIT 1', [conversationKey, seq]).length > 0;
+}
+
 /** Every stored change of a conversation, by node id. */
 export function conversationFileChanges(db: Database, conversationKey: number): Record<string, RecordedFileChange[]> {
   const byNode: Record<string, RecordedFileChange[]> = {};

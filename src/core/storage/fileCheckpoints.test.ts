@@ -116,6 +116,8 @@ describe.each([
       ['a.txt', sha(v[0]), sha(v[2]), 2, 0],
       ['b.txt', undefined, sha(v[0]), 1, 0],
     ]);
+    // What a record returns is what is stored.
+    expect(await storage.fileChanges('c', 'n1')).toEqual(merged);
     // The intermediate version is referenced by nothing now.
     expect(await storage.fileContent(sha(v[1]))).toBeNull();
     // Created, then deleted within the same node: no change left for b.txt; a.txt back to v0: none either.

@@ -12,9 +12,9 @@ import { ROOT_NODE_ID } from '../nodeIds';
 import type { ConversationNode, Role } from '../types';
 import { queryRows } from './conversationTables';
 import { FILE_CHANGE_ENVELOPE, FILE_CONTENT_ENVELOPE } from './fileCheckpointSchema';
-import { DEFLATE_RAW, nodeFileChangeRows, readFileContent, storedHashes } from './fileCheckpointQueries';
+import { DEFLATE_RAW, nodeFileChangeRows, nodeHasFileChanges, readFileContent, storedHashes, type FileChangeRow } from './fileCheckpointQueries';
 import { countLineChanges, type LineCounts } from './lineCounts';
-import type { FileChange } from './storage';
+import type { FileChange, FileVersion, RecordedFileChange } from './storage';
 
 /** One content of a change, hashed, with its text when it is text. */
 interface PreparedContent {
@@ -140,14 +140,25 @@ function storedText(db: Database, hash: string): string | undefined {
   return bytes ? (decodeText(bytes) ?? undefined) : undefined;
 }
 
+const versionOf = (content: PreparedContent | null): FileVersion | null => (content === null ? null : { hash: content.hash, size: content.bytes.byteLength });
+
 /**
  * The envelopes that record `changes` for node `seq`, given what is stored now (the caller holds the
  * lock and has caught up): contents not stored yet (each once), then one change per file. A path the
  * node already changed keeps its first `before` and position; when the result leaves the file as it
- * was, the trigger removes the row.
+ * was, the trigger removes the row. Also returns the node's changes as they will be stored, which
+ * saves reading them back.
  */
-export function fileChangeEnvelopes(db: Database, conversationKey: number, seq: number, changes: PreparedFileChange[], timestamp: string): ConversationNode[] {
-  const existing = new Map(nodeFileChangeRows(db, conversationKey, seq).map((row) => [row.change.path, row]));
+export function fileChangeEnvelopes(
+  db: Database,
+  conversationKey: number,
+  seq: number,
+  changes: PreparedFileChange[],
+  timestamp: string,
+): { envelopes: ConversationNode[]; stored: RecordedFileChange[] } {
+  const earlierRows = nodeHasFileChanges(db, conversationKey, seq) ? nodeFileChangeRows(db, conversationKey, seq) : [];
+  const existing = new Map(earlierRows.map((row) => [row.change.path, row]));
+  const stored = new Map(earlierRows.map((row) => [row.change.path, row]));
   let nextPosition = Math.max(-1, ...[...existing.values()].map((row) => row.position)) + 1;
   const contents: ConversationNode[] = [];
   // Stored already, or carried by an earlier envelope of this entry.
@@ -173,8 +184,17 @@ export function fileChangeEnvelopes(db: Database, conversationKey: number, seq: 
     }
     carry(change.after);
     rows.push(changeEnvelope(change.path, fields, timestamp));
+    const before = earlier ? earlier.change.before : versionOf(change.before);
+    const after = versionOf(change.after);
+    if (fields.before === fields.after) {
+      stored.delete(change.path);
+    } else {
+      const kind = before === null ? 'created' : after === null ? 'deleted' : 'modified';
+      stored.set(change.path, { seq, position: fields.position, change: { path: change.path, kind, before, after, linesAdded: fields.added, linesRemoved: fields.removed } });
+    }
   }
-  return [...contents, ...rows];
+  const order = (a: FileChangeRow, b: FileChangeRow) => a.position - b.position || (a.change.path < b.change.path ? -1 : a.change.path > b.change.path ? 1 : 0);
+  return { envelopes: [...contents, ...rows], stored: [...stored.values()].sort(order).map((row) => row.change) };
 }
 
 /**

@@ -240,20 +240,14 @@ export class SqlJsConversationStorage implements ConversationStorage {
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.mutate(
-      () => {
-        const { row, seq } = this.requireNode(conversationId, nodeId);
-        if (prepared.length === 0) return { entry: null, result: [] };
-        const updatedAt = String(queryRowsCached(this.store.db, 'SELECT updated_at FROM conversations WHERE key = ?', [row.key])[0][0]);
-        // A `change` that only carries envelopes: every release applies it (see fileCheckpointSchema.ts).
-        const insertNodes = fileChangeEnvelopes(this.store.db, row.key, seq, prepared, new Date().toISOString());
-        return { entry: { op: 'change', conversationId, change: { insertNodes, updatedAt } }, result: [] };
-      },
-      () => {
-        const { row, seq } = this.requireNode(conversationId, nodeId);
-        return nodeFileChangeRows(this.store.db, row.key, seq).map((r) => r.change);
-      },
-    );
+    return this.mutate(() => {
+      const { row, seq } = this.requireNode(conversationId, nodeId);
+      if (prepared.length === 0) return { entry: null, result: nodeFileChangeRows(this.store.db, row.key, seq).map((r) => r.change) };
+      const updatedAt = String(queryRowsCached(this.store.db, 'SELECT updated_at FROM conversations WHERE key = ?', [row.key])[0][0]);
+      // A `change` that only carries envelopes: every release applies it (see fileCheckpointSchema.ts).
+      const { envelopes, stored } = fileChangeEnvelopes(this.store.db, row.key, seq, prepared, new Date().toISOString());
+      return { entry: { op: 'change', conversationId, change: { insertNodes: envelopes, updatedAt } }, result: stored };
+    });
   }
 
   fileChanges(conversationId: string, nodeId: string): Promise<RecordedFileChange[]> {
@@ -368,10 +362,9 @@ export class SqlJsConversationStorage implements ConversationStorage {
 
   /**
    * Runs one write: under the lock, catch up, build the entry from the current state (validation
-   * errors are thrown here), apply it in a transaction, append and flush it, then commit. With
-   * `readAfter`, the result is what it reads once the write is in.
+   * errors are thrown here), apply it in a transaction, append and flush it, then commit.
    */
-  private mutate<T>(build: () => { entry: JournalEntry | null; result: T }, readAfter?: () => T): Promise<T> {
+  private mutate<T>(build: () => { entry: JournalEntry | null; result: T }): Promise<T> {
     return this.enqueue(async () => {
       const changed: string[] = [];
       const result = await this.store.withLock(async () => {
@@ -380,8 +373,7 @@ export class SqlJsConversationStorage implements ConversationStorage {
         if (entry) {
           changed.push(...(await this.store.commit(entry)));
         }
-        // Still under the lock: what the write left, before any other write.
-        return readAfter ? readAfter() : result;
+        return result;
       });
       this.fire(changed);
       return result;
