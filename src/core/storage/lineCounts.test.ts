@@ -19,7 +19,9 @@ describe('countLineChanges', () => {
     expect(countLineChanges('a\nb\n', '')).toEqual({ added: 0, removed: 2 });
     expect(countLineChanges('a\nb\nc\n', 'a\nB\nc\n')).toEqual({ added: 1, removed: 1 });
     expect(countLineChanges('a\nb', 'a\nb\n')).toEqual({ added: 1, removed: 1 });
-    expect(countLineChanges('a\r\nb\r\n', 'a\nb\n')).toEqual({ added: 2, removed: 2 });
+    // Line endings compare as \n: a CRLF file changed by one line counts one line, a conversion none.
+    expect(countLineChanges('a\r\nb\r\nc\r\n', 'a\r\nB\r\nc\r\n')).toEqual({ added: 1, removed: 1 });
+    expect(countLineChanges('a\r\nb\r\n', 'a\nb\n')).toEqual({ added: 0, removed: 0 });
     expect(countLineChanges('x\na\nb\n', 'a\nb\nx\n')).toEqual({ added: 1, removed: 1 });
   });
 

@@ -1,7 +1,8 @@
 /**
  * Lines added and removed between two versions of a text file, as a line diff counts them (the
  * `+12 −3` of a file chip): Myers' O(ND) algorithm over the lines that differ, after the common
- * start and end are set aside. Only the counts are computed, never the edit script.
+ * start and end are set aside. Only the counts are computed, never the edit script. Line endings are
+ * compared as `\n`, as the diffs the edit tools show do, so a chip and an approval card agree.
  */
 
 /** Added and removed line counts. */
@@ -70,8 +71,8 @@ function editDistance(a: Int32Array, b: Int32Array, maxD: number): number {
 /** Lines added and removed from `before` to `after` (either may be empty). */
 export function countLineChanges(before: string, after: string): LineCounts {
   if (before === after) return { added: 0, removed: 0 };
-  const linesA = splitLines(before);
-  const linesB = splitLines(after);
+  const linesA = splitLines(before.replace(/\r\n/g, '\n'));
+  const linesB = splitLines(after.replace(/\r\n/g, '\n'));
   // The common start and end are set aside by comparing the lines themselves; only the middle is interned.
   let start = 0;
   while (start < linesA.length && start < linesB.length && linesA[start] === linesB[start]) start++;
