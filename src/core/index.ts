@@ -170,6 +170,10 @@ export {
   type ConversationChange,
   type NewNode,
   type ChangeResult,
+  type FileChange,
+  type FileVersion,
+  type RecordedFileChange,
+  type FileState,
   type ConversationStorage,
 } from './storage/storage';
 export { SqlJsConversationStorage, type SqlJsStorageOptions } from './storage/sqlJsConversationStorage';

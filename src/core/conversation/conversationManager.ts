@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ConversationNotFoundError, InvalidArgumentError, InvalidOperationError } from '../errors';
-import type { ChangeResult, ConversationChange, NewNode } from '../storage/storage';
+import type { ChangeResult, ConversationChange, FileChange, FileState, NewNode, RecordedFileChange } from '../storage/storage';
 import { buildAnswerNode } from './answerNode';
 import { isCompaction, lastCompaction } from './compaction';
 import { buildBranchSummary, buildCompaction, DEFAULT_KEEP_RECENT_TOKENS, keptBudget, type CompactOptions } from './compactor';
@@ -387,6 +387,34 @@ export class ConversationManager extends ConversationReader {
       this.updatedAt = state.updatedAt;
       this.notify('reloaded', []);
     });
+  }
+
+  /**
+   * Records the files `nodeId` changed (an accepted Apply, an `edit_file`, a `create_file`), after this
+   * manager's earlier writes; returns all the node's changes as stored (`ConversationStorage.recordFileChanges`).
+   */
+  recordFileChanges(nodeId: string, changes: FileChange[]): Promise<RecordedFileChange[]> {
+    return this.queue.run(() => this.options.storage.recordFileChanges(this.conversationId, this.requireNode(nodeId).nodeId, changes));
+  }
+
+  /** The files `nodeId` changed, with hashes, sizes and line counts (empty when none). */
+  getFileChanges(nodeId: string): Promise<RecordedFileChange[]> {
+    return this.queue.run(() => this.options.storage.fileChanges(this.conversationId, this.requireNode(nodeId).nodeId));
+  }
+
+  /** Every node of this conversation that changed files, by node id (for the chat's file chips). */
+  getFileChangesByNode(): Promise<Record<string, RecordedFileChange[]>> {
+    return this.queue.run(() => this.options.storage.fileChangesByNode(this.conversationId));
+  }
+
+  /** What each file changed on the path root→`nodeId` is after that node: what Restore Files to Here writes. */
+  getFilesStateAt(nodeId: string): Promise<FileState[]> {
+    return this.queue.run(() => this.options.storage.filesStateAt(this.conversationId, this.requireNode(nodeId).nodeId));
+  }
+
+  /** The bytes of a content recorded by a file change (by its hash), or null when none refers to it any more. */
+  getFileContent(hash: string): Promise<Uint8Array | null> {
+    return this.options.storage.fileContent(hash);
   }
 
   /** Drops every `onDidChange` listener. */

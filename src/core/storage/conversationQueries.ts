@@ -35,10 +35,13 @@ const TIME_MS = 'arbor_time_ms';
 const CONTAINS_FOLDED = 'arbor_contains_folded';
 
 /**
- * Registers the SQL functions the queries use. Safe to call again (after `db.export()`, which
- * may drop them).
+ * Registers the SQL functions the queries use, and keeps SQLite's rollback journal and temporary
+ * tables in memory: the database itself lives in memory (its durability is the store's own journal),
+ * and through sql.js's in-memory file system each write or sort would otherwise cost file calls.
+ * Safe to call again (after `db.export()`, which may drop the functions).
  */
 export function registerQueryFunctions(db: Database): void {
+  db.exec('PRAGMA journal_mode = MEMORY; PRAGMA temp_store = MEMORY');
   db.create_function(METADATA_MATCHES, (metadataJson: string, filterJson: string) => {
     const metadata = JSON.parse(metadataJson) as Record<string, unknown>;
     const filter = JSON.parse(filterJson) as Record<string, unknown>;

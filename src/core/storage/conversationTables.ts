@@ -37,6 +37,42 @@ export function queryRows(db: Database, sql: string, params: SqlValue[] = []): S
   }
 }
 
+const statementCaches = new WeakMap<Database, Map<string, Statement>>();
+
+/**
+ * A statement prepared once per database, for the queries every write runs: preparing costs more than
+ * running them (more still for an insert into `nodes`, whose preparing compiles the schema's triggers).
+ * sql.js frees them with their database; SQLite prepares one again by itself after a schema change.
+ */
+function cachedStatement(db: Database, sql: string): Statement {
+  let cache = statementCaches.get(db);
+  if (!cache) {
+    cache = new Map();
+    statementCaches.set(db, cache);
+  }
+  let statement = cache.get(sql);
+  if (!statement) {
+    statement = db.prepare(sql);
+    cache.set(sql, statement);
+  }
+  return statement;
+}
+
+/** `queryRows` with a statement prepared once per database (`cachedStatement`): for queries run on every write. */
+export function queryRowsCached(db: Database, sql: string, params: SqlValue[] = []): SqlValue[][] {
+  const statement = cachedStatement(db, sql);
+  try {
+    statement.bind(params);
+    const rows: SqlValue[][] = [];
+    while (statement.step()) {
+      rows.push(statement.get());
+    }
+    return rows;
+  } finally {
+    statement.reset();
+  }
+}
+
 /** The stored counters of one conversation. */
 export interface ConversationRow {
   key: number;
@@ -45,7 +81,7 @@ export interface ConversationRow {
 
 /** The key and node counter of a stored conversation, or undefined. */
 export function conversationRow(db: Database, conversationId: string): ConversationRow | undefined {
-  const rows = queryRows(db, 'SELECT key, next_seq FROM conversations WHERE id = ?', [conversationId]);
+  const rows = queryRowsCached(db, 'SELECT key, next_seq FROM conversations WHERE id = ?', [conversationId]);
   return rows.length ? { key: Number(rows[0][0]), nextSeq: Number(rows[0][1]) } : undefined;
 }
 
@@ -57,7 +93,7 @@ export function conversationExists(db: Database, conversationId: string): boolea
 /** True when the conversation (by key) has a node with this id. */
 export function nodeExists(db: Database, conversationKey: number, nodeId: string): boolean {
   const seq = nodeSeqOf(nodeId);
-  return seq !== undefined && queryRows(db, 'SELECT 1 FROM nodes WHERE conversation = ? AND seq = ?', [conversationKey, seq]).length > 0;
+  return seq !== undefined && queryRowsCached(db, 'SELECT 1 FROM nodes WHERE conversation = ? AND seq = ?', [conversationKey, seq]).length > 0;
 }
 
 /** The ids of the stored subtrees at `nodeIds` (each node and everything below it, as stored now). */
@@ -128,11 +164,10 @@ function withStatement(db: Database, sql: string, fn: (statement: Statement) => 
 
 function insertNodes(db: Database, conversationKey: number, nodes: ConversationNode[]): void {
   if (nodes.length === 0) return;
-  withStatement(db, INSERT_NODE, (statement) => {
-    for (const node of nodes) {
-      statement.run([conversationKey, seqOf(node.nodeId), node.parentId === null ? null : seqOf(node.parentId), node.position, ...contentColumns(node)]);
-    }
-  });
+  const statement = cachedStatement(db, INSERT_NODE);
+  for (const node of nodes) {
+    statement.run([conversationKey, seqOf(node.nodeId), node.parentId === null ? null : seqOf(node.parentId), node.position, ...contentColumns(node)]);
+  }
 }
 
 function updateNodes(db: Database, conversationKey: number, nodes: ConversationNode[]): void {
@@ -203,6 +238,8 @@ function applyChangeRows(db: Database, key: number, change: StoredChange): void 
 
 /**
  * Applies one journal entry to the tables and returns the ids of the conversations it touched.
+ * File checkpoints arrive as envelope nodes that the schema's triggers turn into their own rows
+ * (fileCheckpointSchema.ts), so they need nothing here: a 2.0 release applies them alike.
  * A change to a conversation that no longer exists is skipped (a later delete, already in the
  * journal's order, removed it).
  */

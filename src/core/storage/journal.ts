@@ -14,6 +14,7 @@ import type { ConversationNode, ConversationState } from '../types';
  * the counter moves past them, so replaying the journal gives the same ids as the live write did.
  */
 export interface StoredChange {
+  /** New nodes; since schema 2.1 also file checkpoint envelopes, which never become nodes (see fileCheckpointSchema.ts). */
   insertNodes?: ConversationNode[];
   updateNodes?: ConversationNode[];
   deleteNodeIds?: string[];

@@ -6,10 +6,10 @@ import { registerQueryFunctions } from './conversationQueries';
 import { applyEntry, inTransaction, queryRows, readStoreMeta, writeStoreMeta } from './conversationTables';
 import { fileIdentity, moveAside, readDatabaseFile, sameIdentity, type FileIdentity } from './databaseFile';
 import { appendJournal, newGeneration, preserveDamagedLines, readJournal, resetJournal, writeFileAtomic, type JournalEntry } from './journal';
-import { applyLegacyEntry, migrateV1ToV2, type LegacyJournalEntry } from './legacyV1';
+import { applyLegacyEntry, migrateV1ToCurrent, type LegacyJournalEntry } from './legacyV1';
 import { describeLosses, salvageGeneration, salvageInto, type SalvageReport } from './salvage';
 import { LOCK_GONE, LOCK_NEW, withStoreLock } from './storeLock';
-import { CURRENT_SCHEMA, checkSchemaReadable, createSchema, formatSchemaVersion } from './schema';
+import { CURRENT_SCHEMA, checkSchemaReadable, createSchema, formatSchemaVersion, upgradeSchema } from './schema';
 
 /** Suffix of the copy of a 1.x store kept beside it when it is migrated to schema 2.0. */
 export const LEGACY_BACKUP_SUFFIX = '.v1.bak';
@@ -265,7 +265,7 @@ export class JournaledDatabase {
     await writeFileAtomic(backup, db.export());
     registerQueryFunctions(db);
     try {
-      inTransaction(db, () => migrateV1ToV2(db));
+      inTransaction(db, () => migrateV1ToCurrent(db));
     } catch (error) {
       db.close();
       throw new StorageError(
@@ -296,6 +296,9 @@ export class JournaledDatabase {
         legacy = version.major === 1;
         if (version.major === 0) {
           createSchema(db);
+          mustCheckpoint = true;
+        } else if (!legacy && inTransaction(db, () => upgradeSchema(db))) {
+          // Before the journal is replayed: envelopes in it need the 2.1 triggers (fileCheckpointSchema.ts).
           mustCheckpoint = true;
         }
       } catch (error) {
@@ -379,7 +382,7 @@ export class JournaledDatabase {
       );
     }
     if (legacy && this.options.readOnly) {
-      inTransaction(db, () => migrateV1ToV2(db));
+      inTransaction(db, () => migrateV1ToCurrent(db));
       this.warn(`The conversation store ${files.db} is of storage schema 1.x and read-only: it was converted in memory to be read; the file stays as it is.`);
     } else if (legacy) {
       await this.migrateLegacy(db);

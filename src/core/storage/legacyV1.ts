@@ -7,7 +7,7 @@
 import type { Database, SqlValue } from 'sql.js';
 import { dotPathSegments, isDotPath } from '../nodeIds';
 import { queryRows } from './conversationTables';
-import { SCHEMA_2_0 } from './schema';
+import { SCHEMA_2_0, upgradeSchema } from './schema';
 
 /** A node as schema 1.x stored it. */
 interface LegacyNode {
@@ -244,4 +244,10 @@ export function migrateV1ToV2(db: Database): void {
   }
   db.run('DROP TABLE nodes_v1');
   db.run('DROP TABLE conversations_v1');
+}
+
+/** Converts schema 1.x tables to 2.0 (`migrateV1ToV2`), then upgrades them to the current minor. */
+export function migrateV1ToCurrent(db: Database): void {
+  migrateV1ToV2(db);
+  upgradeSchema(db);
 }

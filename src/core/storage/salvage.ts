@@ -2,9 +2,12 @@
  * Rebuilding a store from a damaged one: every conversation and node that can still be read is
  * copied into a fresh database, with JSON that no longer parses dropped (the text of a message is
  * kept), nodes whose parent is lost left out, and a missing root replaced by an empty one, so every
- * conversation that comes out opens. What could not be read is counted for the report.
+ * conversation that comes out opens. File checkpoints of kept nodes are kept when their contents still
+ * read back with their hash. What could not be read is counted for the report.
  */
+import { createHash } from 'node:crypto';
 import type { Database, SqlValue } from 'sql.js';
+import { storedBytes } from './fileCheckpointQueries';
 
 /** What a salvage kept and lost. */
 export interface SalvageReport {
@@ -18,6 +21,8 @@ export interface SalvageReport {
   lostNodes: number;
   /** Nodes kept with their metadata or message fields dropped because the JSON was damaged. */
   repairedNodes: number;
+  /** File changes of kept nodes left out: their row, or a content they need, could not be read intact. */
+  lostFileChanges: number;
 }
 
 function parses(json: SqlValue): boolean {
@@ -48,7 +53,8 @@ function readRows(db: Database, sql: string, params: SqlValue[]): { rows: SqlVal
 
 /** Copies what can be read of `source` (schema 2.0) into `target` (a fresh schema 2.0 database). */
 export function salvageInto(source: Database, target: Database): SalvageReport {
-  const report: SalvageReport = { conversations: 0, nodes: 0, lostConversations: 0, partialConversations: 0, lostNodes: 0, repairedNodes: 0 };
+  const report: SalvageReport = { conversations: 0, nodes: 0, lostConversations: 0, partialConversations: 0, lostNodes: 0, repairedNodes: 0, lostFileChanges: 0 };
+  const hasFileTables = readRows(source, `SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'file_changes'`, []).rows.length > 0;
   const conversations = readRows(source, 'SELECT key, id, metadata, current_seq, next_seq, legacy_id_limit, created_at, updated_at FROM conversations', []);
   if (conversations.failed) report.lostConversations++;
   const now = new Date().toISOString();
@@ -108,8 +114,53 @@ export function salvageInto(source: Database, target: Database): SalvageReport {
     }
     report.conversations++;
     report.nodes += rows.length;
+    if (hasFileTables) report.lostFileChanges += salvageFileChanges(source, target, key, newKey, kept);
   }
   return report;
+}
+
+/** Copies one content into `target` if it reads back with its hash; whether it is there now. */
+function salvageContent(source: Database, target: Database, hash: SqlValue): boolean {
+  if (typeof hash !== 'string') return false;
+  if (target.exec('SELECT 1 FROM file_contents WHERE hash = ?', [hash]).length) return true;
+  const [compression, data] = readRows(source, 'SELECT compression, data FROM file_contents WHERE hash = ?', [hash]).rows[0] ?? [];
+  let content: Uint8Array;
+  try {
+    content = storedBytes(compression ?? null, data as Uint8Array);
+  } catch {
+    return false;
+  }
+  if (!(data instanceof Uint8Array) || createHash('sha256').update(content).digest('hex') !== hash) return false;
+  target.run('INSERT INTO file_contents (hash, size, compression, data) VALUES (?, ?, ?, ?)', [hash, content.length, compression ?? null, data]);
+  return true;
+}
+
+/** Copies the file changes of the kept nodes of one conversation; returns how many of theirs were lost. */
+function salvageFileChanges(source: Database, target: Database, oldKey: SqlValue, newKey: number, kept: Set<number>): number {
+  const changes = readRows(source, 'SELECT seq, path, position, before_hash, after_hash, added, removed FROM file_changes WHERE conversation = ?', [oldKey]);
+  let lost = changes.failed ? 1 : 0;
+  for (const [seq, path, position, before, after, added, removed] of changes.rows) {
+    // The changes of a node that was not kept go with it.
+    if (typeof seq !== 'number' || !kept.has(seq)) continue;
+    const usable =
+      typeof path === 'string' && (before !== null || after !== null) &&
+      (before === null || salvageContent(source, target, before)) && (after === null || salvageContent(source, target, after));
+    if (!usable) {
+      lost++;
+      continue;
+    }
+    target.run('INSERT OR IGNORE INTO file_changes (conversation, seq, path, position, before_hash, after_hash, added, removed) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
+      newKey,
+      seq,
+      path,
+      typeof position === 'number' ? position : 0,
+      before,
+      after,
+      typeof added === 'number' ? added : null,
+      typeof removed === 'number' ? removed : null,
+    ]);
+  }
+  return lost;
 }
 
 /** The store's generation as the damaged file names it, when that can still be read. */
@@ -125,5 +176,6 @@ export function describeLosses(report: SalvageReport): string {
   if (report.partialConversations) parts.push(`${report.partialConversations} conversation(s) lost the messages in the damaged part`);
   if (report.lostNodes) parts.push(`${report.lostNodes} message(s) were left out because they or their parent could not be used`);
   if (report.repairedNodes) parts.push(`${report.repairedNodes} message(s) kept their text but lost their details`);
+  if (report.lostFileChanges) parts.push(`${report.lostFileChanges} file checkpoint(s) could not be read and were left out`);
   return parts.length ? `${parts.join('; ')}.` : 'Nothing that was readable was lost.';
 }

@@ -1,10 +1,12 @@
 /**
  * The SQL schema of Arbor's conversation store. The version lives in `PRAGMA user_version` as
  * `major * 1000 + minor`: a newer minor only adds things an older Arbor can ignore, a newer major is
- * refused. Stores of schema 1.x are migrated by `legacyV1.ts` (see `JournaledDatabase.reload`).
+ * refused. Stores of schema 1.x are migrated by `legacyV1.ts`, stores of 2.0 are upgraded in place by
+ * `upgradeSchema` (see `JournaledDatabase.reload`).
  */
 import type { Database } from 'sql.js';
 import { StorageError } from '../errors';
+import { SCHEMA_2_1_ADDITIONS } from './fileCheckpointSchema';
 
 /** A schema version; `major` changes break older readers, `minor` changes do not. */
 export interface SchemaVersion {
@@ -12,8 +14,8 @@ export interface SchemaVersion {
   minor: number;
 }
 
-/** The version this code writes. */
-export const CURRENT_SCHEMA: SchemaVersion = { major: 2, minor: 0 };
+/** The version this code writes: 2.1 adds file checkpoints (`fileCheckpointSchema.ts`) to 2.0. */
+export const CURRENT_SCHEMA: SchemaVersion = { major: 2, minor: 1 };
 
 /** Encodes a version for `PRAGMA user_version`. */
 export function encodeSchemaVersion(version: SchemaVersion): number {
@@ -104,9 +106,25 @@ export function createSchema(db: Database): void {
   db.run('BEGIN');
   try {
     db.exec(SCHEMA_2_0);
+    db.exec(SCHEMA_2_1_ADDITIONS);
+    db.run(`PRAGMA user_version = ${encodeSchemaVersion(CURRENT_SCHEMA)}`);
     db.run('COMMIT');
   } catch (error) {
     db.run('ROLLBACK');
     throw error;
   }
+}
+
+/**
+ * Brings a schema 2.0 database up to the current minor: adds the tables and triggers 2.1 brings and
+ * sets the version. Nothing stored changes, and a 2.0 Arbor still opens the result. Runs in the
+ * caller's transaction when there is one. Returns whether anything was done (false for a store of
+ * the current minor or newer).
+ */
+export function upgradeSchema(db: Database): boolean {
+  const version = readSchemaVersion(db);
+  if (version.major !== CURRENT_SCHEMA.major || version.minor >= CURRENT_SCHEMA.minor) return false;
+  db.exec(SCHEMA_2_1_ADDITIONS);
+  db.run(`PRAGMA user_version = ${encodeSchemaVersion(CURRENT_SCHEMA)}`);
+  return true;
 }

@@ -1,28 +1,33 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import type { ConversationState } from '../types';
-import { ConversationNotFoundError, InvalidArgumentError, NodeNotFoundError, StorageError } from '../errors';
+import type { ConversationNode, ConversationState } from '../types';
+import { ConversationNotFoundError, NodeNotFoundError, StorageError } from '../errors';
 import { Emitter, type ArborEvent } from '../emitter';
 import type { Logger } from '../files';
 import { SerialQueue } from '../serialQueue';
 import { countMatching, idsForDelete, messagesWithMetadata, queryMessages, querySummaries, registerQueryFunctions, summariesForDelete } from './conversationQueries';
-import { conversationExists, conversationRow, loadState, nodeExists, queryRows, seqOf, subtreeIds, type ConversationRow } from './conversationTables';
+import { conversationExists, conversationRow, loadState, nodeExists, queryRows, queryRowsCached, seqOf, subtreeIds, type ConversationRow } from './conversationTables';
+import { conversationFileChanges, fileStatesAt, nodeFileChangeRows, readFileContent } from './fileCheckpointQueries';
+import { fileChangeEnvelopes, prepareFileChanges, type PreparedFileChange } from './fileCheckpoints';
+import { buildForkEntry } from './forkEntry';
 import { loadSqlJs, type SqlJsWasmOptions } from './databaseFile';
 import type { JournalEntry, StoredChange } from './journal';
 import { JournaledDatabase, type JournalOptions } from './journaledDatabase';
 import { createSchema } from './schema';
 import { formatNodeId } from '../nodeIds';
 import { requireRecord, requireString } from '../validation';
-import { checkNodeFields, checkState, isDamage, isReadOnly } from './storageChecks';
-import type { ConversationNode } from '../types';
+import { checkChange, checkState, isDamage, isReadOnly } from './storageChecks';
 import type {
   ChangeResult,
   ConversationChange,
   ConversationStorage,
   ConversationSummary,
   DeleteFilters,
+  FileChange,
+  FileState,
   ListOptions,
   MessageMatch,
+  RecordedFileChange,
   SearchOptions,
 } from './storage';
 
@@ -114,14 +119,7 @@ export class SqlJsConversationStorage implements ConversationStorage {
    */
   applyChange(conversationId: string, change: ConversationChange): Promise<ChangeResult> {
     try {
-      requireString(conversationId, 'conversationId');
-      if (typeof change !== 'object' || change === null) throw new InvalidArgumentError('change must be an object.');
-      requireString(change.updatedAt, 'change.updatedAt');
-      (change.addNodes ?? []).forEach((node, i) => checkNodeFields(node, `change.addNodes[${i}]`));
-      (change.updateNodes ?? []).forEach((node, i) => checkNodeFields(node, `change.updateNodes[${i}]`));
-      (change.deleteNodeIds ?? []).forEach((id, i) => requireString(id, `change.deleteNodeIds[${i}]`));
-      if (change.metadata !== undefined) requireRecord(change.metadata, 'change.metadata');
-      if (change.currentNodeId !== undefined) requireString(change.currentNodeId, 'change.currentNodeId', { allowEmpty: true });
+      checkChange(conversationId, change);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -228,41 +226,49 @@ export class SqlJsConversationStorage implements ConversationStorage {
 
   forkConversation(sourceId: string, newId: string, options: { upToNodeId?: string } = {}): Promise<ConversationState> {
     return this.mutate(() => {
-      const source = loadState(this.store.db, sourceId);
-      if (!source) {
-        throw new ConversationNotFoundError(sourceId);
-      }
-      requireString(newId, 'newId', { name: true });
-      if (conversationExists(this.store.db, newId)) {
-        throw new InvalidArgumentError(`Cannot fork "${sourceId}" to "${newId}": choose a new, unused, non-empty conversation id.`);
-      }
-      let nodes = source.nodes;
-      let currentNodeId = source.currentNodeId;
-      if (options.upToNodeId !== undefined) {
-        const byId = new Map(source.nodes.map((node) => [node.nodeId, node]));
-        const keep = new Set<string>();
-        for (let node = byId.get(options.upToNodeId); node; node = node.parentId === null ? undefined : byId.get(node.parentId)) {
-          keep.add(node.nodeId);
-        }
-        if (!keep.size) {
-          throw new NodeNotFoundError(options.upToNodeId, sourceId);
-        }
-        nodes = source.nodes.filter((node) => keep.has(node.nodeId));
-        currentNodeId = options.upToNodeId;
-      }
-      const now = new Date().toISOString();
-      // loadState parsed `source` from the tables just now, so its objects are already this fork's own.
-      const state: ConversationState = {
-        conversationId: newId,
-        nodes,
-        currentNodeId,
-        metadata: source.metadata,
-        nextNodeSeq: source.nextNodeSeq,
-        ...(source.legacyIdLimit !== undefined ? { legacyIdLimit: source.legacyIdLimit } : {}),
-        createdAt: now,
-        updatedAt: now,
-      };
-      return { entry: { op: 'save', state }, result: state };
+      const { state, entry } = buildForkEntry(this.store.db, sourceId, newId, options);
+      return { entry, result: state };
+    });
+  }
+
+  recordFileChanges(conversationId: string, nodeId: string, changes: FileChange[]): Promise<RecordedFileChange[]> {
+    let prepared: PreparedFileChange[];
+    try {
+      requireString(conversationId, 'conversationId');
+      requireString(nodeId, 'nodeId', { allowEmpty: true });
+      prepared = prepareFileChanges(changes);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.mutate(() => {
+      const { row, seq } = this.requireNode(conversationId, nodeId);
+      if (prepared.length === 0) return { entry: null, result: nodeFileChangeRows(this.store.db, row.key, seq).map((r) => r.change) };
+      const updatedAt = String(queryRowsCached(this.store.db, 'SELECT updated_at FROM conversations WHERE key = ?', [row.key])[0][0]);
+      // A `change` that only carries envelopes: every release applies it (see fileCheckpointSchema.ts).
+      const { envelopes, stored } = fileChangeEnvelopes(this.store.db, row.key, seq, prepared, new Date().toISOString());
+      return { entry: { op: 'change', conversationId, change: { insertNodes: envelopes, updatedAt } }, result: stored };
+    });
+  }
+
+  fileChanges(conversationId: string, nodeId: string): Promise<RecordedFileChange[]> {
+    return this.read(() => {
+      const { row, seq } = this.requireNode(conversationId, nodeId);
+      return nodeFileChangeRows(this.store.db, row.key, seq).map((r) => r.change);
+    });
+  }
+
+  fileChangesByNode(conversationId: string): Promise<Record<string, RecordedFileChange[]>> {
+    return this.read(() => conversationFileChanges(this.store.db, this.requireConversation(requireString(conversationId, 'conversationId')).key));
+  }
+
+  fileContent(hash: string): Promise<Uint8Array | null> {
+    return this.read(() => readFileContent(this.store.db, requireString(hash, 'hash')));
+  }
+
+  filesStateAt(conversationId: string, nodeId: string): Promise<FileState[]> {
+    return this.read(() => {
+      const { row, seq } = this.requireNode(conversationId, nodeId);
+      return fileStatesAt(this.store.db, row.key, seq);
     });
   }
 
@@ -320,6 +326,12 @@ export class SqlJsConversationStorage implements ConversationStorage {
       throw new ConversationNotFoundError(conversationId);
     }
     return row;
+  }
+
+  private requireNode(conversationId: string, nodeId: string): { row: ConversationRow; seq: number } {
+    const row = this.requireConversation(requireString(conversationId, 'conversationId'));
+    if (!nodeExists(this.store.db, row.key, requireString(nodeId, 'nodeId', { allowEmpty: true }))) throw new NodeNotFoundError(nodeId, conversationId);
+    return { row, seq: seqOf(nodeId) };
   }
 
   private enqueue<T>(task: () => Promise<T>): Promise<T> {

@@ -88,9 +88,52 @@ export interface ChangeResult {
   addedNodes: ConversationNode[];
 }
 
+/**
+ * One file a node changed, as the caller records it: an accepted Apply, an `edit_file`, a `create_file`.
+ * Contents are bytes (text or binary alike).
+ */
+export interface FileChange {
+  /** Workspace-relative path with `/` separators, e.g. `src/app.ts` (no `..`, no leading `/`). */
+  path: string;
+  /** The content before the node; null when the node created the file. */
+  before: Uint8Array | null;
+  /** The content after the node; null when the node deleted the file. */
+  after: Uint8Array | null;
+}
+
+/** One stored version of a file: its sha-256 (hex), by which `fileContent` returns it, and its size in bytes. */
+export interface FileVersion {
+  hash: string;
+  size: number;
+}
+
+/** A file change as stored for a node. */
+export interface RecordedFileChange {
+  path: string;
+  kind: 'created' | 'modified' | 'deleted';
+  /** Null when the node created the file. */
+  before: FileVersion | null;
+  /** Null when the node deleted the file. */
+  after: FileVersion | null;
+  /** Lines added and removed (as a line diff counts them); null when either side is binary. */
+  linesAdded: number | null;
+  linesRemoved: number | null;
+}
+
+/** What a file is after a node, by the changes recorded on the path root→node. */
+export interface FileState {
+  path: string;
+  /** Its content's hash after the node; null when the last change on the path deleted it. */
+  hash: string | null;
+  /** The node on the path whose change set it (the last change on the path wins). */
+  nodeId: string;
+  /** Its content's hash before the first change on the path; null when that change created it. */
+  originalHash: string | null;
+}
+
 /** Where conversations live. `SqlJsConversationStorage` is the default. */
 export interface ConversationStorage {
-  /** Writes the whole conversation, replacing what was stored under its id. */
+  /** Writes the whole conversation, replacing what was stored under its id (file changes included: they are dropped). */
   saveConversation(state: ConversationState): Promise<void>;
   /** Applies an incremental change; the conversation must exist (`ConversationNotFoundError`). */
   applyChange(conversationId: string, change: ConversationChange): Promise<ChangeResult>;
@@ -123,9 +166,28 @@ export interface ConversationStorage {
   updateMetadata(conversationId: string, metadata: Record<string, unknown>): Promise<void>;
   /**
    * Copies a conversation under a new id; with `upToNodeId`, only that node's ancestors and itself,
-   * and the copy's current node is that node. The source is unchanged.
+   * and the copy's current node is that node. The file changes of the copied nodes are copied too.
+   * The source is unchanged.
    */
   forkConversation(sourceId: string, newId: string, options?: { upToNodeId?: string }): Promise<ConversationState>;
+  /**
+   * Stores the files a node changed, each content once by its hash. Recording a path the node already
+   * has merges into one change (the first `before`, the new `after`); a change that leaves the file
+   * as it was is not stored. Returns all the node's changes as stored. Exports and imports of
+   * conversations do not carry these yet.
+   */
+  recordFileChanges(conversationId: string, nodeId: string, changes: FileChange[]): Promise<RecordedFileChange[]>;
+  /** The files a node changed, in the order they were first recorded (empty when none). */
+  fileChanges(conversationId: string, nodeId: string): Promise<RecordedFileChange[]>;
+  /** Every node of a conversation that changed files, by node id, to mark them in a whole view at once. */
+  fileChangesByNode(conversationId: string): Promise<Record<string, RecordedFileChange[]>>;
+  /** The bytes of a stored content, or null when no node refers to that hash (any more). */
+  fileContent(hash: string): Promise<Uint8Array | null>;
+  /**
+   * For each file changed anywhere on the path root→`nodeId`, its content after that node (what
+   * Restore Files to Here writes), sorted by path.
+   */
+  filesStateAt(conversationId: string, nodeId: string): Promise<FileState[]>;
   /** Fires after any change, from this process or (noticed on the next read or poll) from another. */
   onDidChange?(listener: (conversationId: string) => void): { dispose(): void };
   close(): Promise<void>;

@@ -10,6 +10,7 @@ import { ROOT_NODE_ID } from '../nodeIds';
 import type { ConversationNode, ConversationState } from '../types';
 import { requireCount, requireJson, requireRecord, requireRole, requireString } from '../validation';
 import { seqOf } from './conversationTables';
+import type { ConversationChange } from './storage';
 
 /** Checks what a node carries before it is stored: role, text, names, time, metadata. */
 export function checkNodeFields(node: Partial<ConversationNode> | undefined, name: string): void {
@@ -22,6 +23,18 @@ export function checkNodeFields(node: Partial<ConversationNode> | undefined, nam
   requireRecord(node.metadata, `${name}.metadata`);
   if (node.branchName !== undefined) requireString(node.branchName, `${name}.branchName`, { allowEmpty: true, name: true });
   if (node.promptName !== undefined) requireString(node.promptName, `${name}.promptName`, { name: true });
+}
+
+/** Checks an incremental change before it is applied: its nodes, ids, metadata and time. */
+export function checkChange(conversationId: string, change: ConversationChange): void {
+  requireString(conversationId, 'conversationId');
+  if (typeof change !== 'object' || change === null) throw new InvalidArgumentError('change must be an object.');
+  requireString(change.updatedAt, 'change.updatedAt');
+  (change.addNodes ?? []).forEach((node, i) => checkNodeFields(node, `change.addNodes[${i}]`));
+  (change.updateNodes ?? []).forEach((node, i) => checkNodeFields(node, `change.updateNodes[${i}]`));
+  (change.deleteNodeIds ?? []).forEach((id, i) => requireString(id, `change.deleteNodeIds[${i}]`));
+  if (change.metadata !== undefined) requireRecord(change.metadata, 'change.metadata');
+  if (change.currentNodeId !== undefined) requireString(change.currentNodeId, 'change.currentNodeId', { allowEmpty: true });
 }
 
 /**
