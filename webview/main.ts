@@ -96,6 +96,8 @@ const list = new MessageList(
     setBookmark: (nodeId, bookmarked) => vscode.postMessage({ type: 'setBookmark', nodeId, bookmarked }),
     setNote: (nodeId, note) => vscode.postMessage({ type: 'setNote', nodeId, note }),
     decideTool: (callId, decision) => vscode.postMessage({ type: 'toolDecision', callId, ...decision }),
+    restoreFiles: (nodeId) => vscode.postMessage({ type: 'restoreFiles', nodeId }),
+    openFileChange: (nodeId, path) => vscode.postMessage({ type: 'openFileChange', nodeId, path }),
     models: () => models,
     isBusy: () => busy,
   },

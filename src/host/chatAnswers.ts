@@ -203,6 +203,7 @@ export class ChatAnswers {
       });
     } finally {
       this.deps.tools.clear();
+      await tools.recordFiles(manager);
     }
   }
 

@@ -22,6 +22,7 @@ import { openPromptVersionDiff } from './promptVersions';
 import type { Services } from './services';
 import { composeUserMessage } from './workspacePaths';
 import { ChatTools } from './tools/chatTools';
+import { openFileChange, recordChanges, restoreFilesTo } from './checkpoints/fileCheckpoints';
 
 /**
  * One chat panel's conversation: answers every message the webview sends (exhaustively), streams
@@ -73,6 +74,7 @@ export class ChatController extends Disposable {
       maxSteps: () => services.settings.toolMaxSteps,
       changed: () => this.postStateSoon(),
       warn: (message) => services.logger.warn(message),
+      recordFiles: (manager, nodeId, changes) => recordChanges(services, manager, nodeId, changes),
     });
     this._register(toDisposable(() => clearTimeout(this.stateSoon)));
     this.context = new ChatContext(services, this.options, (manager) => this.tools.definitions(manager));
@@ -233,6 +235,7 @@ export class ChatController extends Disposable {
       if (!this.ready) return;
       const s = this.services.settings;
       const pathIds = manager.getPathIds();
+      const fileChanges = await manager.getFileChangesByNode().catch(() => ({}));
       const reveal = this.revealId !== undefined && pathIds.includes(this.revealId) ? this.revealId : undefined;
       this.revealId = undefined;
       if (reveal !== undefined) this.window.reach(pathIds.indexOf(reveal));
@@ -259,6 +262,7 @@ export class ChatController extends Disposable {
             promptVersion: promptVersionLookup(this.services.trusted ? this.library : undefined),
             compaction: manager.getCompactionInEffect(),
             tools: { enabled: this.tools.enabled(manager), lookup: this.tools },
+            fileChanges,
           },
           this.window,
         ),
@@ -324,7 +328,8 @@ export class ChatController extends Disposable {
           return;
         case 'applyCode':
           await this.services.codeApply.apply({ conversationId: this.conversationId, nodeId: msg.nodeId, code: msg.code });
-          return;
+          // The answer's file chips show what it changed.
+          return await this.postState();
         case 'openFile':
           await openWorkspaceFile(this.services, msg.path, msg.startLine, msg.endLine);
           return;
@@ -350,6 +355,10 @@ export class ChatController extends Disposable {
         case 'toolDecision':
           if (!this.tools.decide(msg)) this.post({ type: 'notice', level: 'info', message: 'That call is no longer waiting: it was answered or the run stopped.' });
           return;
+        case 'restoreFiles':
+          return await restoreFilesTo(this.services, await this.services.manager(this.conversationId), msg.nodeId);
+        case 'openFileChange':
+          return await openFileChange(this.services, await this.services.manager(this.conversationId), msg.nodeId, msg.path);
         case 'setToolsEnabled':
           await this.tools.setEnabled(await this.services.manager(this.conversationId), msg.enabled);
           return await this.postState();

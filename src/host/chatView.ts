@@ -4,8 +4,8 @@
  * attachments. Pure: the path comes through a `PathSource`, so a 10,000-message path costs its ids
  * and the few views in the window, not a copy of every node.
  */
-import { nodeMetadata, nodeRagMetadata, type CompactionInfo, type ConversationNode, type PromptInfo, type RagMetadata } from '../core/index';
-import type { Attachment, BranchPoint, ChatState, CompactionView, ContextChip, ErrorView, MessageView, PromptSummary, SiblingInfo } from '../shared/protocol';
+import { nodeMetadata, nodeRagMetadata, type CompactionInfo, type ConversationNode, type PromptInfo, type RagMetadata, type RecordedFileChange } from '../core/index';
+import type { Attachment, BranchPoint, ChatState, CompactionView, ContextChip, ErrorView, FileChangeView, MessageFileChanges, MessageView, PromptSummary, SiblingInfo } from '../shared/protocol';
 import type { ChatWindow } from './chatWindow';
 import { messageDisplayText } from './conversationRules';
 import { promptMessageInfo, type PromptVersionLookup } from './promptMessages';
@@ -42,6 +42,8 @@ export interface ChatStateInput {
   compaction?: { nodeId: string; firstKeptNodeId: string };
   /** The chat's tools: the toggle, and what the cards of tool calls need. */
   tools?: { enabled: boolean; lookup: ToolCallLookup };
+  /** The files each node changed (the store's file checkpoints), by node id. */
+  fileChanges?: Readonly<Record<string, readonly RecordedFileChange[]>>;
 }
 
 function siblingInfo(node: ConversationNode, ids: readonly string[]): SiblingInfo {
@@ -126,15 +128,19 @@ export function buildChatState(input: ChatStateInput, window: ChatWindow): ChatS
     const node = path.node(id);
     let view = messageView(node, path.siblingIds(id), input.promptVersion);
     if (index < coveredBefore) view = { ...view, covered: true };
+    const following: ConversationNode[] = [];
+    for (let i = index + 1; node.message.toolCalls?.length && i < path.pathIds.length && following.length < node.message.toolCalls.length; i++) {
+      const next = path.node(path.pathIds[i]);
+      if (next.message.role !== 'tool') break;
+      following.push(next);
+    }
     if (node.message.toolCalls?.length && input.tools) {
-      const following: ConversationNode[] = [];
-      for (let i = index + 1; i < path.pathIds.length && following.length < node.message.toolCalls.length; i++) {
-        const next = path.node(path.pathIds[i]);
-        if (next.message.role !== 'tool') break;
-        following.push(next);
-      }
       const toolCalls = toolCallViews(node, following, input.tools.lookup);
       if (toolCalls) view = { ...view, toolCalls };
+    }
+    if (input.fileChanges && node.message.role !== 'tool') {
+      const changes = fileChangesView([node, ...following], input.fileChanges);
+      if (changes) view = { ...view, fileChanges: changes };
     }
     if (node.message.role === 'tool' && node.message.toolCallId) view = { ...view, toolResultOf: node.message.toolCallId };
     return unanswered?.nodeId === id ? { ...view, unanswered: unanswered.error ? { error: unanswered.error } : {} } : view;
@@ -153,6 +159,19 @@ export function buildChatState(input: ChatStateInput, window: ChatWindow): ChatS
     ...(input.branchPoint ? { branchPoint: input.branchPoint } : {}),
     tools: { enabled: input.tools?.enabled ?? false },
   };
+}
+
+/** The files `nodes` (a message and its tool results) changed, and the last of them to restore to. */
+function fileChangesView(nodes: readonly ConversationNode[], byNode: Readonly<Record<string, readonly RecordedFileChange[]>>): MessageFileChanges | undefined {
+  const files: FileChangeView[] = [];
+  let restoreNodeId: string | undefined;
+  for (const n of nodes) {
+    for (const c of byNode[n.nodeId] ?? []) {
+      files.push({ nodeId: n.nodeId, path: c.path, kind: c.kind, ...(c.linesAdded !== null ? { added: c.linesAdded } : {}), ...(c.linesRemoved !== null ? { removed: c.linesRemoved } : {}) });
+      restoreNodeId = n.nodeId;
+    }
+  }
+  return restoreNodeId === undefined ? undefined : { files, restoreNodeId };
 }
 
 /** The user prompts of the library as the `/` menu offers them, with defaults as text for the form. */

@@ -50,6 +50,7 @@ export const Commands = {
   editNote: 'arbor.node.editNote',
   goToBookmark: 'arbor.goToBookmark',
   compactUpToHere: 'arbor.node.compactUpToHere',
+  restoreFilesToHere: 'arbor.node.restoreFilesToHere',
   undoCompaction: 'arbor.undoCompaction',
   activationTiming: 'arbor.debug.activationTiming',
   mcpRestartServer: 'arbor.mcp.restartServer',
@@ -115,6 +116,9 @@ export const McpItemContext = {
 
 /** Where the API key lives in `SecretStorage`. */
 export const SECRET_OPENAI_KEY = 'arbor.openai.apiKey';
+
+/** The scheme of the proposed side of an Apply or Restore Files to Here diff. */
+export const PROPOSED_SCHEME = 'arbor-proposed';
 
 /** URI scheme of the read-only Markdown documents the branch diff shows. */
 export const COMPARE_SCHEME = 'arbor-compare';

@@ -7,6 +7,7 @@ import { firstLine } from './labels';
 import type { Services } from './services';
 import { conversationTitle } from './conversationRules';
 import { branchTip, type RunEntry } from './treeModel';
+import { restoreFilesTo } from './checkpoints/fileCheckpoints';
 
 /** Serves `arbor-compare:` documents: one branch of a conversation as Markdown, for the diff editor. */
 class BranchDocuments implements vscode.TextDocumentContentProvider {
@@ -61,6 +62,12 @@ export function registerNodeCommands(context: vscode.ExtensionContext, deps: Com
   reg(Commands.switchToHere, async (arg?: unknown) => {
     const run = runOf(deps, arg);
     if (run) await panels.open(run.conversationId, { switchTo: run.lastNodeId });
+  });
+
+  reg(Commands.restoreFilesToHere, async (arg?: unknown) => {
+    const run = runOf(deps, arg);
+    if (!run) return;
+    await restoreFilesTo(services, await services.manager(run.conversationId), run.lastNodeId);
   });
 
   reg(Commands.compactUpToHere, async (arg?: unknown) => {

@@ -6,8 +6,8 @@
  * then one `streamDone`. The host posts nothing before the webview's `ready`. Messages are values
  * posted across a process boundary, so every field is `readonly`.
  */
-import type { ChatToolsView, SetToolsEnabledMessage, ToolCallView, ToolDecisionMessage } from './toolProtocol';
-export type { ChatToolsView, SetToolsEnabledMessage, ToolCallState, ToolCallView, ToolChangePreview, ToolDecisionMessage, ToolGrantScope } from './toolProtocol';
+import type { ChatToolsView, MessageFileChanges, OpenFileChangeMessage, RestoreFilesMessage, SetToolsEnabledMessage, ToolCallView, ToolDecisionMessage } from './toolProtocol';
+export type { ChatToolsView, FileChangeView, MessageFileChanges, OpenFileChangeMessage, RestoreFilesMessage, SetToolsEnabledMessage, ToolCallState, ToolCallView, ToolChangePreview, ToolDecisionMessage, ToolGrantScope } from './toolProtocol';
 
 /** Something attached to a message as context: a file, a line range of one, or the editor's selection. */
 export interface Attachment {
@@ -92,6 +92,8 @@ export interface MessageView {
   readonly toolCalls?: readonly ToolCallView[];
   /** A tool result: shown on its call's card, not as a message of its own. */
   readonly toolResultOf?: string;
+  /** The files this message changed (with its tool results), from the store's file checkpoints. */
+  readonly fileChanges?: MessageFileChanges;
 }
 
 /** A message made from a prompt template: which version of which file, the values it was filled with, and what it became. */
@@ -524,7 +526,9 @@ export type FromWebview =
   | SetBookmarkMessage
   | SetNoteMessage
   | ToolDecisionMessage
-  | SetToolsEnabledMessage;
+  | SetToolsEnabledMessage
+  | RestoreFilesMessage
+  | OpenFileChangeMessage;
 
 // ---- requests and their answers ----
 

@@ -62,3 +62,34 @@ export interface ChatToolsView {
   /** Tools are offered to the model in this chat. */
   readonly enabled: boolean;
 }
+
+/** One file a message changed, as its chip shows it. */
+export interface FileChangeView {
+  /** The node whose checkpoint holds the change (the message, or a tool result of it). */
+  readonly nodeId: string;
+  /** Workspace-relative, `/` separators. */
+  readonly path: string;
+  readonly kind: 'created' | 'modified' | 'deleted';
+  /** Lines added and removed; absent for a binary file. */
+  readonly added?: number;
+  readonly removed?: number;
+}
+
+/** The files a message changed (an accepted Apply, its tools' edits), and the node Restore Files to Here restores to. */
+export interface MessageFileChanges {
+  readonly files: readonly FileChangeView[];
+  readonly restoreNodeId: string;
+}
+
+/** Webview: Restore Files to Here on a message's file chips. */
+export interface RestoreFilesMessage {
+  readonly type: 'restoreFiles';
+  readonly nodeId: string;
+}
+
+/** Webview: a file chip was clicked: show that node's change of that file as a diff. */
+export interface OpenFileChangeMessage {
+  readonly type: 'openFileChange';
+  readonly nodeId: string;
+  readonly path: string;
+}

@@ -15,7 +15,7 @@ describe('Apply a code block to its file', () => {
   const file = 'apply-target.ts';
   const original = "export const greeting = 'hello';\n";
   const abs = () => path.join(session.env.workspace, file);
-  const toast = () => session.workbench.page.locator('.notification-toast', { hasText: `Apply Arbor's change to ${file}?` }).last();
+  const toast = () => toastFor(file);
   const diffTab = () => session.workbench.tab(`${file} ↔ Arbor's change`);
 
   beforeAll(async () => {
@@ -37,15 +37,22 @@ describe('Apply a code block to its file', () => {
     await session.workbench.page.locator('.part.editor .view-lines', { hasText: probe }).first().waitFor({ timeout: 15_000 });
   }
 
-  /** Asks a question holding `code` fenced with the file's name, and presses Apply on the answer's block. */
-  async function applyFromAnswer(code: string): Promise<void> {
-    await chat().send(`Change it like this:\n\`\`\`ts ${file}\n${code}\n\`\`\``);
+  /** Asks a question holding `code` fenced with the file's name (`target`), and presses Apply on the answer's block. */
+  async function applyFromAnswer(code: string, target = file): Promise<void> {
+    await chat().send(`Change it like this:\n\`\`\`ts ${target}\n${code}\n\`\`\``);
+    await pressApply(target);
+  }
+
+  /** Presses Apply on the last answer's block and waits for the diff and the question. */
+  async function pressApply(target = file): Promise<void> {
     await expect.poll(() => chat().lastAnswer().locator('[data-testid="apply-code"]').count(), { timeout: 30_000 }).toBe(1);
     await chat().waitIdle();
     await chat().lastAnswer().locator('[data-testid="apply-code"]').click();
-    await toast().waitFor({ timeout: 30_000 });
-    await diffTab().first().waitFor({ timeout: 15_000 });
+    await toastFor(target).waitFor({ timeout: 30_000 });
+    await session.workbench.tab(`${target} ↔ Arbor's change`).first().waitFor({ timeout: 15_000 });
   }
+
+  const toastFor = (target: string) => session.workbench.page.locator('.notification-toast', { hasText: `Apply Arbor's change to ${target}?` }).last();
 
   it('shows the change as a diff and Accept writes it to the file', async () => {
     await session.workbench.runCommand('Arbor: New Conversation');
@@ -107,5 +114,47 @@ describe('Apply a code block to its file', () => {
     expected[7] = 'export const line7 = 700;';
     await expect.poll(() => readFile(abs(), 'utf8'), { timeout: 15_000 }).toContain('export const line7 = 700;');
     expect((await readFile(abs(), 'utf8')).split('\n')).toEqual(`${expected.join('\n')}\n`.split('\n'));
+  });
+
+  it('Restore Files to Here brings back what a branch wrote, after another branch wrote the same file differently', async () => {
+    const target = 'restore-target.ts';
+    const targetAbs = path.join(session.env.workspace, target);
+    await writeFile(targetAbs, "export const v = 'zero';\n");
+    try {
+      // One chat in one group: the earlier tests left diffs and files open beside their chat.
+      await session.workbench.runCommand('View: Close All Editors');
+      await session.workbench.runCommand('Arbor: New Conversation');
+      await chat().waitReady();
+      await applyFromAnswer("export const v = 'one';", target);
+      await toastFor(target).locator('.monaco-button', { hasText: /^Accept$/ }).click();
+      await expect.poll(() => readFile(targetAbs, 'utf8'), { timeout: 15_000 }).toBe("export const v = 'one';\n");
+
+      // A second branch: a new version of the question, whose answer writes the file differently.
+      const question = chat().messagesOf('user').first();
+      await question.hover();
+      await question.locator('[data-testid="branch-here"]').click();
+      await chat().byTestId('branch-banner').waitFor({ state: 'visible', timeout: 15_000 });
+      await chat().input().fill(`Change it like this:\n\`\`\`ts ${target}\nexport const v = 'two';\n\`\`\``);
+      await chat().input().press('Enter');
+      await pressApply(target);
+      await toastFor(target).locator('.monaco-button', { hasText: /^Accept$/ }).click();
+      await expect.poll(() => readFile(targetAbs, 'utf8'), { timeout: 15_000 }).toBe("export const v = 'two';\n");
+      // The answer that changed the file says so, with the line counts.
+      await expect.poll(() => chat().lastAnswer().locator('[data-testid="file-change"]').textContent(), { timeout: 15_000 }).toContain(`${target} +1 −1`);
+
+      // Back on the first branch: moving in the tree never touches files.
+      await chat().messagesOf('user').first().locator('[data-testid="sibling-prev"]').click();
+      await expect.poll(() => chat().textOf(chat().lastAnswer()), { timeout: 15_000 }).toContain("'one'");
+      expect(await readFile(targetAbs, 'utf8')).toBe("export const v = 'two';\n");
+
+      await chat().lastAnswer().locator('[data-testid="restore-files"]').click();
+      const ask = session.workbench.page.locator('.notification-toast', { hasText: `Restore ${target} to how it was after this message?` }).last();
+      await ask.waitFor({ timeout: 30_000 });
+      await session.workbench.screenshot('restore-files-to-here');
+      await ask.locator('.monaco-button', { hasText: /^Restore$/ }).click();
+      await expect.poll(() => readFile(targetAbs, 'utf8'), { timeout: 15_000 }).toBe("export const v = 'one';\n");
+    } finally {
+      await rm(targetAbs, { force: true });
+    }
   });
 });

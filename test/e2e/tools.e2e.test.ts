@@ -249,6 +249,9 @@ describe('tools and MCP in the chat', () => {
     await chat().waitIdle();
     expect(await card('edit_file').getAttribute('data-state')).toBe('done');
     await expect.poll(() => readFile(path.join(sandbox.workspace, 'src', 'leaves.ts'), 'utf8'), { timeout: 15_000 }).toContain("export const season = 'fall';");
+    // The edit is a file checkpoint of its step: the answer that made the call shows the file it changed.
+    const chipOf = chat().frame.locator('[data-testid="message"][data-role="assistant"]', { has: chat().frame.locator('[data-tool="edit_file"]') }).last().locator('[data-testid="file-change"]');
+    await expect.poll(() => chipOf.textContent(), { timeout: 15_000 }).toContain('src/leaves.ts +1 −1');
   });
 
   it('asks before run_command with the exact command; a denied one never runs and the model is told', async () => {

@@ -35,6 +35,10 @@ export interface MessageActions {
   setNote(nodeId: string, note: string): void;
   /** The user's answer to a tool call waiting for approval: Allow this far (with edited arguments), or Deny. */
   decideTool(callId: string, decision: { scope?: ToolGrantScope; deny?: string; input?: string }): void;
+  /** Restore Files to Here on a message's file chips. */
+  restoreFiles(nodeId: string): void;
+  /** A file chip: the change of that file by that node, as a diff. */
+  openFileChange(nodeId: string, path: string): void;
   /** The provider's models, for the Regenerate picker. */
   models(): readonly string[];
   /** A request is streaming: branching actions wait. */

@@ -4,7 +4,7 @@
  * attachments and context chips, and under an answer its model, tokens, cost and an interrupted or
  * error badge with Retry.
  */
-import type { Attachment, ContextChip, ErrorAction, ErrorView, MessageView } from '../../src/shared/protocol';
+import type { Attachment, ContextChip, ErrorAction, ErrorView, MessageFileChanges, MessageView } from '../../src/shared/protocol';
 import { h, icon, iconButton, textButton } from '../dom';
 import { formatCost, formatRange, formatTokens } from '../format';
 import { decorateCodeBlocks } from '../render/codeBlocks';
@@ -75,6 +75,7 @@ export function renderMessage(
     message.thinking ? thinkingBlock(message.thinking) : null,
     content,
     message.toolCalls?.length ? renderToolCalls(message.toolCalls, actions) : null,
+    message.fileChanges ? fileChangeChips(message.fileChanges, actions) : null,
     details,
     message.note ? noteBlock(message, actions) : null,
     message.attachments.length > 0 ? attachmentChips(message.attachments, actions) : null,
@@ -387,4 +388,20 @@ export function errorBlock(message: Node | string, retryable: boolean, actions: 
     block.append(retry);
   }
   return block;
+}
+
+/** The files a message changed: a chip per file (its diff on click) and Restore Files to Here. */
+function fileChangeChips(changes: MessageFileChanges, actions: MessageActions): HTMLElement {
+  return h(
+    'div',
+    { className: 'chips file-changes', testId: 'file-changes' },
+    ...changes.files.map((f) => {
+      const counts = f.added !== undefined ? ` +${f.added} −${f.removed ?? 0}` : '';
+      const button = chip(`${f.path}${counts}`, f.kind === 'created' ? 'new-file' : f.kind === 'deleted' ? 'trash' : 'diff', () => actions.openFileChange(f.nodeId, f.path));
+      button.dataset.testid = 'file-change';
+      button.title = `${f.kind === 'created' ? 'Created' : f.kind === 'deleted' ? 'Deleted' : 'Changed'} ${f.path}: show the change`;
+      return button;
+    }),
+    textButton('Restore Files to Here', 'restore-files', 'Restore the files to how they were after this message', () => actions.restoreFiles(changes.restoreNodeId), { secondary: true }),
+  );
 }

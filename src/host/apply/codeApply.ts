@@ -8,14 +8,13 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { nodeMetadata, ROOT_NODE_ID, type ConversationManager } from '../../core/index';
-import { Commands } from '../constants';
+import { Commands, PROPOSED_SCHEME } from '../constants';
 import { conversationModel } from '../conversationModel';
 import type { Services } from '../services';
 import { isInside } from '../workspacePaths';
+import { recordChanges } from '../checkpoints/fileCheckpoints';
 import { applyHunks, changeHunks, fenceInfoOf, isFragment, mergeRequest, namedPaths, unfence, withoutPathComment } from './applyPlan';
 
-/** The scheme of the proposed side of an Apply diff. */
-export const PROPOSED_SCHEME = 'arbor-proposed';
 
 /** What the webview sends for Apply. */
 export interface ApplyRequest {
@@ -57,6 +56,12 @@ export class CodeApply implements vscode.TextDocumentContentProvider {
     return this.contents.get(uri.toString()) ?? '';
   }
 
+  /** Serves `text` under `uri` (a proposed side of a diff elsewhere, e.g. Restore Files to Here); `undefined` forgets it. */
+  setContent(uri: vscode.Uri, text: string | undefined): void {
+    if (text === undefined) this.contents.delete(uri.toString());
+    else this.contents.set(uri.toString(), text);
+  }
+
   /** Apply on a block: see the file's header. */
   async apply(request: ApplyRequest): Promise<void> {
     const manager = await this.services.manager(request.conversationId);
@@ -77,7 +82,11 @@ export class CodeApply implements vscode.TextDocumentContentProvider {
       void vscode.window.showInformationMessage(`${rel} already reads as this code block: nothing to apply.`);
       return;
     }
-    await this.review({ target, rel, before, proposed, exists: !!exists });
+    const written = await this.review({ target, rel, before, proposed, exists: !!exists });
+    // The answer that held the block changed the file: its checkpoint, for Restore Files to Here.
+    if (written !== undefined && request.nodeId !== undefined) {
+      await recordChanges(this.services, manager, request.nodeId, [{ abs: target.fsPath, before: exists ? before : null, after: written }]);
+    }
   }
 
   /** The file a block is for: one its fence or first line names, the file the question was about, else the active editor's. */
@@ -110,8 +119,8 @@ export class CodeApply implements vscode.TextDocumentContentProvider {
     );
   }
 
-  /** Shows the diff and waits for Accept, Choose Parts… or Reject. */
-  private async review(change: { target: vscode.Uri; rel: string; before: string; proposed: string; exists: boolean }): Promise<void> {
+  /** Shows the diff and waits for Accept, Choose Parts… or Reject; returns what was written, if anything. */
+  private async review(change: { target: vscode.Uri; rel: string; before: string; proposed: string; exists: boolean }): Promise<string | undefined> {
     const proposedUri = vscode.Uri.from({ scheme: PROPOSED_SCHEME, path: `/${change.rel}`, query: `n=${++this.counter}` });
     this.contents.set(proposedUri.toString(), change.proposed);
     const left = change.exists ? change.target : vscode.Uri.from({ scheme: PROPOSED_SCHEME, path: `/${change.rel}`, query: `empty=${this.counter}` });
@@ -121,7 +130,9 @@ export class CodeApply implements vscode.TextDocumentContentProvider {
     const decision = new Promise<Decision>((resolve) => {
       this.pending.set(proposedUri.toString(), { ...change, decide: resolve });
     });
-    await vscode.commands.executeCommand('vscode.diff', left, proposedUri, `${change.rel} ↔ Arbor's change (+${added} −${removed})`, { preview: false });
+    // Beside the chat, which stays in view: in the other editor group when there is one.
+    const column = sideColumn();
+    await vscode.commands.executeCommand('vscode.diff', left, proposedUri, `${change.rel} ↔ Arbor's change (+${added} −${removed})`, { preview: false, viewColumn: column });
     const choices: Decision[] = ['accept', 'choose', 'reject'];
     const labels = ['Accept', 'Choose Parts…', 'Reject'];
     void vscode.window
@@ -129,15 +140,17 @@ export class CodeApply implements vscode.TextDocumentContentProvider {
       .then((label) => label && this.pending.get(proposedUri.toString())?.decide(choices[labels.indexOf(label)]));
     const chosen = await decision;
     this.pending.delete(proposedUri.toString());
+    let content: string | undefined;
     try {
-      let content: string | undefined = chosen === 'accept' ? change.proposed : undefined;
+      content = chosen === 'accept' ? change.proposed : undefined;
       if (chosen === 'choose') content = await this.chooseParts(change.before, change.proposed);
-      if (content !== undefined) await this.write(change.target, change.exists, content);
+      if (content !== undefined) await this.write(change.target, change.exists, content, column);
     } finally {
       await this.closeDiff(proposedUri);
       this.contents.delete(proposedUri.toString());
     }
     if (chosen === 'reject') void vscode.window.showInformationMessage(`Arbor's change to ${change.rel} was rejected; the file is as it was.`);
+    return content;
   }
 
   /** The hunks to take, picked in a list (all at first); undefined when the pick is dismissed. */
@@ -149,7 +162,7 @@ export class CodeApply implements vscode.TextDocumentContentProvider {
   }
 
   /** Writes `content` as one undoable edit and saves the file. */
-  private async write(target: vscode.Uri, exists: boolean, content: string): Promise<void> {
+  private async write(target: vscode.Uri, exists: boolean, content: string, column: vscode.ViewColumn): Promise<void> {
     const edit = new vscode.WorkspaceEdit();
     if (exists) {
       const doc = await vscode.workspace.openTextDocument(target);
@@ -160,7 +173,7 @@ export class CodeApply implements vscode.TextDocumentContentProvider {
     if (!(await vscode.workspace.applyEdit(edit))) throw new Error(`VS Code refused the edit of ${vscode.workspace.asRelativePath(target)}: the file may be read-only or changed meanwhile.`);
     const doc = await vscode.workspace.openTextDocument(target);
     if (doc.isDirty) await doc.save();
-    await vscode.window.showTextDocument(doc, { preview: false });
+    await vscode.window.showTextDocument(doc, { preview: false, viewColumn: column, preserveFocus: true });
   }
 
   private async closeDiff(proposedUri: vscode.Uri): Promise<void> {
@@ -182,4 +195,10 @@ export class CodeApply implements vscode.TextDocumentContentProvider {
     }
     pending.decide(decision);
   }
+}
+
+/** The editor group beside the active one (the chat's): an existing other group, else a new one to its side. */
+function sideColumn(): vscode.ViewColumn {
+  const active = vscode.window.tabGroups.activeTabGroup.viewColumn;
+  return vscode.window.tabGroups.all.find((g) => g.viewColumn !== active)?.viewColumn ?? vscode.ViewColumn.Beside;
 }

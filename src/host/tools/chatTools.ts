@@ -3,8 +3,9 @@
  * the window offers, the approval of each call (at once by policy or grant, else a card in the chat that
  * waits for the user's Allow or Deny), and the live state of the run's calls for their cards.
  */
-import { ToolExecutor, type ApprovalDecision, type ApprovalRequest, type ConversationManager, type ToolCallEvent, type ToolDefinition } from '../../core/index';
+import { ToolExecutor, type ApprovalDecision, type ApprovalRequest, type ConversationManager, type Tool, type ToolCallEvent, type ToolDefinition } from '../../core/index';
 import type { ToolChangePreview, ToolDecisionMessage } from '../../shared/protocol';
+import type { TextFileChange } from '../checkpoints/fileCheckpoints';
 import type { OfferedTool } from './offeredTool';
 import { approvalNeed, grantKey, offeredTools, policyFor, type ToolPolicy } from './toolApprovals';
 import type { LiveToolCall, ToolCallLookup } from './toolCallViews';
@@ -29,11 +30,15 @@ export interface ChatToolsDeps {
   /** The cards changed: post a new state. */
   changed(): void;
   warn(message: string): void;
+  /** Records the files a tool result node changed (its checkpoint). */
+  recordFiles(manager: ConversationManager, nodeId: string, changes: TextFileChange[]): Promise<void>;
 }
 
 /** A run's tools, ready for `runWithTools`. */
 export interface PreparedToolRun {
   executor: ToolExecutor;
+  /** Records the file changes of the run's tool results as checkpoints of their nodes (call when the run ended). */
+  recordFiles(manager: ConversationManager): Promise<void>;
   maxSteps: number;
   approve(request: ApprovalRequest): Promise<ApprovalDecision>;
   onEvent(event: ToolCallEvent): void;
@@ -70,13 +75,23 @@ export class ChatTools implements ToolCallLookup {
     const tools = offeredTools(await this.deps.tools.offered(), this.deps.policies());
     if (tools.length === 0) return undefined;
     this.known = new Map(tools.map((t) => [t.tool.name, t]));
+    // The texts a file tool reports go to the store's checkpoints, not into the result node's metadata.
+    const stash = new Map<string, TextFileChange[]>();
     const executor = new ToolExecutor(
-      tools.map((t) => t.tool),
+      tools.map((t) => (t.source === 'builtin' && !t.tool.readOnly ? withFileChangesTaken(t.tool, stash) : t.tool)),
       { maxOutputChars: MAX_TOOL_OUTPUT_CHARS, logger: { warn: (message: string) => this.deps.warn(message) } },
     );
     this.deps.tools.lastDefinitions = executor.definitions();
     return {
       executor,
+      recordFiles: async (manager) => {
+        const ids = manager.getPathIds();
+        for (const [callId, changes] of stash) {
+          const nodeId = [...ids].reverse().find((id) => manager.getNode(id).message.toolCallId === callId);
+          if (nodeId !== undefined) await this.deps.recordFiles(manager, nodeId, changes);
+        }
+        stash.clear();
+      },
       maxSteps: this.deps.maxSteps(),
       approve: (request) => this.approve(request),
       onEvent: (event) => this.onEvent(event),
@@ -160,4 +175,22 @@ async function changePreview(offered: OfferedTool, input: Record<string, unknown
   } catch (err) {
     return { error: err instanceof Error ? err.message : String(err) };
   }
+}
+
+/**
+ * `tool` with the texts of the files it changed taken out of its result's `metadata.fileChanges` (the
+ * hashes and counts stay) into `stash`, by call id, for the checkpoint of the result's node.
+ */
+function withFileChangesTaken(tool: Tool, stash: Map<string, TextFileChange[]>): Tool {
+  return {
+    ...tool,
+    run: async (input, ctx) => {
+      const out = await tool.run(input, ctx);
+      const records = typeof out === 'object' ? out.metadata?.fileChanges : undefined;
+      if (typeof out !== 'object' || !Array.isArray(records)) return out;
+      const entries = records as Array<{ path: string; before: string | null; after: string } & Record<string, unknown>>;
+      stash.set(ctx.call.id, entries.map((e) => ({ abs: e.path, before: e.before, after: e.after })));
+      return { ...out, metadata: { ...out.metadata, fileChanges: entries.map(({ before: _before, after: _after, ...rest }) => rest) } };
+    },
+  };
 }
