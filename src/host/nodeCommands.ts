@@ -13,17 +13,28 @@ import { restoreFilesTo } from './checkpoints/fileCheckpoints';
 class BranchDocuments implements vscode.TextDocumentContentProvider {
   constructor(private readonly services: Services) {}
 
-  static uri(conversationId: string, nodeId: string, label: string): vscode.Uri {
+  static uri(conversationId: string, nodeId: string, label: string, withFiles = false): vscode.Uri {
     const name = label.replace(/[\\/:*?"<>|#?]+/g, ' ').trim().slice(0, 50) || 'branch';
-    return vscode.Uri.from({ scheme: COMPARE_SCHEME, path: `/${name}.md`, query: new URLSearchParams({ conversation: conversationId, node: nodeId }).toString() });
+    const query = new URLSearchParams({ conversation: conversationId, node: nodeId, ...(withFiles ? { files: '1' } : {}) });
+    return vscode.Uri.from({ scheme: COMPARE_SCHEME, path: `/${name}.md`, query: query.toString() });
   }
 
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
     const q = new URLSearchParams(uri.query);
     const storage = await this.services.storage();
-    const state = await storage.loadConversation(q.get('conversation') ?? '');
+    const conversationId = q.get('conversation') ?? '';
+    const nodeId = q.get('node') ?? '';
+    const state = await storage.loadConversation(conversationId);
     if (!state) return '# This conversation no longer exists.\n';
-    return branchToMarkdown(conversationTitle(state.metadata), state.nodes, q.get('node') ?? '');
+    const markdown = branchToMarkdown(conversationTitle(state.metadata), state.nodes, nodeId);
+    if (q.get('files') !== '1') return markdown;
+    // The files the branch changed, as they are at its end (its file checkpoints), after its messages.
+    const files = await storage.filesStateAt(conversationId, nodeId);
+    const decoder = new TextDecoder();
+    const sections = await Promise.all(
+      files.map(async (f) => `### ${f.path}\n\n${f.hash === null ? '(deleted)' : `\`\`\`\`\n${decoder.decode((await storage.fileContent(f.hash)) ?? new Uint8Array())}\n\`\`\`\``}\n`),
+    );
+    return `${markdown}\n## Files at the end of this branch\n\n${sections.join('\n') || '(none changed)\n'}`;
   }
 }
 
@@ -115,8 +126,11 @@ export function registerNodeCommands(context: vscode.ExtensionContext, deps: Com
     if (!picked) return;
     const leftTip = branchTip(loaded.nodes, run.lastNodeId);
     const rightTip = branchTip(loaded.nodes, picked.run.lastNodeId);
-    const left = BranchDocuments.uri(run.conversationId, leftTip, firstLine(run.label, 40));
-    const right = BranchDocuments.uri(run.conversationId, rightTip, firstLine(picked.run.label, 40));
+    // Branches that changed files compare those too: each as it is at the branch's end.
+    const manager = await services.manager(run.conversationId);
+    const withFiles = Object.keys(await manager.getFileChangesByNode()).length > 0;
+    const left = BranchDocuments.uri(run.conversationId, leftTip, firstLine(run.label, 40), withFiles);
+    const right = BranchDocuments.uri(run.conversationId, rightTip, firstLine(picked.run.label, 40), withFiles);
     await vscode.commands.executeCommand('vscode.diff', left, right, `${firstLine(run.label, 30)} ↔ ${firstLine(picked.run.label, 30)}`);
   });
 

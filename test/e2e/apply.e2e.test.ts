@@ -153,6 +153,27 @@ describe('Apply a code block to its file', () => {
       await session.workbench.screenshot('restore-files-to-here');
       await ask.locator('.monaco-button', { hasText: /^Restore$/ }).click();
       await expect.poll(() => readFile(targetAbs, 'utf8'), { timeout: 15_000 }).toBe("export const v = 'one';\n");
+
+      // Compare with… in the tree: the two branches side by side, each with the file as it left it.
+      const { workbench } = session;
+      await workbench.openArborView();
+      const conversation = workbench.treeRow(/Change it like this/).first();
+      await workbench.expand(conversation);
+      const branchRows = workbench.page.locator('.part.sidebar .pane-body [role="treeitem"][aria-level="2"]');
+      await expect.poll(() => branchRows.count(), { timeout: 15_000 }).toBe(2);
+      await branchRows.first().click({ button: 'right' });
+      await workbench.pickMenuItem(/^Compare with/);
+      await workbench.page.locator('.quick-input-widget .monaco-list-row').first().waitFor({ timeout: 15_000 });
+      await workbench.page.keyboard.press('Enter');
+      const diff = workbench.page.locator('.part.editor .monaco-diff-editor').first();
+      await diff.waitFor({ timeout: 15_000 });
+      // The editor draws spaces as no-break spaces.
+      const shown = async () => (await diff.locator('.view-lines').allTextContents()).join('\n').replace(/\u00a0/g, ' ');
+      await expect.poll(shown, { timeout: 15_000 }).toContain('Files at the end of this branch');
+      const sides = await shown();
+      expect(sides).toContain("export const v = 'one';");
+      expect(sides).toContain("export const v = 'two';");
+      await workbench.screenshot('compare-branches-with-files');
     } finally {
       await rm(targetAbs, { force: true });
     }
