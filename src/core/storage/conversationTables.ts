@@ -26,15 +26,18 @@ export function inTransaction<T>(db: Database, fn: () => T): T {
 export function queryRows(db: Database, sql: string, params: SqlValue[] = []): SqlValue[][] {
   const statement = db.prepare(sql);
   try {
-    statement.bind(params);
-    const rows: SqlValue[][] = [];
-    while (statement.step()) {
-      rows.push(statement.get());
-    }
-    return rows;
+    return stepRows(statement, params);
   } finally {
     statement.free();
   }
+}
+
+/** Binds `params` to `statement` and reads every row it gives. */
+function stepRows(statement: Statement, params: SqlValue[]): SqlValue[][] {
+  statement.bind(params);
+  const rows: SqlValue[][] = [];
+  while (statement.step()) rows.push(statement.get());
+  return rows;
 }
 
 const statementCaches = new WeakMap<Database, Map<string, Statement>>();
@@ -62,12 +65,7 @@ function cachedStatement(db: Database, sql: string): Statement {
 export function queryRowsCached(db: Database, sql: string, params: SqlValue[] = []): SqlValue[][] {
   const statement = cachedStatement(db, sql);
   try {
-    statement.bind(params);
-    const rows: SqlValue[][] = [];
-    while (statement.step()) {
-      rows.push(statement.get());
-    }
-    return rows;
+    return stepRows(statement, params);
   } finally {
     statement.reset();
   }
