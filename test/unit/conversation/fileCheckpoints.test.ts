@@ -8,7 +8,7 @@ import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConversationManager, NodeNotFoundError, SqlJsConversationStorage, type LLMProvider } from '../../../src/core/index';
+import { ConversationManager, NodeNotFoundError, SqlJsConversationStorage, type FileChange, type LLMProvider } from '../../../src/core/index';
 
 const llm = { name: 'none' } as unknown as LLMProvider;
 const sha = (data: Uint8Array) => createHash('sha256').update(data).digest('hex');
@@ -63,5 +63,37 @@ describe('ConversationManager file checkpoints', () => {
     expect(await manager.getFileContent(sha(bytes('2\n')))).not.toBeNull();
     await storage.deleteConversation('copy');
     expect(await manager.getFileContent(sha(bytes('2\n')))).toBeNull();
+  });
+
+  it('gives, 50 edits back, each file byte for byte as it was after that node, after a reopen of the store', async () => {
+    const manager = await ConversationManager.create({ llm, storage, conversationId: 'c' });
+    // 60 answers: each edits a.ts, every fifth also b.bin (bytes that are not text), and the 20th creates c.ts.
+    const versions: Array<Map<string, Uint8Array>> = [];
+    const files = new Map<string, Uint8Array>([['a.ts', bytes('v0\n')], ['b.bin', new Uint8Array([0, 255, 0])]]);
+    const nodes: string[] = [];
+    for (let i = 1; i <= 60; i++) {
+      await manager.addMessage({ role: 'user', content: `Edit ${i}` });
+      const answer = await manager.addMessage({ role: 'assistant', content: `Edited ${i}` });
+      const changes: FileChange[] = [{ path: 'a.ts', before: files.get('a.ts') as Uint8Array, after: bytes(`${'line\n'.repeat(i)}v${i}\n`) }];
+      if (i % 5 === 0) changes.push({ path: 'b.bin', before: files.get('b.bin') as Uint8Array, after: new Uint8Array([0, 255, i, 0]) });
+      if (i === 20) changes.push({ path: 'c.ts', before: null, after: bytes('export const c = 20;\n') });
+      await manager.recordFileChanges(answer.nodeId, changes);
+      for (const c of changes) files.set(c.path, c.after as Uint8Array);
+      versions.push(new Map(files));
+      nodes.push(answer.nodeId);
+    }
+    await storage.close();
+    storage = await SqlJsConversationStorage.open(path.join(dir, 'arbor.db'));
+    const reopened = await ConversationManager.resume('c', { llm, storage });
+    // Node 10, 50 edits back from the last: a.ts and b.bin as they were then, no c.ts yet.
+    const state = await reopened.getFilesStateAt(nodes[9]);
+    expect(state.map((s) => s.path)).toEqual(['a.ts', 'b.bin']);
+    for (const s of state) {
+      const content = await reopened.getFileContent(s.hash as string);
+      expect(Buffer.from(content as Uint8Array).equals(Buffer.from(versions[9].get(s.path) as Uint8Array))).toBe(true);
+    }
+    // And where each file started before the first change on the path.
+    expect(state.find((s) => s.path === 'a.ts')?.originalHash).toBe(sha(bytes('v0\n')));
+    expect((await reopened.getFilesStateAt(nodes[59])).map((s) => s.path)).toEqual(['a.ts', 'b.bin', 'c.ts']);
   });
 });
