@@ -58,7 +58,13 @@ export async function restoreFilesTo(services: Services, manager: ConversationMa
   }
   const decoder = new TextDecoder();
   const content = async (hash: string | null) => (hash === null ? null : decoder.decode((await manager.getFileContent(hash)) ?? new Uint8Array()));
+  // The files as they were after the node; a file first changed after it (on the path to where the
+  // reader is) goes back to how it was before that first change, or away if that change created it.
   const atNode = await manager.getFilesStateAt(nodeId);
+  const covered = new Set(atNode.map((f) => f.path));
+  for (const later of await manager.getFilesStateAt(manager.currentNodeId)) {
+    if (!covered.has(later.path)) atNode.push({ ...later, hash: later.originalHash, nodeId });
+  }
   // Every version of each file Arbor wrote or found in this conversation, on any branch: a file that
   // holds one of them now was last changed by Arbor; anything else was changed outside it since.
   const known = new Map<string, Set<string>>();
