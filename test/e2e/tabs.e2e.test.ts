@@ -87,7 +87,10 @@ describe('chat tabs, reloads and new conversations', () => {
   it('focuses the message box of a new conversation started from the view\'s title button', async () => {
     const { workbench } = session;
     await workbench.openArborView();
-    await workbench.page.locator('.part.sidebar .action-label[aria-label="New Conversation"]').first().click();
+    // With two views in the Arbor sidebar, a view's title actions show while its header is hovered.
+    const header = workbench.page.locator('.part.sidebar .pane-header', { hasText: /Conversations/i }).first();
+    await header.hover();
+    await header.locator('.action-label[aria-label="New Conversation"]').first().click();
     await expect.poll(() => workbench.tab('New conversation').count(), { timeout: 30_000 }).toBe(1);
     await chat().waitReady();
     await workbench.page.keyboard.type('typed at once');
