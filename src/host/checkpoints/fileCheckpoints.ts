@@ -28,9 +28,21 @@ export function toFileChanges(changes: readonly TextFileChange[]): FileChange[] 
     .filter((c) => !path.isAbsolute(c.path) && !c.path.startsWith('..'));
 }
 
+/**
+ * Most bytes of one version of a file a checkpoint keeps: the store lives in memory and every
+ * checkpoint of it writes it whole, so a generated or data file of many megabytes is not recorded
+ * (its change stays done; Restore Files to Here does not know it).
+ */
+export const MAX_CHECKPOINT_FILE_BYTES = 2_000_000;
+
 /** Records what `nodeId` changed; a failure is logged (the change itself is done and stays). */
 export async function recordChanges(services: Services, manager: ConversationManager, nodeId: string, changes: readonly TextFileChange[]): Promise<void> {
-  const files = toFileChanges(changes);
+  const tooLarge = (c: FileChange) => Math.max(c.before?.byteLength ?? 0, c.after?.byteLength ?? 0) > MAX_CHECKPOINT_FILE_BYTES;
+  const all = toFileChanges(changes);
+  for (const c of all.filter(tooLarge)) {
+    services.logger.warn(`Not recording ${c.path} in the file checkpoint of message ${nodeId}: a version of it passes ${MAX_CHECKPOINT_FILE_BYTES.toLocaleString('en-US')} bytes. Restore Files to Here leaves it as it is.`);
+  }
+  const files = all.filter((c) => !tooLarge(c));
   if (files.length === 0) return;
   try {
     await manager.recordFileChanges(nodeId, files);
