@@ -129,8 +129,9 @@ export class Workbench {
     await item.waitFor({ timeout: 10_000 });
     // A menu ignores clicks in its first moments (so the right-click that opened it picks nothing): retry until it closes.
     for (let attempt = 0; attempt < 5 && (await item.isVisible()); attempt++) {
-      await item.hover();
-      await item.click().catch(() => undefined);
+      // A menu that closes meanwhile (a tree redraw) detaches the item: give up on it quickly, the caller checks what happened.
+      await item.hover({ timeout: 2_000 }).catch(() => undefined);
+      await item.click({ timeout: 2_000 }).catch(() => undefined);
       await item.waitFor({ state: 'hidden', timeout: 1_000 }).catch(() => undefined);
     }
     if (await item.isVisible()) throw new Error(`the menu item "${String(label)}" stayed open after five clicks`);
