@@ -5,12 +5,12 @@
  * leaves files changed outside Arbor since alone unless the user ticks them, and writes the rest as one
  * `WorkspaceEdit`. Moving in the tree never touches files by itself.
  */
-import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ConversationManager, FileChange, FileState } from '../../core/index';
 import { PROPOSED_SCHEME } from '../constants';
 import type { Services } from '../services';
+import { textHash } from '../tools/fileChanges';
 
 const encoder = new TextEncoder();
 
@@ -94,7 +94,7 @@ export async function restoreFilesTo(services: Services, manager: ConversationMa
     const current = await readText(uri);
     const target = await content(state.hash);
     if (current === target) continue;
-    const ours = current === null ? state.originalHash === null : (known.get(state.path)?.has(sha256(current)) ?? false);
+    const ours = current === null ? state.originalHash === null : (known.get(state.path)?.has(textHash(current)) ?? false);
     plans.push({ state, uri, current, target, ours });
   }
   if (plans.length === 0) {
@@ -148,11 +148,6 @@ export async function restoreFilesTo(services: Services, manager: ConversationMa
     if (doc.isDirty) await doc.save();
   }
   void vscode.window.showInformationMessage(`Restored ${chosen.length === 1 ? '1 file' : `${chosen.length} files`} to how they were after this message (Undo in an editor takes a file back).`);
-}
-
-/** The SHA-256 (hex) of a text's UTF-8 bytes, as the store keys contents. */
-function sha256(text: string): string {
-  return createHash('sha256').update(encoder.encode(text)).digest('hex');
 }
 
 /** A file's text as VS Code has it (an open editor's, else the disk's); null when it does not exist. */
