@@ -34,7 +34,11 @@ describe('Apply a code block to its file', () => {
     const tab = session.workbench.page.locator('.part.editor .tabs-container .tab', { hasText: new RegExp(`^${file.replace('.', '\\.')}`) }).first();
     if ((await tab.count()) === 0) return;
     await tab.click();
-    await session.workbench.page.locator('.part.editor .view-lines', { hasText: probe }).first().waitFor({ timeout: 15_000 });
+    const shown = session.workbench.page.locator('.part.editor .view-lines', { hasText: probe }).first();
+    if (await shown.waitFor({ timeout: 10_000 }).then(() => true, () => false)) return;
+    // VS Code has not noticed the write yet: read the file again from disk.
+    await session.workbench.runCommand('File: Revert File');
+    await shown.waitFor({ timeout: 15_000 });
   }
 
   /** Asks a question holding `code` fenced with the file's name (`target`), and presses Apply on the answer's block. */
