@@ -123,6 +123,31 @@ describe('buildChatState', () => {
       { path: 'src/b.ts', startLine: undefined, endLine: undefined, score: 1, source: 'files' },
     ]);
   });
+  it('offers Restore Files to Here on every message once any node changed a file, pointing past an answer\'s tool results', () => {
+    const call = (id: string, name: string) => ({ id, type: 'function' as const, function: { name, arguments: '{}' } });
+    const tooled = [
+      node('', 'system', ''),
+      node('0', 'user', 'Fix it'),
+      { ...node('0.0', 'assistant', ''), message: { role: 'assistant' as const, content: '', toolCalls: [call('c1', 'edit_file'), call('c2', 'read_file')] } },
+      { ...node('0.0.0', 'tool', 'edited'), message: { role: 'tool' as const, content: 'edited', toolCallId: 'c1', name: 'edit_file' } },
+      { ...node('0.0.0.0', 'tool', 'read'), message: { role: 'tool' as const, content: 'read', toolCallId: 'c2', name: 'read_file' } },
+      node('0.0.0.0.0', 'assistant', 'Done'),
+    ];
+    const current = '0.0.0.0.0';
+    const change = { path: 'a.ts', kind: 'modified' as const, before: { hash: 'h0', size: 1 }, after: { hash: 'h1', size: 1 }, linesAdded: 1, linesRemoved: 1 };
+    const build = (fileChanges: Record<string, (typeof change)[]>) =>
+      buildChatState({ ...base, currentNodeId: current, path: pathSourceOf(tooled, current), fileChanges }, new ChatWindow()).views;
+    const views = build({ '0.0.0': [change] });
+    const byId = Object.fromEntries(views.map((v) => [v.nodeId, v]));
+    expect(byId['0'].restoreFilesNodeId).toBe('0');
+    // The answer that called the tools restores to after its last tool result; its chips name the change's node.
+    expect(byId['0.0'].restoreFilesNodeId).toBe('0.0.0.0');
+    expect(byId['0.0'].fileChanges).toEqual({ files: [{ nodeId: '0.0.0', path: 'a.ts', kind: 'modified', added: 1, removed: 1 }], restoreNodeId: '0.0.0' });
+    expect(byId['0.0.0.0.0'].restoreFilesNodeId).toBe('0.0.0.0.0');
+    expect(byId['0.0.0'].restoreFilesNodeId).toBeUndefined();
+    // No file changed anywhere: no message offers it.
+    expect(build({}).some((v) => v.restoreFilesNodeId !== undefined)).toBe(false);
+  });
 });
 
 describe('promptSummaries', () => {

@@ -123,6 +123,8 @@ export function buildChatState(input: ChatStateInput, window: ChatWindow): ChatS
   const { path } = input;
   const { unanswered, compaction } = input;
   const coveredBefore = compaction ? path.pathIds.indexOf(compaction.firstKeptNodeId) : -1;
+  // Once any node of the conversation changed a file, every message can bring the files back to its point.
+  const hasCheckpoints = input.fileChanges !== undefined && Object.keys(input.fileChanges).length > 0;
   const update = window.update(path.pathIds, (index) => {
     const id = path.pathIds[index];
     const node = path.node(id);
@@ -141,6 +143,7 @@ export function buildChatState(input: ChatStateInput, window: ChatWindow): ChatS
     if (input.fileChanges && node.message.role !== 'tool') {
       const changes = fileChangesView([node, ...following], input.fileChanges);
       if (changes) view = { ...view, fileChanges: changes };
+      if (hasCheckpoints) view = { ...view, restoreFilesNodeId: following.at(-1)?.nodeId ?? id };
     }
     if (node.message.role === 'tool' && node.message.toolCallId) view = { ...view, toolResultOf: node.message.toolCallId };
     return unanswered?.nodeId === id ? { ...view, unanswered: unanswered.error ? { error: unanswered.error } : {} } : view;

@@ -94,6 +94,11 @@ export interface MessageView {
   readonly toolResultOf?: string;
   /** The files this message changed (with its tool results), from the store's file checkpoints. */
   readonly fileChanges?: MessageFileChanges;
+  /**
+   * The node Restore Files to Here brings the files back to for this message (the message, or its last
+   * tool result): set on every message once the conversation has changed a file anywhere.
+   */
+  readonly restoreFilesNodeId?: string;
 }
 
 /** A message made from a prompt template: which version of which file, the values it was filled with, and what it became. */

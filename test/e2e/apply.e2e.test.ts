@@ -158,6 +158,15 @@ describe('Apply a code block to its file', () => {
       await ask.locator('.monaco-button', { hasText: /^Restore$/ }).click();
       await expect.poll(() => readFile(targetAbs, 'utf8'), { timeout: 15_000 }).toBe("export const v = 'one';\n");
 
+      // Any message can restore, also one that changed nothing: the question comes before the first change.
+      const first = chat().messagesOf('user').first();
+      await first.hover();
+      await first.locator('[data-testid="restore-files-here"]').click();
+      const back = session.workbench.page.locator('.notification-toast', { hasText: `Restore ${target} to how it was after this message?` }).last();
+      await back.waitFor({ timeout: 30_000 });
+      await back.locator('.monaco-button', { hasText: /^Restore$/ }).click();
+      await expect.poll(() => readFile(targetAbs, 'utf8'), { timeout: 15_000 }).toBe("export const v = 'zero';\n");
+
       // Compare with… in the tree: the two branches side by side, each with the file as it left it.
       const { workbench } = session;
       await workbench.openArborView();

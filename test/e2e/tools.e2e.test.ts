@@ -279,4 +279,51 @@ describe('tools and MCP in the chat', () => {
     expect(answer).toContain('counted-leaves');
     expect(answer).toContain('leaves.ts');
   });
+
+  it('restores a file 50 edits back from the tree: byte for byte, in one edit that Undo takes back', async () => {
+    const { page } = workbench;
+    const file = path.join(sandbox.workspace, 'src', 'counter.txt');
+    // CRLF, text beyond ASCII and no final newline: all of it must come back exactly.
+    const version = (n: number) => `count = ${n}\r\nünïcødé ✓ — ${'·'.repeat(n)}`;
+    await writeFile(file, version(0));
+    await workbench.runCommand('Arbor: New Conversation');
+    await chat().waitReady();
+    const edits = Array.from({ length: 50 }, (_, i) =>
+      `[[tool:edit_file ${JSON.stringify({ path: 'src/counter.txt', edits: [{ search: `count = ${i}\r\nünïcødé ✓ — ${'·'.repeat(i)}`, replace: version(i + 1) }] })}]]`,
+    );
+    await chat().send(`Count to fifty. ${edits.join(' ')}`);
+    const first = chat().frame.locator('[data-testid="tool-card"][data-tool="edit_file"]').first();
+    await expect.poll(() => first.getAttribute('data-state'), { timeout: 60_000 }).toBe('pendingApproval');
+    // Allowed in this conversation: the other 49 edits run without asking, one after another.
+    await first.locator('[data-testid="tool-allow-conversation"]').click();
+    await expect.poll(() => chat().textOf(chat().lastAnswer()), { timeout: 180_000 }).toContain('Tool results:');
+    await chat().waitIdle();
+    expect(await readFile(file, 'utf8')).toBe(version(50));
+
+    // In the tree, the first edit's step: Restore Files to Here takes the file back 49 edits.
+    await workbench.openArborView();
+    await workbench.expand(workbench.treeRow(/Count to fifty/).first());
+    await workbench.expand(workbench.treeRow(/You: Count to fifty/).first());
+    const step = workbench.treeRow(/^edit_file/).first();
+    await step.waitFor({ timeout: 15_000 });
+    await step.click({ button: 'right' });
+    await workbench.pickMenuItem('Restore Files to Here');
+    const ask = page.locator('.notification-toast', { hasText: 'Restore src/counter.txt to how it was after this message?' }).last();
+    await ask.waitFor({ timeout: 30_000 });
+    await ask.locator('.monaco-button', { hasText: /^Restore$/ }).click();
+    await expect.poll(() => readFile(file), { timeout: 15_000 }).toEqual(Buffer.from(version(1), 'utf8'));
+
+    // One edit: a single Undo in the file's editor brings back what the fiftieth edit wrote.
+    // By its absolute path: Go to File may not have indexed a file made during the session yet.
+    await workbench.runCommand('Go to File');
+    await page.keyboard.type(file);
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'counter.txt' }).first().waitFor({ timeout: 15_000 });
+    await page.keyboard.press('Enter');
+    await page.locator('.part.editor .tab.active', { hasText: 'counter.txt' }).first().waitFor({ timeout: 15_000 });
+    await page.locator('.part.editor .view-lines').first().click();
+    await page.keyboard.press('Control+Z');
+    await expect.poll(async () => (await page.locator('.part.editor .view-lines').first().textContent())?.replace(/\u00a0/g, ' '), { timeout: 15_000 }).toContain('count = 50');
+    await workbench.runCommand('File: Save');
+    await expect.poll(() => readFile(file), { timeout: 15_000 }).toEqual(Buffer.from(version(50), 'utf8'));
+  });
 });

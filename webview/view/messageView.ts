@@ -214,6 +214,10 @@ function messageActions(message: MessageView, content: HTMLElement, actions: Mes
     pick.setAttribute('aria-haspopup', 'menu');
     bar.append(regenerate, pick);
   }
+  if (message.restoreFilesNodeId !== undefined) {
+    const nodeId = message.restoreFilesNodeId;
+    bar.append(iconButton('history', 'Restore Files to Here: bring the files this conversation changed back to how they were after this message', 'restore-files-here', () => actions.restoreFiles(nodeId)));
+  }
   bar.append(bookmarkButton(message, actions), noteButton(message, content, actions));
   return bar;
 }

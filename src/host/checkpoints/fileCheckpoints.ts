@@ -8,7 +8,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ConversationManager, FileChange, FileState } from '../../core/index';
-import { PROPOSED_SCHEME } from '../constants';
+import { PROPOSED_SCHEME, Views } from '../constants';
 import type { Services } from '../services';
 import { textHash } from '../tools/fileChanges';
 
@@ -120,6 +120,7 @@ export async function restoreFilesTo(services: Services, manager: ConversationMa
     services.codeApply.setContent(uri, p.target ?? '');
     return uri;
   });
+  await focusBesideChat();
   await vscode.commands.executeCommand(
     'vscode.changes',
     `Restore ${chosen.length === 1 ? '1 file' : `${chosen.length} files`} to after this message`,
@@ -148,6 +149,22 @@ export async function restoreFilesTo(services: Services, manager: ConversationMa
     if (doc.isDirty) await doc.save();
   }
   void vscode.window.showInformationMessage(`Restored ${chosen.length === 1 ? '1 file' : `${chosen.length} files`} to how they were after this message (Undo in an editor takes a file back).`);
+}
+
+const FOCUS_GROUP_COMMANDS = ['First', 'Second', 'Third', 'Fourth', 'Fifth', 'Sixth', 'Seventh', 'Eighth'].map((n) => `workbench.action.focus${n}EditorGroup`);
+
+/**
+ * The multi-file diff opens in the active editor group (its command takes no column): when that group
+ * shows a chat, another group (a new one to the right when there is none) takes the focus first, so
+ * the chat stays in view beside the diff, as with Apply.
+ */
+async function focusBesideChat(): Promise<void> {
+  const active = vscode.window.tabGroups.activeTabGroup;
+  const input = active.activeTab?.input;
+  if (!(input instanceof vscode.TabInputWebview) || !input.viewType.endsWith(Views.chatPanel)) return;
+  const other = vscode.window.tabGroups.all.find((g) => g.viewColumn !== active.viewColumn);
+  const command = other ? FOCUS_GROUP_COMMANDS[other.viewColumn - 1] : 'workbench.action.newGroupRight';
+  if (command) await vscode.commands.executeCommand(command);
 }
 
 /** A file's text as VS Code has it (an open editor's, else the disk's); null when it does not exist. */
