@@ -181,6 +181,7 @@ export class ChatAnswers {
         maxSteps: tools.maxSteps,
         approve: tools.approve,
         signal: stream.abort.signal,
+        onResultStored: (node) => tools.recordResult(manager, node),
         onEvent: (event) => {
           // The answer that made the calls is stored: the bubble moves below it while they run.
           if (event.answerNodeId !== shownAnswer) {

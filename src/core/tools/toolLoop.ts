@@ -76,6 +76,11 @@ export interface ToolLoopOptions {
   onChunk?: (chunk: LLMStreamChunk, step: number) => void;
   /** Stream the model's answers (default true): a stopped answer keeps its text. */
   stream?: boolean;
+  /**
+   * A tool result node was stored (awaited before the next call is stored, so what it records, such as
+   * a file checkpoint, is in the store before the run goes on; a failure of it is the listener's own).
+   */
+  onResultStored?: (node: ConversationNode) => Promise<void> | void;
 }
 
 /** Why a run ended: the model answered without calls, the step limit came, or the user stopped it. */
@@ -284,7 +289,13 @@ class ToolRun {
   }
 
   private async store(record: ToolResultRecord): Promise<void> {
-    this.added(await this.host.commit(toolResultNode(this.tip, record)));
+    const node = await this.host.commit(toolResultNode(this.tip, record));
+    this.added(node);
+    try {
+      await this.options.onResultStored?.(node);
+    } catch {
+      // As for `onEvent`: a broken listener must not break the run.
+    }
   }
 
   private added(node: ConversationNode): void {

@@ -3,7 +3,7 @@
  * the window offers, the approval of each call (at once by policy or grant, else a card in the chat that
  * waits for the user's Allow or Deny), and the live state of the run's calls for their cards.
  */
-import { ToolExecutor, type ApprovalDecision, type ApprovalRequest, type ConversationManager, type Tool, type ToolCallEvent, type ToolDefinition } from '../../core/index';
+import { ToolExecutor, type ApprovalDecision, type ApprovalRequest, type ConversationManager, type ConversationNode, type Tool, type ToolCallEvent, type ToolDefinition } from '../../core/index';
 import type { ToolChangePreview, ToolDecisionMessage } from '../../shared/protocol';
 import type { TextFileChange } from '../checkpoints/fileCheckpoints';
 import type { OfferedTool } from './offeredTool';
@@ -37,7 +37,9 @@ export interface ChatToolsDeps {
 /** A run's tools, ready for `runWithTools`. */
 export interface PreparedToolRun {
   executor: ToolExecutor;
-  /** Records the file changes of the run's tool results as checkpoints of their nodes (call when the run ended). */
+  /** Records the file changes of a tool result as the checkpoint of its node, as soon as the node is stored. */
+  recordResult(manager: ConversationManager, node: ConversationNode): Promise<void>;
+  /** Records what is left (a result stored while its changes were not yet taken): call when the run ended. */
   recordFiles(manager: ConversationManager): Promise<void>;
   maxSteps: number;
   approve(request: ApprovalRequest): Promise<ApprovalDecision>;
@@ -84,6 +86,13 @@ export class ChatTools implements ToolCallLookup {
     this.deps.tools.lastDefinitions = executor.definitions();
     return {
       executor,
+      recordResult: async (manager, node) => {
+        const callId = node.message.toolCallId;
+        const changes = callId !== undefined ? stash.get(callId) : undefined;
+        if (callId === undefined || !changes) return;
+        stash.delete(callId);
+        await this.deps.recordFiles(manager, node.nodeId, changes);
+      },
       recordFiles: async (manager) => {
         const ids = manager.getPathIds();
         for (const [callId, changes] of stash) {

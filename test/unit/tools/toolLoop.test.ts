@@ -179,6 +179,25 @@ describe.each(APIS)('runWithTools over %s', (api) => {
     expect(m.getCurrentNodes().filter((n) => n.message.role === 'tool').map((n) => n.message.toolCallId)).toEqual(['w1', 'r1', 'r2', 'w2']);
   });
 
+  it('tells onResultStored of each result once it is stored, before the next call runs, and a failing listener breaks nothing', async () => {
+    const m = await chat(api);
+    const log: string[] = [];
+    const executor = new ToolExecutor(loggingTools(log, 5));
+    server.enqueue({ toolCalls: [{ id: 'w1', name: 'write_file', arguments: { path: '1' } }, { id: 'w2', name: 'write_file', arguments: { path: '2' } }] }, { content: 'Done.' });
+    const result = await m.runWithTools({
+      executor,
+      approve: allow,
+      onResultStored: async (node) => {
+        // The node is in the store already: a listener reads it back through the manager.
+        expect(m.getNode(node.nodeId).message.toolCallId).toBe(node.message.toolCallId);
+        log.push(`stored ${node.message.toolCallId}`);
+        if (node.message.toolCallId === 'w1') throw new Error('listener broke');
+      },
+    });
+    expect(log).toEqual(['start write_file 1', 'end write_file 1', 'stored w1', 'start write_file 2', 'end write_file 2', 'stored w2']);
+    expect(result.stopReason).toBe('answer');
+  });
+
   it('gives the model a denial, an invalid input, an unknown tool and a thrown error as results it can act on', async () => {
     const m = await chat(api);
     const failing = defineTool({
