@@ -91,6 +91,11 @@ export class InstructionCatalog {
     this.listed.clear();
   }
 
+  /** The file at `relPath` read as `kind` (from the cache when it has it); `undefined` when there is none. */
+  get(kind: InstructionKind, relPath: string): Promise<InstructionFile | undefined> {
+    return this.file(kind, relPath);
+  }
+
   private file(kind: InstructionKind, relPath: string): Promise<InstructionFile | undefined> {
     let found = this.read.get(relPath);
     if (!found) {
