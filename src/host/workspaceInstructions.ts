@@ -41,6 +41,8 @@ export interface WorkspaceInstructionsDeps {
 export class WorkspaceInstructions extends Disposable {
   private catalog?: { root: string; catalog: InstructionCatalog };
   private watcher?: vscode.Disposable;
+  /** The files in play of each chat's path, by the node it ends at (a path never changes under a node), so typing recounts nothing. */
+  private readonly pathFiles = new Map<string, { nodeId: string; paths: string[] }>();
   private readonly _onDidChange = this._register(new vscode.EventEmitter<void>());
   /** Fires when an instruction file changed, appeared or went away (chats redraw their chips). */
   readonly onDidChange = this._onDidChange.event;
@@ -89,8 +91,7 @@ export class WorkspaceInstructions extends Disposable {
     const kinds = this.deps.enabledKinds();
     if (!catalog || kinds.length === 0) return { refs: [] };
     try {
-      const nodes = manager.getPathIds().map((id) => manager.getNode(id));
-      const inPlay = filesInPlay(nodes, draftPaths);
+      const inPlay = [...new Set([...this.pathFilesOf(manager), ...filesInPlay([], draftPaths)])];
       const excluded = readConversationMetadata(manager.getMetadata() as Record<string, unknown>, 'excludedInstructions') ?? [];
       const found = applicableInstructions(await catalog.collect(inPlay, kinds), inPlay, kinds, excluded);
       const text = renderInstructions(found.applied);
@@ -106,6 +107,15 @@ export class WorkspaceInstructions extends Disposable {
       this.deps.logger.warn(`Could not read the instruction files: ${err instanceof Error ? err.message : String(err)}`);
       return { refs: [] };
     }
+  }
+
+  private pathFilesOf(manager: ConversationManager): string[] {
+    const cached = this.pathFiles.get(manager.conversationId);
+    if (cached?.nodeId === manager.currentNodeId) return cached.paths;
+    const paths = filesInPlay(manager.getPathIds().map((id) => manager.getNode(id)));
+    if (this.pathFiles.size > 50) this.pathFiles.clear();
+    this.pathFiles.set(manager.conversationId, { nodeId: manager.currentNodeId, paths });
+    return paths;
   }
 
   /** The git blob id each of `refs`' files has now (`null`: gone), for the chips to say whether a file changed since. */
