@@ -93,6 +93,7 @@ const list = new MessageList(
     removeBranchSummary: (nodeId) => vscode.postMessage({ type: 'removeBranchSummary', nodeId }),
     runAction: (command) => vscode.postMessage({ type: 'runAction', command }),
     openFile: (path, startLine, endLine) => vscode.postMessage({ type: 'openFile', path, startLine, endLine }),
+    setInstructionExcluded: (path, excluded) => vscode.postMessage({ type: 'setInstructionExcluded', path, excluded }),
     setBookmark: (nodeId, bookmarked) => vscode.postMessage({ type: 'setBookmark', nodeId, bookmarked }),
     setNote: (nodeId, note) => vscode.postMessage({ type: 'setNote', nodeId, note }),
     decideTool: (callId, decision) => vscode.postMessage({ type: 'toolDecision', callId, ...decision }),

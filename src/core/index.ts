@@ -97,6 +97,7 @@ export {
   type BranchSummaryInfo,
   type ToolResultInfo,
   type ToolResultStatus,
+  type InstructionRef,
 } from './metadataKeys';
 export {
   ArborError,
@@ -284,3 +285,7 @@ export { detectEol, toLf, withEol, type Eol } from './edits/lineEndings';
 export { applySearchReplace, EditMatchError, type SearchReplaceEdit, type SearchReplaceResult, type AppliedEdit, type EditMatch, type EditFailure } from './edits/searchReplace';
 export { diffText, minimalReplacement, type TextDiff, type DiffHunk, type DiffTextOptions, type TextReplacement } from './edits/textDiff';
 export { proposeEdit, proposeContent, type ProposedChange } from './edits/proposeEdit';
+export { INSTRUCTION_KINDS, isInstructionKind, parseInstructionFile, type InstructionFile, type InstructionKind } from './instructions/instructionFile';
+export { applicableInstructions, renderInstructions, type AppliedInstruction, type ApplicableInstructions, type InstructionReason } from './instructions/applicability';
+export { InstructionCatalog, INSTRUCTION_WATCH_GLOB, MAX_INSTRUCTION_BYTES, type InstructionCatalogOptions } from './instructions/instructionCatalog';
+export { filesInPlay } from './instructions/filesInPlay';

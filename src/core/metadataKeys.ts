@@ -50,6 +50,18 @@ export interface CompactionInfo {
   modifiedFiles: string[];
 }
 
+/** An instruction file an answer was made with (an entry of its `metadata.instructions`). */
+export interface InstructionRef {
+  /** Workspace-relative path, `/` separators. */
+  path: string;
+  /** Which tool's format it is (`agents`, `copilotInstructions`, `cursor`...; see `InstructionKind`). */
+  kind: string;
+  /** The git blob id of the version sent, to tell later whether the file changed. */
+  gitBlobId: string;
+  /** It applied but the chat excluded it, so it was not sent. */
+  excluded?: boolean;
+}
+
 /** What a branch summary node carries over (its `metadata.branchSummary`). */
 export interface BranchSummaryInfo {
   /** The end of the branch the reader left. */
@@ -113,6 +125,8 @@ export interface NodeMetadata {
   contextDroppedMessages?: number;
   /** Answer: the library system prompt it was made with (name, file and version); absent when none was sent from the library. */
   systemPrompt?: PromptRef;
+  /** Answer: the instruction files (AGENTS.md, rules) that applied to its request, with their versions; excluded ones are marked. */
+  instructions?: InstructionRef[];
   /** Answer: the per-call model settings that overrode the provider's. */
   configOverrides?: Record<string, unknown>;
   /** Answer: what the provider reported beyond the text (response id, durations). */
@@ -167,6 +181,8 @@ export interface ConversationMetadata {
   systemPrompt?: string;
   /** The request options this chat sends with each answer (temperature, maximum output tokens, thinking). */
   requestOptions?: ChatRequestOptions;
+  /** Instruction files (workspace-relative paths) the reader turned off for this chat: they are not sent. */
+  excludedInstructions?: string[];
 }
 
 type Parser<T> = (value: unknown) => T | undefined;
@@ -195,6 +211,11 @@ function attachment(v: unknown): StoredAttachment | undefined {
   if (language !== undefined) a.language = language;
   if (v.ignored === true) a.ignored = true;
   return a;
+}
+
+function instructionRef(v: unknown): InstructionRef | undefined {
+  if (!isObject(v) || typeof v.path !== 'string' || typeof v.kind !== 'string' || typeof v.gitBlobId !== 'string') return undefined;
+  return { path: v.path, kind: v.kind, gitBlobId: v.gitBlobId, ...(v.excluded === true ? { excluded: true } : {}) };
 }
 
 function promptRef(v: unknown): PromptRef | undefined {
@@ -245,6 +266,7 @@ const NODE_PARSERS: Parsers<NodeMetadata> = {
   rag: (v) => (Array.isArray(v) ? v.filter(isRag) : ragRecord(v)),
   prompt: promptRef,
   systemPrompt: promptRef,
+  instructions: (v) => (Array.isArray(v) ? v.map(instructionRef).filter((r): r is InstructionRef => r !== undefined) : undefined),
   promptParams: (v) => (isObject(v) ? Object.fromEntries(Object.entries(v).filter((e): e is [string, string] => typeof e[1] === 'string')) : undefined),
   paramsMissing: texts,
   validationWarnings: texts,
@@ -276,6 +298,7 @@ const CONVERSATION_PARSERS: Parsers<ConversationMetadata> = {
   modelProvider: text,
   systemPrompt: text,
   requestOptions: parseChatRequestOptions,
+  excludedInstructions: texts,
 };
 
 function readAll<M>(parsers: Parsers<M>, metadata: Readonly<Record<string, unknown>> | undefined): M {

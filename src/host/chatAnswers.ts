@@ -93,13 +93,13 @@ export class ChatAnswers {
       const plan = await this.deps.options.plan(manager, chosen);
       // Room for the request first, counted with the system prompt just rendered for it and the tools
       // it offers; a summary moves the answer below it.
-      const compacted = await this.deps.context.compactIfFull(manager, chosen, plan.systemPromptOverride, this.deps.tools.definitions(manager));
+      const compacted = await this.deps.context.compactIfFull(manager, chosen, plan.systemPromptOverride, this.deps.tools.definitions(manager), plan.instructions);
       if (compacted) {
         this.deps.notify(compacted);
         stream.parentNodeId = manager.currentNodeId;
         this.deps.reply(request, { type: 'streamStart', parentNodeId: stream.parentNodeId, model: chosen });
       }
-      sentEstimate = await this.deps.context.estimateRequest(manager, chosen, plan.systemPromptOverride);
+      sentEstimate = await this.deps.context.estimateRequest(manager, chosen, plan.systemPromptOverride, plan.instructions);
       await this.deps.services.whileBusy(this.deps.conversationId, async () => {
         const tools = await this.deps.tools.prepare(manager);
         try {

@@ -66,8 +66,10 @@ export class ChatContext {
     }
     const counter = await this.counter(model);
     const system = await this.options.systemPromptText(manager);
+    // The draft's attachments are in play too: the instructions they bring count before the message is sent.
+    const instructions = await this.services.instructions.forRequest(manager, this.draft.attachments.map((a) => a.path));
     // The draft as it will be sent: the typed text with its attachments fenced after it.
-    return usageView(chatUsage(manager, limit, composeUserMessage(this.draft.text, resolved), counter, system, this.toolDefinitions(manager)), s);
+    return usageView(chatUsage(manager, limit, composeUserMessage(this.draft.text, resolved), counter, system, this.toolDefinitions(manager), instructions.text), s);
   }
 
   /**
@@ -82,9 +84,10 @@ export class ChatContext {
   }
 
   /** What the counter makes of the request about to be sent, to learn from the server's count later. */
-  async estimateRequest(manager: ConversationManager, model: string, systemPromptOverride: string | undefined): Promise<number | undefined> {
+  async estimateRequest(manager: ConversationManager, model: string, systemPromptOverride: string | undefined, instructions?: string): Promise<number | undefined> {
     try {
-      const system = systemPromptOverride ? [{ role: 'system' as const, content: systemPromptOverride }] : [];
+      const text = [systemPromptOverride, instructions].filter(Boolean).join('\n\n');
+      const system = text ? [{ role: 'system' as const, content: text }] : [];
       return (await this.counter(model)).cache.counter.countMessages([...system, ...manager.getHistory()]);
     } catch {
       return undefined;
@@ -108,16 +111,17 @@ export class ChatContext {
 
   /**
    * Compacts before a request that would fill more than `arbor.context.autoCompactPercent` of the
-   * window; `systemOverride` is the system prompt the request carries (already rendered for it).
+   * window; `systemOverride` is the system prompt the request carries (already rendered for it),
+   * `instructions` the instruction files' section after it.
    */
-  async compactIfFull(manager: ConversationManager, model: string, systemOverride: string | undefined, tools?: readonly ToolDefinition[]): Promise<NoticeMessage | undefined> {
+  async compactIfFull(manager: ConversationManager, model: string, systemOverride: string | undefined, tools?: readonly ToolDefinition[], instructions?: string): Promise<NoticeMessage | undefined> {
     const s = this.services.settings;
     if (s.autoCompactPercent <= 0) return undefined;
     const limit = await this.limit(model);
     if (!limit) return undefined;
     const counter = await this.counter(model);
-    const before = chatUsage(manager, limit, '', counter, systemOverride, tools);
-    const node = await manager.compactIfFull({ limit, fraction: s.autoCompactPercent / 100, reserve: before.reserved, counter, systemOverride, tools, model, keepRecentTokens: s.keepRecentTokens });
+    const before = chatUsage(manager, limit, '', counter, systemOverride, tools, instructions);
+    const node = await manager.compactIfFull({ limit, fraction: s.autoCompactPercent / 100, reserve: before.reserved, counter, systemOverride, instructions, tools, model, keepRecentTokens: s.keepRecentTokens });
     return node && compactionNotice(node, { fraction: before.fraction ?? 0, limit, model });
   }
 

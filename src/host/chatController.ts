@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { readNodeMetadata, ROOT_NODE_ID, type ConversationMetadata, type FileSystemPromptLibrary, type NodeMetadata } from '../core/index';
+import { readConversationMetadata, readNodeMetadata, ROOT_NODE_ID, type ConversationMetadata, type FileSystemPromptLibrary, type NodeMetadata } from '../core/index';
 import { assertNever, isStreamedRequest } from '../shared/protocol';
 import type { AnswerMessage, Attachment, NoticeMessage, EditMessage, FromWebview, RegenerateMessage, RequestMessage, RetryMessage, SendMessage, ToWebview } from '../shared/protocol';
 import { buildChatState, promptSummaries } from './chatView';
@@ -22,7 +22,11 @@ import { openPromptVersionDiff } from './promptVersions';
 import type { Services } from './services';
 import { composeUserMessage } from './workspacePaths';
 import { ChatTools } from './tools/chatTools';
+import { excludedInstructionsUpdate, recordedInstructions } from './instructionChips';
 import { openFileChange, recordChanges, restoreFilesTo } from './checkpoints/fileCheckpoints';
+
+/** How many of the newest path messages get their instruction chips checked against the files now. */
+const INSTRUCTION_VERSIONS_SPAN = 200;
 
 /**
  * One chat panel's conversation: answers every message the webview sends (exhaustively), streams
@@ -114,6 +118,8 @@ export class ChatController extends Disposable {
         void this.options.postOptions();
       }),
     );
+    // An instruction file changed: its chips say so, and the meter counts it anew.
+    this._register(services.instructions.onDidChange(() => this.postStateSoon()));
     this._register(
       services.onDidChangeTrust(() => {
         void this.postState();
@@ -236,6 +242,8 @@ export class ChatController extends Disposable {
       const s = this.services.settings;
       const pathIds = manager.getPathIds();
       const fileChanges = await manager.getFileChangesByNode().catch(() => ({}));
+      // The versions of the instruction files recorded near the end of the path (where the reader is), to mark changed ones.
+      const versions = await this.services.instructions.versions(recordedInstructions(pathIds.slice(-INSTRUCTION_VERSIONS_SPAN).map((id) => manager.getNode(id))));
       const reveal = this.revealId !== undefined && pathIds.includes(this.revealId) ? this.revealId : undefined;
       this.revealId = undefined;
       if (reveal !== undefined) this.window.reach(pathIds.indexOf(reveal));
@@ -263,6 +271,7 @@ export class ChatController extends Disposable {
             compaction: manager.getCompactionInEffect(),
             tools: { enabled: this.tools.enabled(manager), lookup: this.tools },
             fileChanges,
+            instructions: { excluded: readConversationMetadata(metadata, 'excludedInstructions') ?? [], versions },
           },
           this.window,
         ),
@@ -359,6 +368,12 @@ export class ChatController extends Disposable {
           return await restoreFilesTo(this.services, await this.services.manager(this.conversationId), msg.nodeId);
         case 'openFileChange':
           return await openFileChange(this.services, await this.services.manager(this.conversationId), msg.nodeId, msg.path);
+        case 'setInstructionExcluded': {
+          const update = excludedInstructionsUpdate((await this.services.manager(this.conversationId)).getMetadata() as Record<string, unknown>, msg.path, msg.excluded);
+          await this.services.withManager(this.conversationId, (m) => m.setMetadata(update));
+          // The meter counts what the next request sends.
+          return await this.postState();
+        }
         case 'setToolsEnabled':
           await this.tools.setEnabled(await this.services.manager(this.conversationId), msg.enabled);
           return await this.postState();

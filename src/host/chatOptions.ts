@@ -18,8 +18,8 @@ import { editorValues } from './editorActions';
 import { MissingSystemPromptError } from './errorView';
 import type { Services } from './services';
 
-/** What one request sends beside the path: the model's overrides, the system prompt, and what the answer records. */
-export type RequestPlan = Pick<CompleteOptions, 'configOverrides' | 'systemPromptOverride' | 'metadata'>;
+/** What one request sends beside the path: the model's overrides, the system prompt, the instruction files, and what the answer records. */
+export type RequestPlan = Pick<CompleteOptions, 'configOverrides' | 'systemPromptOverride' | 'instructions' | 'metadata'>;
 
 /** Capabilities Ollama reported, by host and model, so a chat asks once per model. */
 const capabilityCache = new Map<string, Promise<ThinkingSupport>>();
@@ -83,10 +83,19 @@ export class ChatOptions {
 
   /**
    * What the next request of the chat sends: its model with the chat's options (thinking only when the
-   * model can), `arbor.requestOptions`, and the system prompt rendered now. Pins the system prompt on a
-   * chat that had none stored. Throws, with the fix, when the chat's chosen prompt is gone.
+   * model can), `arbor.requestOptions`, the system prompt rendered now and the instruction files that
+   * apply (the answer records which). Pins the system prompt on a chat that had none stored. Throws,
+   * with the fix, when the chat's chosen prompt is gone.
    */
   async plan(manager: ConversationManager, model: string): Promise<RequestPlan> {
+    const plan = await this.promptPlan(manager, model);
+    const instructions = await this.services.instructions.forRequest(manager);
+    if (instructions.refs.length === 0) return plan;
+    return { ...plan, ...(instructions.text ? { instructions: instructions.text } : {}), metadata: { ...(plan.metadata ?? {}), instructions: instructions.refs } };
+  }
+
+  /** The model's options and the system prompt of the next request (see `plan`). */
+  private async promptPlan(manager: ConversationManager, model: string): Promise<RequestPlan> {
     const metadata = manager.getMetadata() as Record<string, unknown>;
     const configOverrides = requestOverrides(model, chatRequestOptions(metadata), await this.thinkingSupport(model), this.services.settings.requestOptions);
     const library = this.services.trusted ? await this.services.promptLibrary() : undefined;

@@ -8,6 +8,7 @@ import { nodeMetadata, nodeRagMetadata, type CompactionInfo, type ConversationNo
 import type { Attachment, BranchPoint, ChatState, CompactionView, ContextChip, ErrorView, FileChangeView, MessageFileChanges, MessageView, PromptSummary, SiblingInfo } from '../shared/protocol';
 import type { ChatWindow } from './chatWindow';
 import { messageDisplayText } from './conversationRules';
+import { instructionChips } from './instructionChips';
 import { promptMessageInfo, type PromptVersionLookup } from './promptMessages';
 import { toolCallViews, type ToolCallLookup } from './tools/toolCallViews';
 
@@ -44,6 +45,8 @@ export interface ChatStateInput {
   tools?: { enabled: boolean; lookup: ToolCallLookup };
   /** The files each node changed (the store's file checkpoints), by node id. */
   fileChanges?: Readonly<Record<string, readonly RecordedFileChange[]>>;
+  /** The instruction files the chat excludes now, and the version each recorded file has now (`null`: gone). */
+  instructions?: { excluded: readonly string[]; versions?: ReadonlyMap<string, string | null> };
 }
 
 function siblingInfo(node: ConversationNode, ids: readonly string[]): SiblingInfo {
@@ -146,6 +149,11 @@ export function buildChatState(input: ChatStateInput, window: ChatWindow): ChatS
       if (hasCheckpoints) view = { ...view, restoreFilesNodeId: following.at(-1)?.nodeId ?? id };
     }
     if (node.message.role === 'tool' && node.message.toolCallId) view = { ...view, toolResultOf: node.message.toolCallId };
+    // A request message shows the instruction files its answer was made with.
+    if (node.message.role === 'user' && input.instructions && index + 1 < path.pathIds.length) {
+      const chips = instructionChips(path.node(path.pathIds[index + 1]), input.instructions.excluded, input.instructions.versions);
+      if (chips) view = { ...view, instructions: chips };
+    }
     return unanswered?.nodeId === id ? { ...view, unanswered: unanswered.error ? { error: unanswered.error } : {} } : view;
   });
   return {

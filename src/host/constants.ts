@@ -84,6 +84,7 @@ export const Settings = {
   mcpServers: 'mcp.servers',
   commandAllowList: 'tools.commandAllowList',
   commandDenyList: 'tools.commandDenyList',
+  instructionsEnabled: 'instructions.enabled',
 } as const;
 
 /** Context keys set with `setContext`, used in `when` clauses. */

@@ -80,7 +80,7 @@ export function usageView(usage: ContextUsage, settings: Pick<ArborSettings, 'au
   };
 }
 
-/** The usage of the next request of a chat, with a draft (and the chat's own system prompt in place of the root's). */
+/** The usage of the next request of a chat, with a draft (and the chat's own system prompt in place of the root's, then its instruction files). */
 export function chatUsage(
   manager: ConversationManager,
   limit: number | undefined,
@@ -88,6 +88,15 @@ export function chatUsage(
   counter: UsageCounter = ESTIMATE_COUNTER,
   systemOverride?: string,
   tools?: readonly ToolDefinition[],
+  instructions?: string,
 ): ContextUsage {
-  return manager.getContextUsage({ draft, limit, reserve: answerReserve(limit), counter, ...(systemOverride !== undefined ? { systemOverride } : {}), ...(tools?.length ? { tools } : {}) });
+  return manager.getContextUsage({
+    draft,
+    limit,
+    reserve: answerReserve(limit),
+    counter,
+    ...(systemOverride !== undefined ? { systemOverride } : {}),
+    ...(instructions ? { instructions } : {}),
+    ...(tools?.length ? { tools } : {}),
+  });
 }

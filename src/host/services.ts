@@ -28,6 +28,7 @@ import { ToolServices } from './tools/toolServices';
 import { CodeApply } from './apply/codeApply';
 import { WorkspaceFileReader } from './workspaceFileReader';
 import { WorkspaceServices } from './workspaceServices';
+import { WorkspaceInstructions } from './workspaceInstructions';
 
 /** How often the store is checked for other windows' changes. */
 const STORE_POLL_MS = 2000;
@@ -50,6 +51,8 @@ export class Services extends Disposable {
   readonly tools: ToolServices;
   /** Apply on code blocks: the diff review and its commands (registered by `activate`). */
   readonly codeApply: CodeApply;
+  /** The workspace's instruction files (AGENTS.md, rules), cached and watched. */
+  readonly instructions: WorkspaceInstructions;
 
   private readonly _onDidChangeSettings = this._register(new vscode.EventEmitter<ArborSettings>());
   /** Fires after the `arbor.*` settings or the API key changed (the provider is rebuilt lazily). */
@@ -102,6 +105,13 @@ export class Services extends Disposable {
     });
     this.onDidLoadLibrary = this.workspace.onDidLoadLibrary;
     this.current = this.readSettings();
+    this.instructions = new WorkspaceInstructions({
+      files: this.files,
+      logger: this.logger,
+      folders: () => this.folderPaths(),
+      trusted: () => this.trusted,
+      enabledKinds: () => this.current.instructionsEnabled,
+    });
     this.llm = new DelegatingProvider(
       () => this.provider(),
       () => ({ name: this.current.provider, model: this.current.model }),
@@ -117,6 +127,7 @@ export class Services extends Disposable {
     this._register(this.logger);
     this._register(this.apiKeys);
     this._register(this.workspace);
+    this._register(this.instructions);
     // Disposal runs newest first: the store closes after the watchers, subscriptions and open conversations that use it.
     this._register(toDisposable(() => void this.storePromise?.then((s) => s.storage.close()).catch(() => undefined)));
     this._register(

@@ -3,7 +3,7 @@
  * over `workspace.getConfiguration('arbor')`, tests pass a plain object, and bad values fall back to
  * the defaults with a warning instead of breaking the extension.
  */
-import { DEFAULT_KEEP_RECENT_TOKENS, DEFAULT_KEEP_TOOL_OUTPUT_TOKENS, DEFAULT_MAX_ANSWER_CHARS, DEFAULT_MAX_ANSWER_MS } from '../core/index';
+import { DEFAULT_KEEP_RECENT_TOKENS, DEFAULT_KEEP_TOOL_OUTPUT_TOKENS, DEFAULT_MAX_ANSWER_CHARS, DEFAULT_MAX_ANSWER_MS, INSTRUCTION_KINDS, isInstructionKind, type InstructionKind } from '../core/index';
 
 /** Which model server answers. */
 export type ProviderKind = 'ollama' | 'openai';
@@ -61,6 +61,8 @@ export interface ArborSettings {
   commandDenyList: string[];
   /** `arbor.openai.supportsTools`: whether the OpenAI-compatible server's models take tools. */
   openaiSupportsTools: boolean;
+  /** `arbor.instructions.enabled`: the kinds of instruction file (AGENTS.md, rules) read and sent; all by default. */
+  instructionsEnabled: InstructionKind[];
 }
 
 /** The system prompt new chats use when `arbor.systemPrompt` is not set: `prompts/system/default.*`, when there is one. */
@@ -209,6 +211,17 @@ function asBoolean(value: unknown, fallback: boolean, key: string, warnings: str
   return fallback;
 }
 
+function asInstructionKinds(value: unknown, warnings: string[]): InstructionKind[] {
+  if (value === undefined || value === null) return [...INSTRUCTION_KINDS];
+  if (!Array.isArray(value)) {
+    warnings.push(`arbor.instructions.enabled must be a list of kinds (${INSTRUCTION_KINDS.join(', ')}); reading all of them.`);
+    return [...INSTRUCTION_KINDS];
+  }
+  const unknown = value.filter((v) => !isInstructionKind(v));
+  if (unknown.length) warnings.push(`arbor.instructions.enabled: ${unknown.map((v) => JSON.stringify(v)).join(', ')} is not a kind; use ${INSTRUCTION_KINDS.join(', ')}. Ignoring it.`);
+  return [...new Set(value.filter(isInstructionKind))];
+}
+
 /** The default of `arbor.tools.maxSteps`. */
 export const DEFAULT_TOOL_MAX_STEPS = 25;
 
@@ -263,6 +276,7 @@ export function parseSettings(get: (key: string) => unknown): ParsedSettings {
       commandAllowList: asCommandPrefixes(get('tools.commandAllowList'), 'tools.commandAllowList', warnings),
       commandDenyList: asCommandPrefixes(get('tools.commandDenyList'), 'tools.commandDenyList', warnings),
       openaiSupportsTools: asBoolean(get('openai.supportsTools'), true, 'openai.supportsTools', warnings),
+      instructionsEnabled: asInstructionKinds(get('instructions.enabled'), warnings),
     },
     warnings,
   };

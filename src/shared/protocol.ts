@@ -99,6 +99,22 @@ export interface MessageView {
    * tool result): set on every message once the conversation has changed a file anywhere.
    */
   readonly restoreFilesNodeId?: string;
+  /** A user message: the instruction files (AGENTS.md, rules) that applied to its answer's request. */
+  readonly instructions?: readonly InstructionChipView[];
+}
+
+/** An instruction file that applied to a request, as its chip on the request message shows it. */
+export interface InstructionChipView {
+  /** Workspace-relative path. */
+  readonly path: string;
+  /** `agents`, `copilot`, `copilotInstructions`, `claude`, `cursor` or `continue`. */
+  readonly kind: string;
+  /** It was sent with this answer's request (not excluded then). */
+  readonly sent: boolean;
+  /** The chat excludes it now: the next requests leave it out. */
+  readonly excluded: boolean;
+  /** `changed`: edited since this answer; `missing`: gone; `current`: as sent; `unknown`: cannot tell. */
+  readonly status: 'current' | 'changed' | 'missing' | 'unknown';
 }
 
 /** A message made from a prompt template: which version of which file, the values it was filled with, and what it became. */
@@ -142,7 +158,7 @@ export interface UsageView {
   readonly reserved: number;
   /** Counted by the model's tokenizer; otherwise estimated. */
   readonly exact: boolean;
-  readonly parts: { readonly system: number; readonly history: number; readonly attachments: number; readonly retrieval: number; readonly draft: number; readonly tools: number };
+  readonly parts: { readonly system: number; readonly instructions: number; readonly history: number; readonly attachments: number; readonly retrieval: number; readonly draft: number; readonly tools: number };
   /** Share of the window (0..1) at which Arbor compacts before sending. */
   readonly autoCompactAt: number;
 }
@@ -496,6 +512,12 @@ export interface SetNoteMessage {
   readonly nodeId: string;
   readonly note: string;
 }
+/** Webview: an instruction chip's toggle: leave that file out of this chat's requests, or send it again. */
+export interface SetInstructionExcludedMessage {
+  readonly type: 'setInstructionExcluded';
+  readonly path: string;
+  readonly excluded: boolean;
+}
 /** Webview: the reader reached the top of the window; send older messages of the path (a new `state`). */
 export interface LoadEarlierMessage {
   readonly type: 'loadEarlier';
@@ -533,7 +555,8 @@ export type FromWebview =
   | ToolDecisionMessage
   | SetToolsEnabledMessage
   | RestoreFilesMessage
-  | OpenFileChangeMessage;
+  | OpenFileChangeMessage
+  | SetInstructionExcludedMessage;
 
 // ---- requests and their answers ----
 

@@ -29,6 +29,8 @@ export interface MessageActions {
   /** An error's button: the host runs its command (Set OpenAI API Key, Select Model, Open Settings). */
   runAction(command: ErrorActionCommand): void;
   openFile(path: string, startLine?: number, endLine?: number): void;
+  /** An instruction chip's toggle: leave the file out of this chat's requests, or send it again. */
+  setInstructionExcluded(path: string, excluded: boolean): void;
   /** Bookmarks a message, or removes its bookmark. */
   setBookmark(nodeId: string, bookmarked: boolean): void;
   /** Sets the note on a message; an empty note removes it. */

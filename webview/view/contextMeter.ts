@@ -1,7 +1,7 @@
 /**
  * The context meter in the chat's header: tokens the next request carries against the model's
  * window ("12.3k / 128k"), a bar that turns to a warning near the automatic compaction threshold,
- * and the breakdown on hover (system, history, attachments, retrieval, the draft, the answer's reserve).
+ * and the breakdown on hover (system, instruction files, history, attachments, retrieval, the draft, the answer's reserve).
  */
 import type { UsageView } from '../../src/shared/protocol';
 import { h } from '../dom';
@@ -49,6 +49,7 @@ export class ContextMeter {
         ? `Context: ${total.toLocaleString('en-US')} of ${usage.limit.toLocaleString('en-US')} tokens (${Math.round(fraction * 100)}%)${usage.exact ? '' : ', estimated'}`
         : `Context: ${usage.used.toLocaleString('en-US')} tokens${usage.exact ? '' : ', estimated'}; the model's window is unknown`,
       line('System prompt and summary', parts.system),
+      parts.instructions ? line('Instructions', parts.instructions) : '',
       line('History', parts.history),
       line('Attachments', parts.attachments),
       line('Retrieved context and templates', parts.retrieval),

@@ -17,6 +17,7 @@ import { promptChip, promptDetails } from './promptMessage';
 import { toggleModelMenu } from './modelMenu';
 import { thinkingSummary } from './thinking';
 import { renderToolCalls } from './toolCards';
+import { instructionChips } from './instructionChips';
 
 const ROLE_LABELS: Record<MessageView['role'], { label: string; icon: string }> = {
   user: { label: 'You', icon: 'account' },
@@ -80,6 +81,7 @@ export function renderMessage(
     message.note ? noteBlock(message, actions) : null,
     message.attachments.length > 0 ? attachmentChips(message.attachments, actions) : null,
     message.chips.length > 0 ? contextChips(message.chips, actions) : null,
+    message.instructions?.length ? instructionChips(message.instructions, actions) : null,
     message.role === 'assistant' ? messageMeta(message) : null,
     message.error ? errorBlock(renderer.renderInline(message.error), placement.isLast, actions) : null,
     message.unanswered ? unansweredBlock(message.unanswered.error, renderer, actions) : null,

@@ -51,7 +51,7 @@ export function summaryPreamble(summary: string): string {
 
 /**
  * The nodes a request for `nodeId` carries, and the system text to send first (the root's, or
- * `systemOverride`). Without a
+ * `systemOverride`, followed by the workspace's `instructions` section when given). Without a
  * compaction on the path this is the path (an empty root left out); with one, it is the system
  * root, then the messages from the compaction's first kept node on (compaction nodes themselves are
  * never sent as messages), with the summary joined to the system text.
@@ -60,6 +60,7 @@ export function requestPath(
   tree: ConversationTree,
   nodeId: string,
   systemOverride?: string,
+  instructions?: string,
 ): { system?: string; nodes: ConversationNode[]; compaction?: ConversationNode } {
   const path = tree.path(nodeId);
   const root = path[0];
@@ -68,6 +69,8 @@ export function requestPath(
   const found = lastCompaction(path);
   let kept = rest;
   const parts = rootText !== undefined ? [rootText] : [];
+  // Instruction files follow the system prompt and come before any summary.
+  if (instructions) parts.push(instructions);
   if (found) {
     const keptFrom = rest.findIndex((n) => n.nodeId === found.info.firstKeptNodeId);
     // A first kept node that is not on the path (deleted, or the summary covers everything) keeps only what follows the summary.
@@ -79,9 +82,9 @@ export function requestPath(
   return { system: parts.length ? parts.join('\n\n') : undefined, nodes: kept.filter((n) => !isSummaryNode(n)), ...(found ? { compaction: found.node } : {}) };
 }
 
-/** The messages a request for `nodeId` carries, in order (`systemOverride` in place of the root's text): see `requestPath`. */
-export function requestMessages(tree: ConversationTree, nodeId: string, systemOverride?: string): LLMMessage[] {
-  const { system, nodes } = requestPath(tree, nodeId, systemOverride);
+/** The messages a request for `nodeId` carries, in order (`systemOverride` in place of the root's text, then `instructions`): see `requestPath`. */
+export function requestMessages(tree: ConversationTree, nodeId: string, systemOverride?: string, instructions?: string): LLMMessage[] {
+  const { system, nodes } = requestPath(tree, nodeId, systemOverride, instructions);
   const messages = nodes.map((n) => n.message);
   return system === undefined ? messages : [{ role: 'system', content: system }, ...messages];
 }

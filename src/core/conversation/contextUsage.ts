@@ -38,6 +38,8 @@ export interface ContextUsage {
   parts: {
     /** The system prompt, with the summary of a compaction. */
     system: number;
+    /** The workspace's instruction files (AGENTS.md, rules) sent with the system prompt. */
+    instructions: number;
     /** Messages as typed and answered. */
     history: number;
     /** Attached files and selections inside user messages. */
@@ -61,6 +63,8 @@ export interface ContextUsageOptions {
   tools?: readonly ToolDefinition[];
   /** The system prompt the request will carry instead of the root's (the chat's picked prompt). */
   systemOverride?: string;
+  /** The instruction files' section the request carries after the system prompt. */
+  instructions?: string;
   /** The model's context length. */
   limit?: number;
   /** Tokens to keep free for the answer (default 0). */
@@ -72,10 +76,15 @@ export interface ContextUsageOptions {
 export function contextUsage(tree: ConversationTree, nodeId: string, options: ContextUsageOptions = {}): ContextUsage {
   const counter = options.counter ?? ESTIMATE_COUNTER;
   const countNode = (n: ConversationNode) => (counter.countNode ? counter.countNode(n) : counter.countMessage(n.message));
-  const { system, nodes, compaction } = requestPath(tree, nodeId, options.systemOverride);
+  const { system, nodes, compaction } = requestPath(tree, nodeId, options.systemOverride, options.instructions);
   counter.prepare?.(nodes);
-  const parts = { system: 0, history: 0, attachments: 0, retrieval: 0, draft: 0, tools: 0 };
-  if (system !== undefined) parts.system = counter.countMessage({ role: 'system', content: system });
+  const parts = { system: 0, instructions: 0, history: 0, attachments: 0, retrieval: 0, draft: 0, tools: 0 };
+  if (system !== undefined) {
+    // One system message carries both: the instructions' share is their own count, the rest is the system prompt's.
+    const whole = counter.countMessage({ role: 'system', content: system });
+    parts.instructions = options.instructions ? Math.min(whole, counter.countMessage({ role: 'system', content: options.instructions })) : 0;
+    parts.system = whole - parts.instructions;
+  }
   for (const node of nodes) {
     const total = countNode(node);
     const typed = readNodeMetadata(node.metadata, 'displayText');
@@ -92,7 +101,7 @@ export function contextUsage(tree: ConversationTree, nodeId: string, options: Co
   if (options.draft?.trim()) parts.draft = counter.countMessage({ role: 'user', content: options.draft });
   // Counted as the JSON the wire carries: providers put the definitions into the prompt about that size.
   if (options.tools?.length) parts.tools = counter.countMessage({ role: 'system', content: JSON.stringify(options.tools) });
-  const used = parts.system + parts.history + parts.attachments + parts.retrieval + parts.draft + parts.tools;
+  const used = parts.system + parts.instructions + parts.history + parts.attachments + parts.retrieval + parts.draft + parts.tools;
   const reserved = Math.max(0, options.reserve ?? 0);
   const limit = options.limit !== undefined && options.limit > 0 ? options.limit : undefined;
   return {

@@ -248,15 +248,15 @@ export class ConversationManager extends ConversationReader {
    * Compacts before a request when the path up to the current node would fill more than `fraction`
    * of `limit` (with `reserve` kept for the answer); returns the compaction node, or `undefined` when
    * there is room (or nothing to compact). Automatic compactions are recorded as `trigger: 'auto'`.
-   * `systemOverride` is the system prompt the request will carry instead of the root's.
+   * `systemOverride` is the system prompt the request will carry instead of the root's, `instructions` the instruction files' section after it.
    */
-  async compactIfFull(options: CompactOptions & { limit?: number; fraction: number; reserve?: number; counter?: UsageCounter; systemOverride?: string; tools?: readonly ToolDefinition[] }): Promise<ConversationNode | undefined> {
+  async compactIfFull(options: CompactOptions & { limit?: number; fraction: number; reserve?: number; counter?: UsageCounter; systemOverride?: string; instructions?: string; tools?: readonly ToolDefinition[] }): Promise<ConversationNode | undefined> {
     if (!options.limit) return undefined;
-    const usage = this.getContextUsage({ limit: options.limit, reserve: options.reserve, counter: options.counter, systemOverride: options.systemOverride, tools: options.tools });
+    const usage = this.getContextUsage({ limit: options.limit, reserve: options.reserve, counter: options.counter, systemOverride: options.systemOverride, instructions: options.instructions, tools: options.tools });
     if ((usage.fraction ?? 0) < options.fraction) return undefined;
     // What a compaction cannot shrink (the system prompt, the tool definitions, the answer's reserve) over
     // the threshold already: summarising the history would lose it and still not make room.
-    if ((usage.parts.system + usage.parts.tools + usage.reserved) / options.limit >= options.fraction) return undefined;
+    if ((usage.parts.system + usage.parts.instructions + usage.parts.tools + usage.reserved) / options.limit >= options.fraction) return undefined;
     const count = options.count ?? (options.counter ? (m: LLMMessage) => options.counter!.countMessage(m) : undefined);
     try {
       // What is kept verbatim must leave room under the limit for the summary and the answer.

@@ -62,6 +62,11 @@ export interface CompleteOptions {
   configOverrides?: ConfigOverrides;
   /** System prompt for this call only; the stored root is unchanged. */
   systemPromptOverride?: string;
+  /**
+   * The workspace's instruction files as one section (see `renderInstructions`), sent in the system
+   * message right after the system prompt, for this call only.
+   */
+  instructions?: string;
   tools?: ToolDefinition[];
   signal?: AbortSignal;
 }

@@ -53,7 +53,7 @@ export async function prepareCall(source: CallSource, managerOptions: Conversati
   }
   // Every call has a result (a path cut by a crash gets "interrupted" ones); then old tool outputs go
   // first, before the window drops any turn (never in the tree, only in what is sent).
-  const messages = pruneToolOutputs(withToolResults(requestMessages(tree, currentNodeId, options.systemPromptOverride)).map(copyMessage), {
+  const messages = pruneToolOutputs(withToolResults(requestMessages(tree, currentNodeId, options.systemPromptOverride, options.instructions)).map(copyMessage), {
     keepTokens: managerOptions.keepToolOutputTokens,
   });
   const window = applyContextWindow(messages, windowOptions(managerOptions));
