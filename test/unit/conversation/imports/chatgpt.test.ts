@@ -64,7 +64,7 @@ describe('ChatGPT conversations.json', () => {
   });
 
   it('hangs the children of a hidden node on its nearest kept ancestor', () => {
-    const node = (id: string, parent: string | null, children: string[], message: unknown) => ({ id, parent, children, message });
+    const node = (id: string, parent: string | null, children: string[], message: Record<string, unknown> | null) => ({ id, parent, children, message });
     const text = (role: string, t: string, meta = {}) => ({ id: t, author: { role }, content: { content_type: 'text', parts: [t] }, metadata: meta, create_time: 1 });
     const dict = fromChatGptConversation({
       id: 'c',
