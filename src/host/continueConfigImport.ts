@@ -5,7 +5,7 @@ import type { CommandDeps } from './commandDeps';
 /**
  * Imports a Continue `config.yaml`/`config.json`: the user picks one of its chat models, sees exactly
  * the settings it sets (in user settings) and confirms; a literal API key in the file is offered to
- * Arbor's key store (SecretStorage), never written to settings. Resolves what was set, for the message.
+ * Arbor's key store (SecretStorage), never written to settings. Says what was set, or why nothing was.
  */
 export async function importContinueConfig(deps: CommandDeps, obj: unknown, name: string): Promise<void> {
   const { choices, skipped } = fromContinueConfig(obj);

@@ -77,11 +77,6 @@ export class DataknobsBuilder {
     this.current = id;
   }
 
-  /** The number of messages added (the root not counted). */
-  get messageCount(): number {
-    return this.nodes.length - 1;
-  }
-
   /** The finished conversation, in the shape `ConversationManager.importJson` reads. */
   build(metadata: Record<string, unknown>, updatedAt?: string): DataknobsConversationDict {
     const last = this.nodes.reduce((max, n) => (n.timestamp > max ? n.timestamp : max), this.createdAt);
