@@ -30,6 +30,7 @@ export const Commands = {
   reindexWorkspace: 'arbor.reindexWorkspace',
   exportConversation: 'arbor.exportConversation',
   importConversation: 'arbor.importConversation',
+  importCopilotChats: 'arbor.importCopilotChats',
   searchConversations: 'arbor.searchConversations',
   refresh: 'arbor.refresh',
   openConversation: 'arbor.conversation.open',
