@@ -92,7 +92,7 @@ export class Services extends Disposable {
     this.apiKeys = new ApiKeyStore(context.secrets);
     this.tools = new ToolServices(context.workspaceState, context.globalState, (message) => this.logger.warn(message));
     this.codeApply = new CodeApply(this);
-    this.vscodeLm = this._register(new VscodeLmProvider(this.logger));
+    this.vscodeLm = this._register(new VscodeLmProvider(this.logger, () => ({ maxAnswerChars: this.current.maxAnswerChars, maxAnswerMs: this.current.maxAnswerSeconds * 1000 })));
     // A file picked by hand is read even when the index's rules leave it out (the reader marks it so),
     // never when the engine refuses it (secrets, .git): the same adapter prompts read through.
     this.workspaceFiles = new WorkspaceFileReader(this.files, () => this.folderPaths(), () => this.workspace.filesAdapter(), (p) => this.languages().languageOf(p));

@@ -125,3 +125,13 @@ describe('lmProviderError', () => {
     expect(lmProviderError(p, ctx)).toBe(p);
   });
 });
+
+describe('readLmStream caps', () => {
+  it('cuts an answer at maxAnswerChars, keeps the text up to the cap and cancels the request', async () => {
+    let cancelled = 0;
+    const { chunks, error } = await collect(readLmStream(recorded([new TextPart('abcdef'), new TextPart('ghij'), new TextPart('never')]), { ...ctx, maxAnswerChars: 8, onLimit: () => cancelled++ }));
+    expect(chunks.map((c) => c.delta).join('')).toBe('abcdefgh');
+    expect(error).toMatchObject({ kind: 'limit', provider: 'vscode' });
+    expect(cancelled).toBe(1);
+  });
+});

@@ -6,6 +6,7 @@
  */
 import { ProviderError } from '../errors';
 import type { LLMStreamChunk, ToolCall } from '../types';
+import { AnswerBudget } from './answerLimits';
 import { VSCODE_PROVIDER_NAME } from './vscodeLmIds';
 
 /** A `LanguageModelTextPart`. */
@@ -95,6 +96,15 @@ export function lmProviderError(err: unknown, ctx: LmErrorContext): ProviderErro
 /** Options of one read. */
 export interface ReadLmStreamOptions extends LmErrorContext {
   signal?: AbortSignal;
+  /** Most characters of the answer (text and tool-call input together); 0 or absent: none. */
+  maxAnswerChars?: number;
+  /** Called when the cap cuts the answer, to cancel the request. */
+  onLimit?: () => void;
+}
+
+/** The error of an answer cut at `arbor.maxAnswerChars` / `maxAnswerSeconds`; the text so far is kept. */
+export function lmLimit(what: string): ProviderError {
+  return make('limit', false, `The answer was stopped at Arbor's cap on ${what}; the text so far is kept. Raise the cap in the settings if the model needs more.`, undefined);
 }
 
 /**
@@ -105,16 +115,27 @@ export interface ReadLmStreamOptions extends LmErrorContext {
 export async function* readLmStream(stream: AsyncIterable<unknown>, options: ReadLmStreamOptions): AsyncGenerator<LLMStreamChunk> {
   const calls: ToolCall[] = [];
   const { signal } = options;
+  const budget = new AnswerBudget(options.maxAnswerChars ?? 0);
+  const cut = () => {
+    options.onLimit?.();
+    return lmLimit('answer length');
+  };
   try {
     for await (const part of stream) {
       if (signal?.aborted) throw lmAborted();
       if (isToolCallPart(part)) {
-        calls.push({ id: part.callId, type: 'function', function: { name: part.name, arguments: JSON.stringify(part.input ?? {}) } });
+        const args = JSON.stringify(part.input ?? {});
+        budget.spend(args.length);
+        if (budget.exhausted) throw cut();
+        calls.push({ id: part.callId, type: 'function', function: { name: part.name, arguments: args } });
       } else if (isTextPart(part)) {
-        if (part.value) yield { delta: part.value, done: false };
+        const text = budget.take(part.value);
+        if (text) yield { delta: text, done: false };
+        if (budget.exhausted) throw cut();
       }
     }
   } catch (err) {
+    if (err instanceof ProviderError && err.kind === 'limit') throw err;
     if (signal?.aborted) throw lmAborted();
     throw lmProviderError(err, options);
   }

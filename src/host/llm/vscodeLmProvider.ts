@@ -10,6 +10,7 @@ import {
   estimatingTokenCounter,
   LazyTokenCounter,
   lmAborted,
+  lmLimit,
   lmProviderError,
   parseVscodeModelId,
   ProviderError,
@@ -70,7 +71,11 @@ export class VscodeLmProvider extends Disposable implements LLMProvider {
   /** Fires when `countTokens` answered for texts the meter had estimated: redraw the meter. */
   readonly onDidCountTokens = this._onDidCountTokens.event;
 
-  constructor(private readonly logger: OutputChannelLogger) {
+  constructor(
+    private readonly logger: OutputChannelLogger,
+    /** Arbor's caps on one answer (`arbor.maxAnswerChars`, `arbor.maxAnswerSeconds` in ms); 0: none. */
+    private readonly limits: () => { maxAnswerChars: number; maxAnswerMs: number } = () => ({ maxAnswerChars: 0, maxAnswerMs: 0 }),
+  ) {
     super();
     const lm = lmApi();
     if (lm && typeof lm.onDidChangeChatModels === 'function') {
@@ -155,10 +160,14 @@ export class VscodeLmProvider extends Disposable implements LLMProvider {
     if (signal?.aborted) throw lmAborted();
     const request = toLmMessages(messages, PARTS, id);
     const tools = toLmTools(options.tools);
-    // Stop (and Arbor's own answer caps) reach VS Code through the signal.
+    // Stop and Arbor's total-time cap reach VS Code through one cancellation.
     const cancel = new vscode.CancellationTokenSource();
     const onAbort = () => cancel.cancel();
     signal?.addEventListener('abort', onAbort, { once: true });
+    const { maxAnswerChars, maxAnswerMs } = this.limits();
+    const deadline = new AbortController();
+    const timer = maxAnswerMs > 0 && Number.isFinite(maxAnswerMs) ? setTimeout(() => (deadline.abort(), cancel.cancel()), maxAnswerMs) : undefined;
+    const stopped = signal ? AbortSignal.any([signal, deadline.signal]) : deadline.signal;
     try {
       let response: vscode.LanguageModelChatResponse;
       try {
@@ -171,8 +180,14 @@ export class VscodeLmProvider extends Disposable implements LLMProvider {
         if (signal?.aborted) throw lmAborted();
         throw lmProviderError(err, ctx);
       }
-      yield* readLmStream(response.stream, { ...ctx, ...(signal ? { signal } : {}) });
+      try {
+        yield* readLmStream(response.stream, { ...ctx, signal: stopped, maxAnswerChars, onLimit: () => cancel.cancel() });
+      } catch (err) {
+        if (deadline.signal.aborted && !signal?.aborted) throw lmLimit('answer time');
+        throw err;
+      }
     } finally {
+      clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
       // A reader that stopped early ends the request too.
       cancel.cancel();
