@@ -52,6 +52,7 @@ import { Composer } from './view/composer';
 import { Header } from './view/header';
 import { ToolsToggle } from './view/toolsToggle';
 import { MessageList } from './view/messageList';
+import { setMenuVscodeModels } from './view/modelMenu';
 
 const vscode = connectVsCode();
 let persisted: PersistedState = vscode.getState() ?? { draft: '', attachments: [] };
@@ -199,7 +200,8 @@ function handle(message: ToWebview): void {
       break;
     case 'models':
       models = message.models;
-      composer.setModels(message.models, message.current);
+      setMenuVscodeModels(message.vscodeModels ?? []);
+      composer.setModels(message.models, message.current, message.vscodeModels ?? []);
       break;
     case 'prompts':
       prompts = message.prompts;

@@ -163,6 +163,10 @@ export {
 export { PathTokenCache, type CountableNode, type PathTokenCount, type ExtraParts } from './llm/pathTokenCache';
 export { redactSecrets, parseRetryAfter } from './llm/providerErrors';
 export { modelChoices, modelKey, sameModel } from './llm/modelNames';
+export { VSCODE_MODEL_PREFIX, VSCODE_PROVIDER_NAME, VSCODE_MODEL_GROUP, vscodeModelId, isVscodeModelId, parseVscodeModelId } from './llm/vscodeLmIds';
+export { toLmMessages, toLmTools, systemAsUserText, type LmPartFactory, type LmTool } from './llm/vscodeLmMessages';
+export { readLmStream, lmProviderError, lmAborted, lmLimit, type LmErrorContext, type ReadLmStreamOptions } from './llm/vscodeLmStream';
+export { LazyTokenCounter } from './llm/lazyTokenCounter';
 export { DEFAULT_MAX_ANSWER_CHARS, DEFAULT_MAX_ANSWER_MS } from './llm/answerLimits';
 export {
   type ConversationSortBy,

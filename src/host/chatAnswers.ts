@@ -89,7 +89,7 @@ export class ChatAnswers {
     // What the counter makes of this request, to learn from the server's own count once it answers.
     let sentEstimate: number | undefined;
     try {
-      await checkReadyToSend(this.deps.services);
+      await checkReadyToSend(this.deps.services, chosen);
       const plan = await this.deps.options.plan(manager, chosen);
       // Room for the request first, counted with the system prompt just rendered for it and the tools
       // it offers; a summary moves the answer below it.

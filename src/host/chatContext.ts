@@ -4,7 +4,7 @@
  * server reported, and the compactions and branch summaries with the notices that tell the reader
  * what happened. The controller owns one per chat and posts what it returns.
  */
-import { InvalidOperationError, keptBudget, PathTokenCache, readNodeMetadata, tokenCounterFor, type ConversationManager, type ConversationNode, type ToolDefinition } from '../core/index';
+import { InvalidOperationError, isVscodeModelId, keptBudget, PathTokenCache, readNodeMetadata, tokenCounterFor, type ConversationManager, type ConversationNode, type ToolDefinition } from '../core/index';
 import type { Attachment, NoticeMessage, UsageView } from '../shared/protocol';
 import type { ChatOptions } from './chatOptions';
 import { attachmentKey, chatUsage, MeterCounter, usageView } from './contextBudget';
@@ -73,11 +73,12 @@ export class ChatContext {
   }
 
   /**
-   * The counter for `model`: exact for OpenAI models gpt-tokenizer knows, otherwise the estimate
-   * calibrated by what the server reported; the chat's cache keeps each message's count.
+   * The counter for `model`: exact for OpenAI models gpt-tokenizer knows, the model's own `countTokens`
+   * for VS Code's models, otherwise the estimate calibrated by what the server reported; the chat's cache
+   * keeps each message's count.
    */
   async counter(model: string): Promise<MeterCounter> {
-    const counter = await tokenCounterFor(this.services.settings.provider, model);
+    const counter = isVscodeModelId(model) ? await this.services.vscodeLm.tokenCounter(model) : await tokenCounterFor(this.services.settings.provider, model);
     if (this.meter) this.meter.cache.counter = counter;
     else this.meter = new MeterCounter(new PathTokenCache(counter));
     return this.meter;

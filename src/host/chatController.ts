@@ -133,6 +133,9 @@ export class ChatController extends Disposable {
       }),
     );
     this._register(toDisposable(() => this.librarySub?.dispose()));
+    // VS Code's models came or went (a sign-in, an extension): the pickers list them again; their token counts redraw the meter.
+    this._register(services.vscodeLm.onDidChangeModels(() => void this.postModels()));
+    this._register(services.vscodeLm.onDidCountTokens(() => void this.postUsage()));
   }
 
   /** Whether a model answer is streaming. */

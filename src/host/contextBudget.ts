@@ -2,7 +2,7 @@
  * The context budget of a chat: the model's context length (as the provider lists it, cached per
  * provider and model), the tokens kept for the answer, and the usage view the header's meter shows.
  */
-import { ESTIMATE_COUNTER, type ContextUsage, type ConversationManager, type ConversationNode, type LLMMessage, type LLMProvider, type PathTokenCache, type ToolDefinition, type UsageCounter } from '../core/index';
+import { ESTIMATE_COUNTER, isVscodeModelId, type ContextUsage, type ConversationManager, type ConversationNode, type LLMMessage, type LLMProvider, type PathTokenCache, type ToolDefinition, type UsageCounter } from '../core/index';
 import type { Attachment, UsageView } from '../shared/protocol';
 import type { ArborSettings } from './settings';
 
@@ -23,6 +23,8 @@ export class ContextLengths {
   async get(provider: LLMProvider, model: string): Promise<number | undefined> {
     const known = await provider.contextLength?.(model).catch(() => undefined);
     if (known) return known.maxInputTokens ?? known.tokens;
+    // VS Code's models say theirs (maxInputTokens); the configured provider's list does not have them.
+    if (isVscodeModelId(model)) return undefined;
     const key = `${provider.name}\u0000${model}`;
     let found = this.listed.get(key);
     if (!found) {

@@ -28,4 +28,10 @@ describe("a chat's model", () => {
     expect(pinModelUpdate({ model: 'gpt-4o', modelProvider: 'openai' }, ollama)).toEqual({ model: 'llama3.2', modelProvider: 'ollama' });
     expect(pinModelUpdate({ model: 'qwen:7b', modelProvider: 'ollama' }, ollama)).toBeUndefined();
   });
+
+  it("keeps a VS Code model (vscode: id) as the chat's model whatever arbor.provider is", () => {
+    const stored = modelMetadata('vscode:copilot/gpt-4o', 'ollama');
+    expect(conversationModel(stored, { provider: 'openai', model: 'gpt-4o-mini' })).toBe('vscode:copilot/gpt-4o');
+    expect(pinModelUpdate(stored, { provider: 'openai', model: 'gpt-4o-mini' })).toBeUndefined();
+  });
 });

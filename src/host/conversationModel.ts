@@ -3,17 +3,20 @@
  * the default, `arbor.model`, for new chats); a chat that has none stored follows the default until its
  * first answer pins it, so picking a model in one chat does not change the others. Pure.
  */
-import { modelKey, readConversationMetadata } from '../core/index';
+import { isVscodeModelId, modelKey, readConversationMetadata } from '../core/index';
 import type { ConversationMetadata } from '../core/index';
 import type { ArborSettings } from './settings';
 
 type ModelSettings = Pick<ArborSettings, 'provider' | 'model'>;
 
-/** The model stored on a chat when it belongs to the current provider, else `undefined`. */
+/**
+ * The model stored on a chat when it belongs to the current provider, else `undefined`. VS Code's models
+ * (`vscode:` ids) belong to no provider setting: they stay the chat's model whatever `arbor.provider` is.
+ */
 function storedModel(metadata: Readonly<Record<string, unknown>> | undefined, provider: ArborSettings['provider']): string | undefined {
   const stored = readConversationMetadata(metadata, 'model');
   const storedProvider = readConversationMetadata(metadata, 'modelProvider');
-  return stored?.trim() && (storedProvider === undefined || storedProvider === provider) ? stored : undefined;
+  return stored?.trim() && (storedProvider === undefined || storedProvider === provider || isVscodeModelId(stored)) ? stored : undefined;
 }
 
 /** The chat's model: the one stored for the current provider, else the default from the settings. */

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { isVscodeModelId } from '../core/index';
 import { assertNever, type ErrorActionCommand } from '../shared/protocol';
 import { Commands, EXTENSION_ID } from './constants';
 import { MissingApiKeyError } from './errorView';
@@ -22,8 +23,12 @@ export async function runErrorAction(command: ErrorActionCommand): Promise<void>
   }
 }
 
-/** Fails before anything is sent when the chosen provider cannot answer yet (OpenAI's API without a key). */
-export async function checkReadyToSend(services: Services): Promise<void> {
+/**
+ * Fails before anything is sent when the chosen provider cannot answer yet (OpenAI's API without a key).
+ * A VS Code model (`model` a `vscode:` id) needs no key: VS Code asks for its own consent.
+ */
+export async function checkReadyToSend(services: Services, model?: string): Promise<void> {
+  if (isVscodeModelId(model)) return;
   const message = missingApiKeyMessage(services.settings, !!(await services.apiKeys.get()));
   if (message) throw new MissingApiKeyError(`${message} Nothing was sent.`);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidOperationError, ProviderError } from '../core/index';
+import { InvalidOperationError, lmProviderError, ProviderError } from '../core/index';
 import { MissingApiKeyError, MissingSystemPromptError, isNoServer, isUserAbort, toErrorView } from './errorView';
 
 describe('toErrorView', () => {
@@ -25,6 +25,16 @@ describe('toErrorView', () => {
     expect(commands(new ProviderError('Model "x" not found.', { kind: 'model_not_found', retryable: false, provider: 'ollama' }))).toEqual(['arbor.selectModel']);
     expect(toErrorView(new ProviderError('slow down', { kind: 'rate_limit', retryable: true, provider: 'openai' })).actions).toBeUndefined();
     expect(toErrorView(new Error('boom')).actions).toBeUndefined();
+  });
+  it("offers another model for VS Code's consent, quota and missing-model errors, and never calls them an unreachable server", () => {
+    const commands = (err: unknown) => (toErrorView(err).actions ?? []).map((a) => a.command);
+    const noPermission = lmProviderError(Object.assign(new Error('cannot be used'), { name: 'LanguageModelError', code: 'NoPermissions' }), { model: 'vscode:copilot/gpt-4o' });
+    expect(toErrorView(noPermission)).toMatchObject({ kind: 'auth', retryable: true });
+    expect(commands(noPermission)).toEqual(['arbor.selectModel']);
+    expect(isNoServer(noPermission)).toBe(false);
+    expect(commands(lmProviderError(new Error('You have exceeded your quota'), { model: 'vscode:copilot/gpt-4o' }))).toEqual(['arbor.selectModel']);
+    expect(commands(lmProviderError(Object.assign(new Error('gone'), { name: 'LanguageModelError', code: 'NotFound' }), { model: 'vscode:copilot/gpt-4o' }))).toEqual(['arbor.selectModel']);
+    expect(commands(lmProviderError(new Error('boom'), { model: 'vscode:copilot/gpt-4o' }))).toEqual([]);
   });
   it('names engine errors and plain errors', () => {
     expect(toErrorView(new InvalidOperationError('No messages yet.'))).toEqual({ message: 'No messages yet.', kind: 'InvalidOperationError', retryable: false });

@@ -2,7 +2,7 @@
  * Turns any failure into the `ErrorView` the chat shows, keeping a provider's actionable message,
  * and tells a model server that cannot be reached from other failures. Pure.
  */
-import { ArborError, ProviderError } from '../core/index';
+import { ArborError, ProviderError, VSCODE_PROVIDER_NAME } from '../core/index';
 import type { ErrorAction, ErrorView } from '../shared/protocol';
 
 /** OpenAI's API was chosen and no key is stored: found before anything is sent. */
@@ -19,6 +19,8 @@ export const OPEN_SETTINGS: ErrorAction = { command: 'arbor.openSettings', title
 export function errorActions(err: unknown): ErrorAction[] {
   if (err instanceof MissingApiKeyError) return [SET_OPENAI_KEY, OPEN_SETTINGS];
   if (!(err instanceof ProviderError)) return [];
+  // VS Code's models: consent, quota and a model gone are fixed in VS Code or by another model, never in Arbor's settings.
+  if (err.provider === VSCODE_PROVIDER_NAME) return ['auth', 'model_not_found', 'rate_limit'].includes(err.kind) ? [SELECT_MODEL] : [];
   switch (err.kind) {
     case 'auth':
       return err.provider === 'openai' ? [SET_OPENAI_KEY, OPEN_SETTINGS] : [OPEN_SETTINGS];
@@ -33,7 +35,7 @@ export function errorActions(err: unknown): ErrorAction[] {
 
 /** Whether the failure means no model server answered at all (not running, wrong host, bad key). */
 export function isNoServer(err: unknown): boolean {
-  return err instanceof ProviderError && (err.kind === 'connection' || err.kind === 'auth');
+  return err instanceof ProviderError && err.provider !== VSCODE_PROVIDER_NAME && (err.kind === 'connection' || err.kind === 'auth');
 }
 
 /** The chat's view of an error (the providers' messages already say what to do). */

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { modelChoices, modelKey } from '../core/index';
+import { modelChoices, modelKey, VSCODE_MODEL_GROUP } from '../core/index';
+import { vscodeModelViews } from './chatModels';
 import type { CommandDeps } from './commandDeps';
 import { Commands, Settings } from './constants';
 import { conversationModel } from './conversationModel';
@@ -90,19 +91,34 @@ export function registerGeneralCommands(context: vscode.ExtensionContext, deps: 
     pick.busy = true;
     pick.items = [{ label: modelKey(current), description: 'current' }];
     pick.show();
+    // VS Code's models, in their own group; each item's id is kept beside its label (the label is VS Code's name).
+    const ids = new Map<vscode.QuickPickItem, string>();
+    const vscodeGroup = vscodeModelViews(services, current).catch(() => []);
     services
       .provider()
       .then((p) => p.listModels())
-      .then((models) => {
-        const choices = modelChoices(current, models.map((m) => m.id));
-        pick.items = choices.models.map((id) => ({ label: id, description: id === choices.current ? 'current' : undefined }));
-      })
-      .catch((err) => {
+      .catch((err: unknown) => {
         pick.placeholder = `Could not list models: ${err instanceof Error ? err.message : String(err)} Type a model name.`;
+        return [];
+      })
+      .then(async (models) => {
+        const group = await vscodeGroup;
+        const choices = modelChoices(group.some((m) => m.id === current) ? '' : current, models.map((m) => m.id));
+        const items: vscode.QuickPickItem[] = choices.models.map((id) => ({ label: id, description: id === choices.current ? 'current' : undefined }));
+        if (group.length > 0) items.push({ label: VSCODE_MODEL_GROUP, kind: vscode.QuickPickItemKind.Separator });
+        for (const m of group) {
+          const item: vscode.QuickPickItem = { label: m.name, description: m.id === current ? `${m.description} · current` : m.description, detail: m.id };
+          ids.set(item, m.id);
+          items.push(item);
+        }
+        pick.items = items;
       })
       .finally(() => (pick.busy = false));
     const chosen = await new Promise<string | undefined>((resolve) => {
-      pick.onDidAccept(() => resolve(pick.selectedItems[0]?.label ?? (pick.value.trim() || undefined)));
+      pick.onDidAccept(() => {
+        const item = pick.selectedItems[0];
+        resolve(item ? (ids.get(item) ?? item.label) : pick.value.trim() || undefined);
+      });
       pick.onDidHide(() => resolve(undefined));
     });
     pick.dispose();

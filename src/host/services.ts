@@ -29,6 +29,8 @@ import { CodeApply } from './apply/codeApply';
 import { WorkspaceFileReader } from './workspaceFileReader';
 import { WorkspaceServices } from './workspaceServices';
 import { WorkspaceInstructions } from './workspaceInstructions';
+import { RoutingProvider } from './llm/routingProvider';
+import { VscodeLmProvider } from './llm/vscodeLmProvider';
 
 /** How often the store is checked for other windows' changes. */
 const STORE_POLL_MS = 2000;
@@ -53,6 +55,8 @@ export class Services extends Disposable {
   readonly codeApply: CodeApply;
   /** The workspace's instruction files (AGENTS.md, rules), cached and watched. */
   readonly instructions: WorkspaceInstructions;
+  /** VS Code's own language models (`vscode.lm`), answering the `vscode:` model ids. */
+  readonly vscodeLm: VscodeLmProvider;
 
   private readonly _onDidChangeSettings = this._register(new vscode.EventEmitter<ArborSettings>());
   /** Fires after the `arbor.*` settings or the API key changed (the provider is rebuilt lazily). */
@@ -91,6 +95,7 @@ export class Services extends Disposable {
     this.apiKeys = new ApiKeyStore(context.secrets);
     this.tools = new ToolServices(context.workspaceState, context.globalState, (message) => this.logger.warn(message));
     this.codeApply = new CodeApply(this);
+    this.vscodeLm = this._register(new VscodeLmProvider(this.logger, () => ({ maxAnswerChars: this.current.maxAnswerChars, maxAnswerMs: this.current.maxAnswerSeconds * 1000 })));
     // A file picked by hand is read even when the index's rules leave it out (the reader marks it so),
     // never when the engine refuses it (secrets, .git): the same adapter prompts read through.
     this.workspaceFiles = new WorkspaceFileReader(this.files, () => this.folderPaths(), () => this.workspace.filesAdapter(), (p) => this.languages().languageOf(p));
@@ -324,18 +329,24 @@ export class Services extends Disposable {
     this._register(toDisposable(() => clearInterval(interval)));
   }
 
-  /** The model provider of the current settings and key. */
+  /**
+   * The model provider of the current settings and key, routing VS Code's models (`vscode:` ids) to
+   * `vscodeLm` and every other model to the configured provider.
+   */
   provider(): Promise<LLMProvider> {
-    this.providerPromise ??= (async () => {
-      const s = this.current;
-      const limits = { maxAnswerChars: s.maxAnswerChars, maxAnswerMs: s.maxAnswerSeconds * 1000 };
-      if (s.provider === 'openai') {
-        const apiKey = await this.apiKeys.get();
-        return new OpenAIProvider({ baseURL: s.openaiBaseUrl, apiKey, model: s.model, pricing: s.pricing, contextLengths: s.contextLengths, supportsTools: s.openaiSupportsTools, ...limits });
-      }
-      return new OllamaProvider({ host: s.ollamaHost, model: s.model, numCtx: s.ollamaNumCtx, contextLengths: s.contextLengths, ...limits });
-    })();
+    this.providerPromise ??= this.configuredProvider().then((configured) => new RoutingProvider(configured, this.vscodeLm));
     return this.providerPromise;
+  }
+
+  /** The provider `arbor.provider` names, with the current settings and key. */
+  private async configuredProvider(): Promise<LLMProvider> {
+    const s = this.current;
+    const limits = { maxAnswerChars: s.maxAnswerChars, maxAnswerMs: s.maxAnswerSeconds * 1000 };
+    if (s.provider === 'openai') {
+      const apiKey = await this.apiKeys.get();
+      return new OpenAIProvider({ baseURL: s.openaiBaseUrl, apiKey, model: s.model, pricing: s.pricing, contextLengths: s.contextLengths, supportsTools: s.openaiSupportsTools, ...limits });
+    }
+    return new OllamaProvider({ host: s.ollamaHost, model: s.model, numCtx: s.ollamaNumCtx, contextLengths: s.contextLengths, ...limits });
   }
 
   /** The prompt library of the workspace's prompts folder; `undefined` when untrusted or no folder is open. */

@@ -284,6 +284,17 @@ export interface ModelsMessage {
   readonly type: 'models';
   readonly models: readonly string[];
   readonly current: string;
+  /** VS Code's own models (`vscode:` ids, not in `models`), listed in their own "VS Code" group. */
+  readonly vscodeModels?: readonly VscodeModelView[];
+}
+/** One of VS Code's models in the pickers. */
+export interface VscodeModelView {
+  /** Arbor's id, `vscode:<vendor>/<id>`: what is picked and stored. */
+  readonly id: string;
+  /** VS Code's name of the model ("GPT-4o"). */
+  readonly name: string;
+  /** Vendor and family ("copilot · gpt-4o"). */
+  readonly description: string;
 }
 /** Host: the chat's system prompt and request options, for the header's picker and options form. */
 export interface ChatOptionsMessage {

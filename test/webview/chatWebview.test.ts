@@ -347,6 +347,32 @@ describe('chat webview', () => {
     expect(await notice.count()).toBe(0);
   });
 
+  it("lists VS Code's models in their own group of both pickers, with vendor and family, and posts their vscode: ids", async () => {
+    const p = await open();
+    const vscodeModels = [
+      { id: 'vscode:copilot/gpt-4o', name: 'GPT-4o', description: 'copilot · gpt-4o' },
+      { id: 'vscode:arbor-e2e/echo', name: 'Echo', description: 'arbor-e2e · echo' },
+    ];
+    await postToWebview(p, { type: 'models', models: ['llama3.2'], current: 'vscode:copilot/gpt-4o', vscodeModels });
+    await postToWebview(p, { type: 'state', state: chatState(twoTurns) });
+    // The composer's picker: the provider's model, then a disabled "VS Code" heading and the group.
+    await p.locator('[data-testid=model-picker]').click();
+    const options = p.locator('[data-testid=model-picker] li[role=option]');
+    await expect.poll(async () => (await options.allTextContents()).map((t) => t.trim())).toEqual(['llama3.2', 'VS Code', 'GPT-4o', 'Echo']);
+    await options.filter({ hasText: 'Echo' }).click();
+    expect(await waitForPosted(p, ofType('selectModel'))).toEqual({ type: 'selectModel', model: 'vscode:arbor-e2e/echo' });
+    await clearPosted(p);
+    // The Regenerate menu: the same group, labelled, with vendor and family beside each name.
+    const answer = p.locator('[data-testid=message][data-node-id="0.1"]');
+    await answer.locator('[data-testid=regenerate-model]').click();
+    const group = p.locator('[data-testid=model-menu] [data-testid=model-group]');
+    expect(await group.getAttribute('aria-label')).toBe('VS Code');
+    expect(await group.locator('[data-testid=model-option]').count()).toBe(2);
+    expect(await group.locator('[data-testid=model-option][data-model="vscode:copilot/gpt-4o"] .popup-detail').textContent()).toBe('copilot · gpt-4o');
+    await group.locator('[data-testid=model-option][data-model="vscode:copilot/gpt-4o"]').click();
+    expect(await waitForPosted(p, ofType('regenerate'))).toMatchObject({ type: 'regenerate', nodeId: '0.1', model: 'vscode:copilot/gpt-4o' });
+  });
+
   it('a streamed answer, rendered block by block, ends the same as the whole text rendered at once', async () => {
     const p = await open();
     const text = 'Intro with `code`.\n\n1. first\n\n   continued item\n2. second\n\n```ts\nconst a = 1;\n\nconst b = 2;\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\nDone.';

@@ -4,13 +4,14 @@
  * `#selection` attach context, attachments show as removable chips; the model picker and
  * Send/Stop sit under it.
  */
-import type { Attachment, PromptSummary } from '../../src/shared/protocol';
+import type { Attachment, PromptSummary, VscodeModelView } from '../../src/shared/protocol';
 import type { VscodeSingleSelect } from '@vscode-elements/elements/dist/vscode-single-select/vscode-single-select.js';
 import { h, icon, iconButton } from '../dom';
 import { formatRange } from '../format';
 import { fitToText } from './autoGrow';
 import { FilePicker } from './filePicker';
 import { PopupList } from './popupList';
+import { VSCODE_GROUP_LABEL } from './modelMenu';
 import { PromptForm } from './promptForm';
 
 /** What the composer asks of the page. */
@@ -136,18 +137,30 @@ export class Composer {
     this.sendButton.hidden = busy;
   }
 
-  /** Fills the model picker; `current` is selected without telling the host again. */
-  setModels(models: readonly string[], current: string): void {
-    const all = models.includes(current) || !current ? models : [current, ...models];
-    this.modelPicker.replaceChildren(
-      ...all.map((model) => {
-        const option = document.createElement('vscode-option');
-        option.value = model;
-        option.textContent = model;
-        option.selected = model === current;
-        return option;
-      }),
-    );
+  /**
+   * Fills the model picker: the provider's models, then VS Code's under a "VS Code" heading (a disabled
+   * option) with vendor and family as each one's description; `current` is selected without telling the
+   * host again.
+   */
+  setModels(models: readonly string[], current: string, vscodeModels: readonly VscodeModelView[] = []): void {
+    const inGroup = vscodeModels.some((m) => m.id === current);
+    const all = models.includes(current) || !current || inGroup ? models : [current, ...models];
+    const option = (value: string, text: string, description?: string) => {
+      const o = document.createElement('vscode-option');
+      o.value = value;
+      o.textContent = text;
+      if (description) o.description = description;
+      o.selected = value === current;
+      return o;
+    };
+    const group: HTMLElement[] = [];
+    if (vscodeModels.length > 0) {
+      const heading = option('', VSCODE_GROUP_LABEL);
+      heading.disabled = true;
+      heading.dataset.testid = 'model-group-label';
+      group.push(heading, ...vscodeModels.map((m) => option(m.id, m.name, m.description)));
+    }
+    this.modelPicker.replaceChildren(...all.map((model) => option(model, model)), ...group);
     this.modelPicker.value = current;
   }
 

@@ -15,7 +15,9 @@ export type ContextLengthSource =
   /** The Ollama model's own `num_ctx` parameter (its Modelfile's `PARAMETER num_ctx`). */
   | 'model'
   /** Neither the settings nor the model name one: Ollama's default (`OLLAMA_DEFAULT_NUM_CTX`). */
-  | 'default';
+  | 'default'
+  /** VS Code's `maxInputTokens` of one of its language models. */
+  | 'vscode';
 
 /** A model's context length as Arbor uses it: the most tokens of prompt plus answer in one request. */
 export interface ContextLength {
