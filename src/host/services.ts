@@ -28,6 +28,7 @@ import { ToolServices } from './tools/toolServices';
 import { CodeApply } from './apply/codeApply';
 import { WorkspaceFileReader } from './workspaceFileReader';
 import { WorkspaceServices } from './workspaceServices';
+import { ForeignPromptStore } from './foreignPrompts';
 
 /** How often the store is checked for other windows' changes. */
 const STORE_POLL_MS = 2000;
@@ -50,6 +51,8 @@ export class Services extends Disposable {
   readonly tools: ToolServices;
   /** Apply on code blocks: the diff review and its commands (registered by `activate`). */
   readonly codeApply: CodeApply;
+  /** Copilot's, Continue's and Claude Code's prompt files of the workspace, for the `/` menu. */
+  readonly foreignPrompts: ForeignPromptStore;
 
   private readonly _onDidChangeSettings = this._register(new vscode.EventEmitter<ArborSettings>());
   /** Fires after the `arbor.*` settings or the API key changed (the provider is rebuilt lazily). */
@@ -101,6 +104,9 @@ export class Services extends Disposable {
       storageDir: () => this.storageDir(),
     });
     this.onDidLoadLibrary = this.workspace.onDidLoadLibrary;
+    this.foreignPrompts = this._register(
+      new ForeignPromptStore({ files: this.files, folders: () => this.folderPaths(), trusted: () => this.trusted, warn: (m, err) => this.logger.warn(m, err) }),
+    );
     this.current = this.readSettings();
     this.llm = new DelegatingProvider(
       () => this.provider(),

@@ -41,7 +41,7 @@ Explain \${input:topic:the subject} to me.
 Code from \${fileBasename} in \${workspaceFolderBasename}:
 \${selection}
 
-See #file:src/a.ts and [the guide](../../docs/guide.md#intro) and [site](https://example.com) ![pic](img.png).
+See #file:src/a.ts, and [the guide](../../docs/guide.md#intro) and [site](https://example.com) ![pic](img.png).
 `;
 
 describe('Copilot prompt files', () => {

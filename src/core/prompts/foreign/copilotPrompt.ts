@@ -71,7 +71,9 @@ export function parseCopilotPrompt(input: ForeignFileInput, baseName: string): F
     }
     segments.text(m[0]);
     if (m[2] !== undefined) {
-      addRef(m[2], '', `#file:${m[2]}`, pos);
+      // A reference that ends a sentence: the full stop is not part of the path.
+      const written = m[2].replace(/[.,;:!?]+$/, '');
+      addRef(written, '', `#file:${written}`, pos);
     } else if (m[3] !== '!' && m[5] !== undefined && isFileLink(m[5])) {
       const target = m[5].replace(/[#?].*$/, '');
       if (target) addRef(target, promptDir, m[5], pos);
