@@ -22,6 +22,7 @@
  *   chip (context and attachment chips under messages; click opens the file), code-block, copy-code,
  *   insert-code, composer-input, send, stop, model-picker, attachment, attachment-remove,
  *   attach-file, attach-selection, prompt-menu, prompt-option, prompt-form, prompt-param (data-name),
+ *   prompt-form-source (the tool of another tool's prompt file: Copilot, Continue, Claude),
  *   file-picker, file-query, file-option, title, total-cost, chat-model, restricted, notice,
  *   notice-dismiss, message-list, load-earlier (above the oldest message held, when the path has older ones),
  *   branch-here (a message's Branch from Here), branch-banner, branch-banner-text, branch-cancel,

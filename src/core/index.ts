@@ -226,6 +226,10 @@ export { gitBlobId, sha256Hex } from './prompts/hashes';
 export { DEFAULT_PROMPT_LIMITS, type PromptLimits, type RenderLimits } from './prompts/promptLimits';
 export { checkPromptFolder, type PromptCheckReport } from './prompts/checkPrompts';
 export { runPromptsCli, type CliIo } from './prompts/cli';
+export { FOREIGN_FOLDERS, isForeignPromptPath, type ForeignPrompt, type ForeignSource, type ForeignParam, type ForeignSegment, type ForeignFileRef, type EditorVariable } from './prompts/foreign/foreignTypes';
+export { loadForeignPrompts, type ForeignLoadOptions, type ForeignPromptSet } from './prompts/foreign/loadForeignPrompts';
+export { renderForeignPrompt, editorValue, type ForeignEditorContext, type ForeignRenderInput, type ForeignRenderResult } from './prompts/foreign/renderForeignPrompt';
+export { filterAllowedTools, type AllowableTool } from './prompts/foreign/toolAllowList';
 export {
   forEachToken,
   tokenize,

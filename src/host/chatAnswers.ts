@@ -14,6 +14,7 @@ import { checkReadyToSend } from './errorActions';
 import { isNoServer, isUserAbort, toErrorView } from './errorView';
 import type { Services } from './services';
 import { noServerHint } from './settings';
+import type { PromptRequestOverrides } from './foreignPromptSend';
 import type { ChatTools, PreparedToolRun } from './tools/chatTools';
 
 /** After Stop, how long to wait for the next chunk before cutting the connection. */
@@ -73,8 +74,11 @@ export class ChatAnswers {
     if (s.text || s.thinking) this.deps.reply(s.request, { type: 'streamDelta', delta: s.text, thinkingDelta: s.thinking || undefined });
   }
 
-  /** Streams the model's answer to the current node into the webview; the node is kept even when stopped. */
-  async answer(request: RequestMessage<StreamedRequestType>, model?: string): Promise<void> {
+  /**
+   * Streams the model's answer to the current node into the webview; the node is kept even when stopped.
+   * `overrides` (from another tool's prompt file) set the system message and the allowed tools of this request only.
+   */
+  async answer(request: RequestMessage<StreamedRequestType>, model?: string, overrides?: PromptRequestOverrides): Promise<void> {
     const manager = await this.deps.services.manager(this.deps.conversationId);
     const metadata = manager.getMetadata() as Record<string, unknown>;
     const chosen = model && model.trim() ? model.trim() : conversationModel(metadata, this.deps.services.settings);
@@ -90,7 +94,8 @@ export class ChatAnswers {
     let sentEstimate: number | undefined;
     try {
       await checkReadyToSend(this.deps.services, chosen);
-      const plan = await this.deps.options.plan(manager, chosen);
+      const chatPlan = await this.deps.options.plan(manager, chosen);
+      const plan = overrides?.system ? { ...chatPlan, systemPromptOverride: overrides.system } : chatPlan;
       // Room for the request first, counted with the system prompt just rendered for it and the tools
       // it offers; a summary moves the answer below it.
       const compacted = await this.deps.context.compactIfFull(manager, chosen, plan.systemPromptOverride, this.deps.tools.definitions(manager), plan.instructions);
@@ -101,7 +106,7 @@ export class ChatAnswers {
       }
       sentEstimate = await this.deps.context.estimateRequest(manager, chosen, plan.systemPromptOverride, plan.instructions);
       await this.deps.services.whileBusy(this.deps.conversationId, async () => {
-        const tools = await this.deps.tools.prepare(manager);
+        const tools = await this.deps.tools.prepare(manager, overrides?.tools);
         try {
           await this.stream(manager, stream, plan, tools);
         } finally {

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { readConversationMetadata, readNodeMetadata, ROOT_NODE_ID, type ConversationMetadata, type FileSystemPromptLibrary, type NodeMetadata } from '../core/index';
+import { readConversationMetadata, readNodeMetadata, ROOT_NODE_ID, type ConversationMetadata, type FileSystemPromptLibrary, type ForeignPromptSet, type NodeMetadata } from '../core/index';
 import { assertNever, isStreamedRequest } from '../shared/protocol';
 import type { AnswerMessage, Attachment, NoticeMessage, EditMessage, FromWebview, RegenerateMessage, RequestMessage, RetryMessage, SendMessage, ToWebview } from '../shared/protocol';
 import { buildChatState, promptSummaries } from './chatView';
@@ -18,6 +18,8 @@ import { tabLabel } from './tabClaims';
 import { Disposable, toDisposable } from './lifecycle';
 import { addPromptMessages, type PromptSendContext } from './promptSend';
 import { promptVersionLookup } from './promptMessages';
+import { foreignSendContext } from './foreignPrompts';
+import { foreignPromptSummaries, reservedPromptNames, withForeignVersions, type PromptRequestOverrides } from './foreignPromptSend';
 import { openPromptVersionDiff } from './promptVersions';
 import type { Services } from './services';
 import { composeUserMessage } from './workspacePaths';
@@ -39,6 +41,8 @@ export class ChatController extends Disposable {
   private readonly window = new ChatWindow();
   /** The prompt library whose changes re-send the prompt list, and that subscription. */
   private library?: FileSystemPromptLibrary;
+  /** The other tools' prompt files last listed, for their messages' versions. */
+  private foreignSet?: ForeignPromptSet;
   private librarySub?: vscode.Disposable;
   private readonly pending: ToWebview[] = [];
   /** A message is being sent or edited and its answer has not started: it is not "unanswered" yet. */
@@ -136,6 +140,7 @@ export class ChatController extends Disposable {
     // VS Code's models came or went (a sign-in, an extension): the pickers list them again; their token counts redraw the meter.
     this._register(services.vscodeLm.onDidChangeModels(() => void this.postModels()));
     this._register(services.vscodeLm.onDidCountTokens(() => void this.postUsage()));
+    this._register(services.foreignPrompts.onDidChange(() => void this.postPrompts()));
   }
 
   /** Whether a model answer is streaming. */
@@ -270,7 +275,7 @@ export class ChatController extends Disposable {
             restricted: !this.services.trusted,
             branchPoint: this.branching.view(manager),
             unanswered: this.branching.unansweredAt(manager, this.answers.active !== undefined || this.sending),
-            promptVersion: promptVersionLookup(this.services.trusted ? this.library : undefined),
+            promptVersion: withForeignVersions(promptVersionLookup(this.services.trusted ? this.library : undefined), this.services.trusted ? this.foreignSet : undefined),
             compaction: manager.getCompactionInEffect(),
             tools: { enabled: this.tools.enabled(manager), lookup: this.tools },
             fileChanges,
@@ -429,7 +434,14 @@ export class ChatController extends Disposable {
     try {
       const library = this.services.trusted ? await this.services.promptLibrary() : undefined;
       this.followLibrary(library);
-      this.post({ type: 'prompts', prompts: promptSummaries(library?.listPrompts() ?? []) });
+      const own = library?.listPrompts() ?? [];
+      // Other tools' prompt files follow the library's; a name the library has already is offered as `copilot:name`.
+      const foreign = await this.services.foreignPrompts.list(reservedPromptNames(own));
+      const changed = foreign !== this.foreignSet;
+      this.foreignSet = foreign;
+      this.post({ type: 'prompts', prompts: [...promptSummaries(own), ...foreignPromptSummaries(foreign.prompts)] });
+      // Their messages' chips say whether the file changed since: redraw them with the versions just read.
+      if (changed) void this.postState();
     } catch (err) {
       this.services.logger.warn('Could not list prompts', err);
       this.post({ type: 'prompts', prompts: [] });
@@ -477,15 +489,16 @@ export class ChatController extends Disposable {
     // request failed) or on a user message chosen with Branch from Here becomes its sibling, `‹ n/m ›`.
     const current = manager.getNode(manager.currentNodeId);
     if (current.message.role === 'user') await manager.branchFrom(current.nodeId);
+    let overrides: PromptRequestOverrides | undefined;
     if (msg.promptName) {
-      await addPromptMessages(this.promptContext(), manager, { promptName: msg.promptName, kind: msg.promptKind ?? 'user', text: msg.text, params: msg.params ?? {}, attachments: resolved });
+      overrides = await addPromptMessages(this.promptContext(), manager, { promptName: msg.promptName, kind: msg.promptKind ?? 'user', text: msg.text, params: msg.params ?? {}, attachments: resolved });
     } else {
       if (!msg.text.trim() && resolved.length === 0) return;
       await manager.addMessage({ role: 'user', content: composeUserMessage(msg.text, resolved), raw: true, metadata: userMessageMetadata(resolved, msg.text) });
       const title = titleFromMessage(manager.getMetadata() as Record<string, unknown>, { text: msg.text, attachments: resolved });
       if (title !== undefined) await manager.setMetadata({ title } satisfies ConversationMetadata);
     }
-    await this.answers.answer(msg, msg.model);
+    await this.answers.answer(msg, msg.model ?? overrides?.model, overrides);
   }
 
   private async regenerate(msg: RegenerateMessage): Promise<void> {
@@ -503,8 +516,8 @@ export class ChatController extends Disposable {
       // The form was filled again: render the prompt anew, with what was attached to the original (files are read again).
       const attachments = await this.services.workspaceFiles.resolveAttachments(storedFileAttachments(original));
       await manager.branchFrom(msg.nodeId);
-      await addPromptMessages(this.promptContext(), manager, { promptName: msg.promptName, kind: 'user', text: msg.text, params: msg.params ?? {}, attachments });
-      return await this.answers.answer(msg);
+      const overrides = await addPromptMessages(this.promptContext(), manager, { promptName: msg.promptName, kind: 'user', text: msg.text, params: msg.params ?? {}, attachments });
+      return await this.answers.answer(msg, overrides?.model, overrides);
     }
     const edited = editedUserMessage(original, msg.text);
     await manager.branchFrom(msg.nodeId);
@@ -555,7 +568,7 @@ export class ChatController extends Disposable {
   /** What sending a `/` prompt needs of the services. */
   private promptContext(): PromptSendContext {
     const s = this.services;
-    return { trusted: s.trusted, editorValues: () => editorValues(s), promptLibrary: () => s.promptLibrary(), promptBuilder: () => s.promptBuilder() };
+    return { trusted: s.trusted, editorValues: () => editorValues(s), promptLibrary: () => s.promptLibrary(), promptBuilder: () => s.promptBuilder(), ...(s.trusted ? { foreign: foreignSendContext(s) } : {}) };
   }
 
   /** Opens the diff between the template version that rendered a prompt message and the file now. */

@@ -3,16 +3,17 @@
  * version and whether the file changed since, the values it was filled with, the rendered text. Pure
  * (no `vscode`): the library is asked through a `PromptVersionLookup`.
  */
-import { nodeMetadata } from '../core/index';
+import { isForeignPromptPath, nodeMetadata } from '../core/index';
 import type { ConversationNode, FileSystemPromptLibrary } from '../core/index';
 import type { PromptMessageInfo } from '../shared/protocol';
 import { firstLine } from './labels';
 
 /**
  * The git blob id of the file a prompt has now: a string, `null` when the library has no such prompt,
- * `undefined` when there is no library to ask (restricted mode, not loaded yet).
+ * `undefined` when there is no library to ask (restricted mode, not loaded yet). `path` is the one the
+ * message recorded (another tool's prompt file is found by it).
  */
-export type PromptVersionLookup = (kind: PromptMessageInfo['kind'], name: string) => string | null | undefined;
+export type PromptVersionLookup = (kind: PromptMessageInfo['kind'], name: string, path?: string) => string | null | undefined;
 
 /** Asks the library for the version each prompt file has now (`undefined` without a library). */
 export function promptVersionLookup(library: FileSystemPromptLibrary | undefined): PromptVersionLookup | undefined {
@@ -24,6 +25,8 @@ export function promptVersionLookup(library: FileSystemPromptLibrary | undefined
 function kindOf(path: string): PromptMessageInfo['kind'] | undefined {
   if (path.startsWith('user/')) return 'user';
   if (path.startsWith('messages/')) return 'messages';
+  // Another tool's prompt file (`.github/prompts/…`): a `/` prompt like the library's user prompts.
+  if (isForeignPromptPath(path)) return 'user';
   return undefined;
 }
 
@@ -41,7 +44,7 @@ export function promptMessageInfo(node: ConversationNode, lookup?: PromptVersion
   if (!ref) return undefined;
   const kind = kindOf(ref.path) ?? (node.promptName && node.message.role === 'user' ? 'user' : undefined);
   if (!kind) return undefined;
-  const now = lookup?.(kind, ref.name);
+  const now = lookup?.(kind, ref.name, ref.path);
   const status: PromptMessageInfo['status'] = now === undefined ? 'unknown' : now === null ? 'missing' : now === ref.gitBlobId ? 'current' : 'changed';
   return {
     name: ref.name,

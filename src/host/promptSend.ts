@@ -4,8 +4,9 @@
  * text follows as the user's message. Both keep the form's values (`promptParams`) so Edit can reopen
  * the form with them, and name an untitled conversation after them.
  */
-import { readConversationMetadata, type ConversationManager, type ConversationMetadata, type FileSystemPromptLibrary, type NodeMetadata, type PromptBuilder } from '../core/index';
+import { readConversationMetadata, type ConversationManager, type ForeignPromptSet, type ConversationMetadata, type FileSystemPromptLibrary, type NodeMetadata, type PromptBuilder } from '../core/index';
 import { promptDisplayText, userMessageMetadata } from './conversationRules';
+import { addForeignPromptMessage, reservedPromptNames, type ForeignSendContext, type PromptRequestOverrides } from './foreignPromptSend';
 import { promptTitle } from './promptMessages';
 import { composeUserMessage, type ResolvedAttachment } from './workspacePaths';
 
@@ -17,6 +18,8 @@ export interface PromptSendContext {
   editorValues(): Record<string, string>;
   promptLibrary(): Promise<FileSystemPromptLibrary | undefined>;
   promptBuilder(): Promise<PromptBuilder | undefined>;
+  /** Other tools' prompt files (Copilot, Continue, Claude Code), offered beside the library's; absent when untrusted. */
+  foreign?: ForeignSendContext & { list(reserved: ReadonlySet<string>): Promise<ForeignPromptSet> };
 }
 
 /** A `/` prompt as sent: its name and folder, the form's values, the typed text and the attachments (with their text). */
@@ -44,8 +47,20 @@ function templateValues(context: PromptSendContext, request: PromptRequest, give
   return { ...context.editorValues(), ...fromAttachment, attachments: composeUserMessage('', request.attachments), input: request.text, ...given };
 }
 
-/** Adds the prompt's message(s) after the current node, and titles an untitled conversation from them. */
-export async function addPromptMessages(context: PromptSendContext, manager: ConversationManager, request: PromptRequest): Promise<void> {
+/**
+ * Adds the prompt's message(s) after the current node, and titles an untitled conversation from them.
+ * Returns what the answer's request should use instead of the chat's (another tool's prompt may name a
+ * model, tools or a system message), or nothing.
+ */
+export async function addPromptMessages(context: PromptSendContext, manager: ConversationManager, request: PromptRequest): Promise<PromptRequestOverrides | undefined> {
+  if (request.kind === 'user' && context.foreign) {
+    const library = await context.promptLibrary().catch(() => undefined);
+    if (!library?.getUserPrompt(request.promptName)) {
+      const set = await context.foreign.list(reservedPromptNames(library?.listPrompts() ?? []));
+      const prompt = set.prompts.find((p) => p.name === request.promptName);
+      if (prompt) return addForeignPromptMessage(context.foreign, manager, { prompt, text: request.text, params: request.params, attachments: request.attachments });
+    }
+  }
   const given = filledParams(request.params);
   const params = templateValues(context, request, given);
   if (request.kind === 'messages') {
@@ -67,6 +82,7 @@ export async function addPromptMessages(context: PromptSendContext, manager: Con
     const title = promptTitle({ name: request.promptName, text: request.text, params: chosen, description: info?.description });
     await manager.setMetadata({ title } satisfies ConversationMetadata);
   }
+  return undefined;
 }
 
 /** A parameter's default as the form shows it (text), or `undefined` when it has none. */

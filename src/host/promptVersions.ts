@@ -5,7 +5,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { PromptRef } from '../core/index';
+import { isForeignPromptPath, type PromptRef } from '../core/index';
 import { readGitBlob } from './gitBlob';
 import type { Services } from './services';
 
@@ -32,13 +32,15 @@ export function registerPromptVersions(context: vscode.ExtensionContext): void {
  * of showing an empty editor.
  */
 export async function openPromptVersionDiff(services: Services, ref: PromptRef): Promise<void> {
-  const folder = services.promptsFolderPath();
+  // Another tool's prompt file recorded its path in the workspace folder, the library's in the prompts folder.
+  const foreign = isForeignPromptPath(ref.path);
+  const folder = foreign ? services.folderPaths()[0] : services.promptsFolderPath();
   if (!folder) {
     void vscode.window.showErrorMessage('Open the workspace folder that holds the prompts to compare prompt versions.');
     return;
   }
   const file = path.join(folder, ...ref.path.split('/'));
-  const shown = `${services.settings.promptsFolder}/${ref.path}`;
+  const shown = foreign ? ref.path : `${services.settings.promptsFolder}/${ref.path}`;
   // Git runs in the workspace folder: the prompts folder itself may be gone.
   const cwd = services.folderPaths()[0] ?? folder;
   try {

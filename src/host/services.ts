@@ -31,6 +31,7 @@ import { WorkspaceServices } from './workspaceServices';
 import { WorkspaceInstructions } from './workspaceInstructions';
 import { RoutingProvider } from './llm/routingProvider';
 import { VscodeLmProvider } from './llm/vscodeLmProvider';
+import { ForeignPromptStore } from './foreignPrompts';
 
 /** How often the store is checked for other windows' changes. */
 const STORE_POLL_MS = 2000;
@@ -57,6 +58,8 @@ export class Services extends Disposable {
   readonly instructions: WorkspaceInstructions;
   /** VS Code's own language models (`vscode.lm`), answering the `vscode:` model ids. */
   readonly vscodeLm: VscodeLmProvider;
+  /** Copilot's, Continue's and Claude Code's prompt files of the workspace, for the `/` menu. */
+  readonly foreignPrompts: ForeignPromptStore;
 
   private readonly _onDidChangeSettings = this._register(new vscode.EventEmitter<ArborSettings>());
   /** Fires after the `arbor.*` settings or the API key changed (the provider is rebuilt lazily). */
@@ -109,6 +112,9 @@ export class Services extends Disposable {
       storageDir: () => this.storageDir(),
     });
     this.onDidLoadLibrary = this.workspace.onDidLoadLibrary;
+    this.foreignPrompts = this._register(
+      new ForeignPromptStore({ files: this.files, folders: () => this.folderPaths(), trusted: () => this.trusted, warn: (m, err) => this.logger.warn(m, err) }),
+    );
     this.current = this.readSettings();
     this.instructions = new WorkspaceInstructions({
       files: this.files,

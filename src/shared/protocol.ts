@@ -122,7 +122,7 @@ export interface PromptMessageInfo {
   readonly name: string;
   /** `user` for a `/` prompt, `messages` for one message of a few-shot prompt. */
   readonly kind: 'user' | 'messages';
-  /** Path in the prompts folder, `/` separators. */
+  /** Path in the prompts folder, `/` separators; workspace-relative for another tool's prompt file (`.github/prompts/…`). */
   readonly path: string;
   /** The git blob id of the file version that rendered it ('' when unknown). */
   readonly gitBlobId: string;
@@ -169,6 +169,8 @@ export interface PromptSummary {
   /** `messages`: a few-shot prompt whose messages go on the path before the typed text; absent means `user`. */
   readonly kind?: 'user' | 'messages';
   readonly description?: string;
+  /** The tool whose prompt file it is ("Copilot", "Continue", "Claude"); absent for the workspace's own `prompts/`. */
+  readonly source?: string;
   readonly params: ReadonlyArray<{ readonly name: string; readonly required: boolean; readonly default?: string; readonly description?: string }>;
 }
 

@@ -236,7 +236,7 @@ export class Composer {
       this.promptMenu.show(
         [...this.prompts, COMPACT_COMMAND]
           .filter((prompt) => prompt.name.toLowerCase().includes(query))
-          .map((prompt) => ({ value: prompt, label: `/${prompt.name}`, detail: prompt.kind === 'messages' ? `few-shot: ${prompt.description ?? 'example messages first'}` : prompt.description })),
+          .map((prompt) => ({ value: prompt, label: `/${prompt.name}`, detail: promptDetail(prompt) })),
       );
     } else {
       this.promptMenu.hide();
@@ -345,4 +345,11 @@ export class Composer {
 
 function attachmentKey(attachment: Attachment): string {
   return `${attachment.kind}:${attachment.path}:${attachment.startLine ?? ''}-${attachment.endLine ?? ''}`;
+}
+
+/** What the `/` menu says beside a prompt: its kind or the tool whose file it is (`Copilot: …`), and its description. */
+function promptDetail(prompt: PromptSummary): string | undefined {
+  if (prompt.kind === 'messages') return `few-shot: ${prompt.description ?? 'example messages first'}`;
+  if (prompt.source) return `${prompt.source}: ${prompt.description ?? ''}`.trim();
+  return prompt.description;
 }

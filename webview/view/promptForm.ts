@@ -46,6 +46,7 @@ export class PromptForm {
         { className: 'prompt-form-header' },
         icon('book'),
         h('span', { className: 'prompt-form-name', testId: 'prompt-form-name', text: `/${prompt.name}` }),
+        prompt.source ? h('span', { className: 'prompt-form-source', testId: 'prompt-form-source', text: prompt.source }) : null,
         prompt.description ? h('span', { className: 'prompt-form-description', text: prompt.description }) : null,
         iconButton('close', 'Do not use this prompt', 'prompt-form-close', () => this.close()),
       ),

@@ -3,7 +3,7 @@
  * the window offers, the approval of each call (at once by policy or grant, else a card in the chat that
  * waits for the user's Allow or Deny), and the live state of the run's calls for their cards.
  */
-import { ToolExecutor, type ApprovalDecision, type ApprovalRequest, type ConversationManager, type ConversationNode, type Tool, type ToolCallEvent, type ToolDefinition } from '../../core/index';
+import { filterAllowedTools, ToolExecutor, type ApprovalDecision, type ApprovalRequest, type ConversationManager, type ConversationNode, type Tool, type ToolCallEvent, type ToolDefinition } from '../../core/index';
 import type { ToolChangePreview, ToolDecisionMessage } from '../../shared/protocol';
 import type { TextFileChange } from '../checkpoints/fileCheckpoints';
 import type { OfferedTool } from './offeredTool';
@@ -71,10 +71,17 @@ export class ChatTools implements ToolCallLookup {
     await manager.setMetadata({ [TOOLS_OFF_KEY]: !enabled });
   }
 
-  /** The tools for a run of this chat, or `undefined` when it offers none (turned off, or none are there). */
-  async prepare(manager: ConversationManager): Promise<PreparedToolRun | undefined> {
+  /**
+   * The tools for a run of this chat, or `undefined` when it offers none (turned off, or none are there).
+   * `allow` (a prompt file's `tools:` or `allowed-tools:`) keeps only the tools it names, for this run.
+   */
+  async prepare(manager: ConversationManager, allow?: readonly string[]): Promise<PreparedToolRun | undefined> {
     if (!this.enabled(manager)) return undefined;
-    const tools = offeredTools(await this.deps.tools.offered(), this.deps.policies());
+    let tools = offeredTools(await this.deps.tools.offered(), this.deps.policies());
+    if (allow) {
+      const kept = new Set(filterAllowedTools(tools.map((t) => ({ name: t.tool.name, displayName: t.displayName, server: t.server })), allow).map((t) => t.name));
+      tools = tools.filter((t) => kept.has(t.tool.name));
+    }
     if (tools.length === 0) return undefined;
     this.known = new Map(tools.map((t) => [t.tool.name, t]));
     // The texts a file tool reports go to the store's checkpoints, not into the result node's metadata.
