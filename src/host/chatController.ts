@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { readNodeMetadata, ROOT_NODE_ID, type ConversationMetadata, type FileSystemPromptLibrary, type NodeMetadata } from '../core/index';
-import { assertNever, isStreamedRequest } from '../shared/protocol';
-import type { AnswerMessage, Attachment, NoticeMessage, EditMessage, FromWebview, RegenerateMessage, RequestMessage, RetryMessage, SendMessage, ToWebview } from '../shared/protocol';
+import { assertNever, isStreamedRequest, severalModelsProblem } from '../shared/protocol';
+import type { AnswerMessage, Attachment, NoticeMessage, EditMessage, FromWebview, RegenerateMessage, RequestMessage, RetryMessage, SendMessage, SendSeveralMessage, ToWebview } from '../shared/protocol';
 import { buildChatState, promptSummaries } from './chatView';
 import { ChatAnswers, type AnswerFields } from './chatAnswers';
 import { ChatBranching } from './chatBranching';
@@ -23,6 +23,9 @@ import type { Services } from './services';
 import { composeUserMessage } from './workspacePaths';
 import { ChatTools } from './tools/chatTools';
 import { openFileChange, recordChanges, restoreFilesTo } from './checkpoints/fileCheckpoints';
+import { createSeveralAnswers } from './several/chatSeveral';
+import { compareAnswers } from './several/compareAnswers';
+import type { SeveralAnswers } from './several/severalAnswers';
 
 /**
  * One chat panel's conversation: answers every message the webview sends (exhaustively), streams
@@ -51,6 +54,8 @@ export class ChatController extends Disposable {
   private readonly answers: ChatAnswers;
   /** Tools offered in this chat, their approvals and cards. */
   private readonly tools: ChatTools;
+  /** Ask Several Models runs and their merges. */
+  private readonly several: SeveralAnswers;
   /** A state post is scheduled (tool cards change in bursts). */
   private stateSoon?: ReturnType<typeof setTimeout>;
   /** A message to scroll to once the webview shows the path (`showMessage`). */
@@ -89,7 +94,9 @@ export class ChatController extends Disposable {
       post: (message) => this.post(message),
       notify: (notice) => this.notify(notice),
       postState: () => this.postState(),
+      otherRunning: () => this.several.running,
     });
+    this.several = createSeveralAnswers(services, conversationId, { options: this.options, branching: this.branching, post: (m) => this.post(m), postState: () => this.postState() });
     this._register(panel.webview.onDidReceiveMessage((msg: FromWebview) => this.handle(msg)));
     this._register(panel.onDidDispose(() => this.dispose()));
     // A chat in a background tab has no page (it is not retained): it loads again when shown and says
@@ -101,7 +108,7 @@ export class ChatController extends Disposable {
     );
     this._register(
       services.onDidChangeConversation((id) => {
-        if (id === this.conversationId && !this.answers.active) void this.postState();
+        if (id === this.conversationId && !this.answers.active && !this.several.running) void this.postState();
         // A tool run stores results while no chunk streams: each shows on its card as it is stored.
         else if (id === this.conversationId && this.answers.active?.tools) this.postStateSoon();
         if (id === this.conversationId && this.ready) void this.options.postOptions();
@@ -131,7 +138,7 @@ export class ChatController extends Disposable {
 
   /** Whether a model answer is streaming. */
   get busy(): boolean {
-    return this.answers.active !== undefined || this.compacting;
+    return this.answers.active !== undefined || this.several.running || this.compacting;
   }
 
   private post(message: ToWebview): void {
@@ -258,7 +265,7 @@ export class ChatController extends Disposable {
             busy: this.busy,
             restricted: !this.services.trusted,
             branchPoint: this.branching.view(manager),
-            unanswered: this.branching.unansweredAt(manager, this.answers.active !== undefined || this.sending),
+            unanswered: this.branching.unansweredAt(manager, this.answers.active !== undefined || this.several.running || this.sending),
             promptVersion: promptVersionLookup(this.services.trusted ? this.library : undefined),
             compaction: manager.getCompactionInEffect(),
             tools: { enabled: this.tools.enabled(manager), lookup: this.tools },
@@ -284,6 +291,7 @@ export class ChatController extends Disposable {
           return await this.mutate(() => this.send(msg));
         case 'stop':
           if (this.answers.active && (this.answers.active.request.requestId === msg.requestId || !msg.requestId)) this.answers.stop(this.answers.active);
+          this.several.stop(msg.requestId);
           return;
         case 'regenerate':
           return await this.mutate(() => this.regenerate(msg));
@@ -359,6 +367,13 @@ export class ChatController extends Disposable {
           return await restoreFilesTo(this.services, await this.services.manager(this.conversationId), msg.nodeId);
         case 'openFileChange':
           return await openFileChange(this.services, await this.services.manager(this.conversationId), msg.nodeId, msg.path);
+        case 'sendSeveral':
+          return await this.mutate(() => this.sendSeveral(msg));
+        case 'mergeAnswers':
+          if (this.answers.refuseWhileBusy(msg)) return;
+          return await this.mutate(() => this.several.merge(msg));
+        case 'compareAnswers':
+          return await compareAnswers(this.services, await this.services.manager(this.conversationId), msg.leftNodeId, msg.rightNodeId);
         case 'setToolsEnabled':
           await this.tools.setEnabled(await this.services.manager(this.conversationId), msg.enabled);
           return await this.postState();
@@ -383,6 +398,7 @@ export class ChatController extends Disposable {
     await this.postState();
     for (const m of this.pending.splice(0)) void this.panel.webview.postMessage(m);
     this.answers.replay();
+    this.several.replay();
     void this.postModels();
     void this.postPrompts();
     void this.options.postOptions();
@@ -453,6 +469,29 @@ export class ChatController extends Disposable {
       this.reply(msg, { type: 'streamDone' });
       return;
     }
+    if (await this.addQuestion(msg)) await this.answers.answer(msg, msg.model);
+  }
+
+  /**
+   * Ask Several Models: the message is added as `send` adds it, then each picked model answers it at
+   * once. Refused (the webview says why) while another answer streams or for a wrong list of models.
+   */
+  private async sendSeveral(msg: SendSeveralMessage): Promise<void> {
+    const problem = severalModelsProblem(msg.models);
+    if (this.busy || problem) {
+      this.post({ type: 'streamDone', requestId: msg.requestId, error: { message: problem ?? 'An answer is still streaming: stop it or wait for it first.', kind: problem ? 'input' : 'busy', retryable: !problem } });
+      return;
+    }
+    if (!(await this.addQuestion(msg))) {
+      this.post({ type: 'streamDone', requestId: msg.requestId });
+      return;
+    }
+    const manager = await this.services.manager(this.conversationId);
+    await this.several.ask(msg.requestId, manager.currentNodeId, msg.models);
+  }
+
+  /** Adds the message of `send` (a typed one or a `/` prompt) where the next answer goes; false when there was nothing to add. */
+  private async addQuestion(msg: SendMessage | SendSeveralMessage): Promise<boolean> {
     const manager = await this.services.manager(this.conversationId);
     const resolved = await this.services.workspaceFiles.resolveAttachments(msg.attachments);
     // Two user messages never follow each other: a message sent while the last one is unanswered (its
@@ -462,12 +501,12 @@ export class ChatController extends Disposable {
     if (msg.promptName) {
       await addPromptMessages(this.promptContext(), manager, { promptName: msg.promptName, kind: msg.promptKind ?? 'user', text: msg.text, params: msg.params ?? {}, attachments: resolved });
     } else {
-      if (!msg.text.trim() && resolved.length === 0) return;
+      if (!msg.text.trim() && resolved.length === 0) return false;
       await manager.addMessage({ role: 'user', content: composeUserMessage(msg.text, resolved), raw: true, metadata: userMessageMetadata(resolved, msg.text) });
       const title = titleFromMessage(manager.getMetadata() as Record<string, unknown>, { text: msg.text, attachments: resolved });
       if (title !== undefined) await manager.setMetadata({ title } satisfies ConversationMetadata);
     }
-    await this.answers.answer(msg, msg.model);
+    return true;
   }
 
   private async regenerate(msg: RegenerateMessage): Promise<void> {
@@ -557,6 +596,7 @@ export class ChatController extends Disposable {
   override dispose(): void {
     if (this.isDisposed) return;
     this.answers.active?.abort.abort();
+    this.several.abort();
     this._onDidDispose.fire();
     super.dispose();
   }

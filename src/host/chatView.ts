@@ -10,6 +10,7 @@ import type { ChatWindow } from './chatWindow';
 import { messageDisplayText } from './conversationRules';
 import { promptMessageInfo, type PromptVersionLookup } from './promptMessages';
 import { toolCallViews, type ToolCallLookup } from './tools/toolCallViews';
+import { severalView } from './several/severalView';
 
 /** The current path of a conversation, read one message at a time (a `ConversationManager` is one). */
 export interface PathSource {
@@ -146,6 +147,8 @@ export function buildChatState(input: ChatStateInput, window: ChatWindow): ChatS
       if (hasCheckpoints) view = { ...view, restoreFilesNodeId: following.at(-1)?.nodeId ?? id };
     }
     if (node.message.role === 'tool' && node.message.toolCallId) view = { ...view, toolResultOf: node.message.toolCallId };
+    const several = node.metadata.severalRun !== undefined ? severalView(node, path.siblingIds(id).map((s) => path.node(s))) : undefined;
+    if (several) view = { ...view, several };
     return unanswered?.nodeId === id ? { ...view, unanswered: unanswered.error ? { error: unanswered.error } : {} } : view;
   });
   return {

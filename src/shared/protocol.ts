@@ -7,6 +7,9 @@
  * posted across a process boundary, so every field is `readonly`.
  */
 import type { ChatToolsView, MessageFileChanges, OpenFileChangeMessage, RestoreFilesMessage, SetToolsEnabledMessage, ToolCallView, ToolDecisionMessage } from './toolProtocol';
+import type { MergeAnswersMessage, SeveralFromWebview, SeveralToWebview, SeveralView } from './severalProtocol';
+export type { CompareAnswersMessage, MergeAnswersMessage, SendSeveralMessage, SeveralAnswerView, SeveralColumnDoneMessage, SeveralDeltaMessage, SeveralFromWebview, SeveralStartMessage, SeveralToWebview, SeveralView } from './severalProtocol';
+export { SEVERAL_MAX_MODELS, SEVERAL_MIN_MODELS, severalModelsProblem } from './severalProtocol';
 export type { ChatToolsView, FileChangeView, MessageFileChanges, OpenFileChangeMessage, RestoreFilesMessage, SetToolsEnabledMessage, ToolCallState, ToolCallView, ToolChangePreview, ToolDecisionMessage, ToolGrantScope } from './toolProtocol';
 
 /** Something attached to a message as context: a file, a line range of one, or the editor's selection. */
@@ -99,6 +102,8 @@ export interface MessageView {
    * tool result): set on every message once the conversation has changed a file anywhere.
    */
   readonly restoreFilesNodeId?: string;
+  /** An answer of an Ask Several Models run (or a merge of one): the run's answers, for Compare and Merge. */
+  readonly several?: SeveralView;
 }
 
 /** A message made from a prompt template: which version of which file, the values it was filled with, and what it became. */
@@ -338,7 +343,8 @@ export type ToWebview =
   | AttachMessage
   | ResponseMessage
   | NoticeMessage
-  | RevealMessage;
+  | RevealMessage
+  | SeveralToWebview;
 
 // ---- webview → host ----
 
@@ -533,7 +539,8 @@ export type FromWebview =
   | ToolDecisionMessage
   | SetToolsEnabledMessage
   | RestoreFilesMessage
-  | OpenFileChangeMessage;
+  | OpenFileChangeMessage
+  | SeveralFromWebview;
 
 // ---- requests and their answers ----
 
@@ -551,6 +558,7 @@ export interface WebviewRequests {
   regenerate: { request: RegenerateMessage; answer: StreamAnswer };
   edit: { request: EditMessage; answer: StreamAnswer };
   retry: { request: RetryMessage; answer: StreamAnswer };
+  mergeAnswers: { request: MergeAnswersMessage; answer: StreamAnswer };
   findFiles: { request: FindFilesMessage; answer: FindFilesResponse };
 }
 
@@ -577,7 +585,7 @@ type WellFormed<K extends RequestType> = [RequestMessage<K>] extends [FromWebvie
   : false;
 type _RequestsAreWellFormed = Holds<{ [K in RequestType]: WellFormed<K> }[RequestType]>;
 
-const STREAMED: { readonly [K in StreamedRequestType]: true } = { send: true, regenerate: true, edit: true, retry: true };
+const STREAMED: { readonly [K in StreamedRequestType]: true } = { send: true, regenerate: true, edit: true, retry: true, mergeAnswers: true };
 
 /** Whether a message is a request the host answers with a stream (so a failure ends that stream). */
 export function isStreamedRequest(message: FromWebview): message is RequestMessage<StreamedRequestType> {

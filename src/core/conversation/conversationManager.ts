@@ -165,7 +165,7 @@ export class ConversationManager extends ConversationReader {
       await this.closeOpenCalls();
       return this.prepareCall(options, options.parentNodeId === undefined ? this.current : this.requireNode(options.parentNodeId).nodeId);
     });
-    return yield* this.streaming.track(prepared.parentId, this.streamUnder(prepared, options));
+    return yield* this.streaming.track(prepared.parentId, this.streamUnder(prepared, options, options.onStored));
   }
 
   private async *streamUnder(prepared: PreparedCall, options: CompleteOptions, onCommitted?: (node: ConversationNode) => void): AsyncGenerator<LLMStreamChunk, LLMResponse> {

@@ -4,7 +4,7 @@ import type { ConversationStorage } from '../storage/storage';
 import type { MessageTokenEstimator } from './contextWindow';
 import type { ConversationMiddleware } from './middleware/middleware';
 import type { ToolLoopOptions } from '../tools/toolLoop';
-import type { LLMMessage, Role, ToolCall, ToolDefinition } from '../types';
+import type { ConversationNode, LLMMessage, Role, ToolCall, ToolDefinition } from '../types';
 
 /** What every manager needs: the model, the store, and how requests are built. */
 export interface ConversationManagerOptions {
@@ -74,6 +74,8 @@ export interface CompleteOptions {
    * middleware is applied to them; the answer is still stored under the node it answers.
    */
   requestMessages?: readonly LLMMessage[];
+  /** `streamComplete`: told the answer's node once it is stored (a stopped or failed one's too). */
+  onStored?: (node: ConversationNode) => void;
 }
 
 /**

@@ -104,7 +104,8 @@ describe('merging answers', () => {
     const answers = m.getChildren(question.nodeId);
     const request = buildMergeRequest(m.getNode(question.nodeId), answers);
     await m.switchToNode(answers[0].nodeId);
-    const merged = await streamOne(m, question.nodeId, 'model-c', { requestMessages: request.messages, metadata: { mergedFrom: request.mergedFrom } });
+    const stored: string[] = [];
+    const merged = await streamOne(m, question.nodeId, 'model-c', { requestMessages: request.messages, metadata: { mergedFrom: request.mergedFrom }, onStored: (n) => stored.push(n.nodeId) });
     expect(merged.error).toBeUndefined();
     const sent = server.chatRequests().at(-1)!.body;
     expect(sent.model).toBe('model-c');
@@ -112,23 +113,24 @@ describe('merging answers', () => {
     expect(sent.messages[0].content).toBe(MERGE_SYSTEM_PROMPT);
     const node = m.getNode(m.currentNodeId);
     expect(node.parentId).toBe(question.nodeId);
+    expect(stored).toEqual([node.nodeId]);
     expect(node.metadata).toMatchObject({ model: 'model-c', mergedFrom: request.mergedFrom, severalRun: 'run-1' });
     expect(node.message.content).toBe(`[model-c] Merged 2 answers (${answers.map((a) => a.metadata.model).join(', ')}): ${answers.map((a) => a.message.content).join(' + ')}`);
     expect(m.getChildren(question.nodeId)).toHaveLength(3);
   });
 
   it('lists the question and each answer under its model, in the order given', () => {
-    const q = { nodeId: '1', parentId: '', message: { role: 'user' as const, content: 'Why?' }, timestamp: '', metadata: {} };
-    const a = { nodeId: '2', parentId: '1', message: { role: 'assistant' as const, content: 'Because.' }, timestamp: '', metadata: { model: 'm1' } };
-    const b = { nodeId: '3', parentId: '1', message: { role: 'assistant' as const, content: 'It is so.' }, timestamp: '', metadata: {} };
+    const q = { nodeId: '1', parentId: '', message: { role: 'user' as const, content: 'Why?' }, position: 0, timestamp: '', metadata: {} };
+    const a = { nodeId: '2', parentId: '1', message: { role: 'assistant' as const, content: 'Because.' }, position: 0, timestamp: '', metadata: { model: 'm1' } };
+    const b = { nodeId: '3', parentId: '1', message: { role: 'assistant' as const, content: 'It is so.' }, position: 0, timestamp: '', metadata: {} };
     const req = buildMergeRequest(q, [b, a]);
     expect(req.mergedFrom).toEqual(['3', '2']);
     expect(req.messages[1].content).toBe('## Question\n\nWhy?\n\n## Answer 1 (unknown model)\n\nIt is so.\n\n## Answer 2 (m1)\n\nBecause.\n\nMerge these 2 answers into one answer to the question.');
   });
 
   it('refuses fewer than two answers, an answer to another message and an empty answer, saying which', () => {
-    const q = { nodeId: '1', parentId: '', message: { role: 'user' as const, content: 'Why?' }, timestamp: '', metadata: {} };
-    const a = { nodeId: '2', parentId: '1', message: { role: 'assistant' as const, content: 'Because.' }, timestamp: '', metadata: { model: 'm1' } };
+    const q = { nodeId: '1', parentId: '', message: { role: 'user' as const, content: 'Why?' }, position: 0, timestamp: '', metadata: {} };
+    const a = { nodeId: '2', parentId: '1', message: { role: 'assistant' as const, content: 'Because.' }, position: 0, timestamp: '', metadata: { model: 'm1' } };
     const other = { ...a, nodeId: '5', parentId: '4' };
     const empty = { ...a, nodeId: '6', message: { role: 'assistant' as const, content: ' ' } };
     expect(() => buildMergeRequest(q, [a, a])).toThrow(InvalidArgumentError);
