@@ -48,10 +48,11 @@ import { connectVsCode, newRequestId } from './vscodeApi';
 import type { PersistedState } from './vscodeApi';
 import { BranchBanner } from './view/branchBanner';
 import { ChatOptionsControls } from './view/chatOptions';
-import { Composer } from './view/composer';
+import { Composer, type ComposerHost } from './view/composer';
 import { Header } from './view/header';
 import { ToolsToggle } from './view/toolsToggle';
 import { MessageList } from './view/messageList';
+import { SeveralGrid } from './view/severalGrid';
 
 const vscode = connectVsCode();
 let persisted: PersistedState = vscode.getState() ?? { draft: '', attachments: [] };
@@ -60,6 +61,8 @@ let models: readonly string[] = [];
 let prompts: readonly PromptSummary[] = [];
 let busy = false;
 let streamingId: string | undefined;
+/** The columns of the Ask Several Models run streaming now. */
+let grid: SeveralGrid | undefined;
 let lastRequestId: string | undefined;
 const pendingRequests = new Map<string, { resolve: (value: ResponseMessage['result']) => void; reject: (error: Error) => void }>();
 
@@ -98,6 +101,10 @@ const list = new MessageList(
     decideTool: (callId, decision) => vscode.postMessage({ type: 'toolDecision', callId, ...decision }),
     restoreFiles: (nodeId) => vscode.postMessage({ type: 'restoreFiles', nodeId }),
     openFileChange: (nodeId, path) => vscode.postMessage({ type: 'openFileChange', nodeId, path }),
+    compareAnswers: (leftNodeId, rightNodeId) => vscode.postMessage({ type: 'compareAnswers', leftNodeId, rightNodeId }),
+    mergeAnswers: (nodeIds, model) => {
+      startRequest((requestId) => ({ type: 'mergeAnswers', requestId, nodeIds, model }));
+    },
     models: () => models,
     isBusy: () => busy,
   },
@@ -109,8 +116,8 @@ const list = new MessageList(
 );
 const stream = new StreamBuffer((snapshot) => list.updateStream(snapshot));
 const composer = new Composer({
-  send: (message) => {
-    const requestId = startRequest((id) => ({ type: 'send', requestId: id, ...message }));
+  send: ({ models: several, ...message }) => {
+    const requestId = several ? startSeveral(several, message) : startRequest((id) => ({ type: 'send', requestId: id, ...message }));
     const shown = message.promptName ? promptShown(message.promptName, message.text) : message.text;
     list.showOutgoing(requestId, shown, message.attachments);
   },
@@ -184,6 +191,7 @@ function handle(message: ToWebview): void {
       stream.push(message.delta, message.thinkingDelta);
       break;
     case 'streamDone':
+      if (grid?.requestId === message.requestId) grid = undefined;
       if (streamingId === message.requestId) {
         stream.flush();
         stream.reset();
@@ -195,6 +203,19 @@ function handle(message: ToWebview): void {
         header.showNotice({ type: 'notice', level: 'error', message: message.error.message });
       }
       setBusy(streamingId !== undefined);
+      break;
+    case 'severalStart':
+      stream.reset();
+      streamingId = message.requestId;
+      grid = new SeveralGrid(message.requestId, message.parentNodeId, message.models, renderer, { retry: () => undefined, runAction: (command) => vscode.postMessage({ type: 'runAction', command }) }, () => list.followLive());
+      list.startLive(grid);
+      setBusy(true);
+      break;
+    case 'severalDelta':
+      if (grid?.requestId === message.requestId) grid.push(message.column, message.delta, message.thinkingDelta);
+      break;
+    case 'severalColumnDone':
+      if (grid?.requestId === message.requestId) grid.endColumn(message.column, message.error);
       break;
     case 'models':
       models = message.models;
@@ -236,6 +257,15 @@ function handle(message: ToWebview): void {
     default:
       assertNever(message);
   }
+}
+
+/** Ask Several Models: posts the message for each of `several` to answer at once; returns the request's id. */
+function startSeveral(several: readonly string[], message: Omit<Parameters<ComposerHost['send']>[0], 'models'>): string {
+  const requestId = newRequestId();
+  lastRequestId = requestId;
+  vscode.postMessage({ type: 'sendSeveral', requestId, ...message, models: several });
+  setBusy(true);
+  return requestId;
 }
 
 /** Posts a request that streams an answer and returns its id; Stop shows at once, before the host's `streamStart`. */

@@ -17,6 +17,7 @@ import { promptChip, promptDetails } from './promptMessage';
 import { toggleModelMenu } from './modelMenu';
 import { thinkingSummary } from './thinking';
 import { renderToolCalls } from './toolCards';
+import { severalBar } from './severalBar';
 
 const ROLE_LABELS: Record<MessageView['role'], { label: string; icon: string }> = {
   user: { label: 'You', icon: 'account' },
@@ -81,6 +82,7 @@ export function renderMessage(
     message.attachments.length > 0 ? attachmentChips(message.attachments, actions) : null,
     message.chips.length > 0 ? contextChips(message.chips, actions) : null,
     message.role === 'assistant' ? messageMeta(message) : null,
+    message.several ? severalBar(message, message.several, actions) : null,
     message.error ? errorBlock(renderer.renderInline(message.error), placement.isLast, actions) : null,
     message.unanswered ? unansweredBlock(message.unanswered.error, renderer, actions) : null,
   );
