@@ -33,6 +33,10 @@
  *   prompt-chip-note, prompt-diff, prompt-details, prompt-values, prompt-value (data-name), prompt-rendered, prompt-rendered-text.
  *   bookmark (aria-pressed; a bookmarked message has data-bookmarked="true"), add-note, note, note-text,
  *   note-editor, note-input, note-save, note-cancel; a message scrolled to (Go to Bookmark) has class "revealed".
+ *   Ask Several Models: several-toggle, several-count, several-menu, several-option (data-model, aria-checked),
+ *   several-grid (data-streaming while it streams), several-column (data-model, data-done true|error), several-bar,
+ *   several-label, several-compare, several-compare-menu, several-compare-option, several-merge, several-merge-menu,
+ *   several-merge-option (data-model).
  */
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-option/index.js';
