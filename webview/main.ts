@@ -34,6 +34,10 @@
  *   prompt-chip-note, prompt-diff, prompt-details, prompt-values, prompt-value (data-name), prompt-rendered, prompt-rendered-text.
  *   bookmark (aria-pressed; a bookmarked message has data-bookmarked="true"), add-note, note, note-text,
  *   note-editor, note-input, note-save, note-cancel; a message scrolled to (Go to Bookmark) has class "revealed".
+ *   Ask Several Models: several-toggle, several-count, several-menu, several-option (data-model, aria-checked),
+ *   several-grid (data-streaming while it streams), several-column (data-model, data-done true|error), several-bar,
+ *   several-label, several-compare, several-compare-menu, several-compare-option, several-merge, several-merge-menu,
+ *   several-merge-option (data-model).
  */
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-option/index.js';
@@ -49,11 +53,12 @@ import { connectVsCode, newRequestId } from './vscodeApi';
 import type { PersistedState } from './vscodeApi';
 import { BranchBanner } from './view/branchBanner';
 import { ChatOptionsControls } from './view/chatOptions';
-import { Composer } from './view/composer';
+import { Composer, type ComposerHost } from './view/composer';
 import { Header } from './view/header';
 import { ToolsToggle } from './view/toolsToggle';
 import { MessageList } from './view/messageList';
 import { setMenuVscodeModels } from './view/modelMenu';
+import { SeveralGrid } from './view/severalGrid';
 
 const vscode = connectVsCode();
 let persisted: PersistedState = vscode.getState() ?? { draft: '', attachments: [] };
@@ -62,6 +67,8 @@ let models: readonly string[] = [];
 let prompts: readonly PromptSummary[] = [];
 let busy = false;
 let streamingId: string | undefined;
+/** The columns of the Ask Several Models run streaming now. */
+let grid: SeveralGrid | undefined;
 let lastRequestId: string | undefined;
 const pendingRequests = new Map<string, { resolve: (value: ResponseMessage['result']) => void; reject: (error: Error) => void }>();
 
@@ -101,6 +108,10 @@ const list = new MessageList(
     decideTool: (callId, decision) => vscode.postMessage({ type: 'toolDecision', callId, ...decision }),
     restoreFiles: (nodeId) => vscode.postMessage({ type: 'restoreFiles', nodeId }),
     openFileChange: (nodeId, path) => vscode.postMessage({ type: 'openFileChange', nodeId, path }),
+    compareAnswers: (leftNodeId, rightNodeId) => vscode.postMessage({ type: 'compareAnswers', leftNodeId, rightNodeId }),
+    mergeAnswers: (nodeIds, model) => {
+      startRequest((requestId) => ({ type: 'mergeAnswers', requestId, nodeIds, model }));
+    },
     models: () => models,
     isBusy: () => busy,
   },
@@ -112,8 +123,8 @@ const list = new MessageList(
 );
 const stream = new StreamBuffer((snapshot) => list.updateStream(snapshot));
 const composer = new Composer({
-  send: (message) => {
-    const requestId = startRequest((id) => ({ type: 'send', requestId: id, ...message }));
+  send: ({ models: several, ...message }) => {
+    const requestId = several ? startSeveral(several, message) : startRequest((id) => ({ type: 'send', requestId: id, ...message }));
     const shown = message.promptName ? promptShown(message.promptName, message.text) : message.text;
     list.showOutgoing(requestId, shown, message.attachments);
   },
@@ -187,6 +198,7 @@ function handle(message: ToWebview): void {
       stream.push(message.delta, message.thinkingDelta);
       break;
     case 'streamDone':
+      if (grid?.requestId === message.requestId) grid = undefined;
       if (streamingId === message.requestId) {
         stream.flush();
         stream.reset();
@@ -198,6 +210,19 @@ function handle(message: ToWebview): void {
         header.showNotice({ type: 'notice', level: 'error', message: message.error.message });
       }
       setBusy(streamingId !== undefined);
+      break;
+    case 'severalStart':
+      stream.reset();
+      streamingId = message.requestId;
+      grid = new SeveralGrid(message.requestId, message.parentNodeId, message.models, renderer, { retry: () => undefined, runAction: (command) => vscode.postMessage({ type: 'runAction', command }) }, () => list.followLive());
+      list.startLive(grid);
+      setBusy(true);
+      break;
+    case 'severalDelta':
+      if (grid?.requestId === message.requestId) grid.push(message.column, message.delta, message.thinkingDelta);
+      break;
+    case 'severalColumnDone':
+      if (grid?.requestId === message.requestId) grid.endColumn(message.column, message.error);
       break;
     case 'models':
       models = message.models;
@@ -240,6 +265,15 @@ function handle(message: ToWebview): void {
     default:
       assertNever(message);
   }
+}
+
+/** Ask Several Models: posts the message for each of `several` to answer at once; returns the request's id. */
+function startSeveral(several: readonly string[], message: Omit<Parameters<ComposerHost['send']>[0], 'models'>): string {
+  const requestId = newRequestId();
+  lastRequestId = requestId;
+  vscode.postMessage({ type: 'sendSeveral', requestId, ...message, models: several });
+  setBusy(true);
+  return requestId;
 }
 
 /** Posts a request that streams an answer and returns its id; Stop shows at once, before the host's `streamStart`. */

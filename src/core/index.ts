@@ -52,6 +52,7 @@ export {
 } from './tools/toolLoop';
 export { TOOL_RESULT_TEXTS, toolResultNode, unansweredToolCalls, repairToolPath, withToolResults, type ToolResultRecord } from './tools/toolResults';
 export { ConversationTree } from './conversation/conversationTree';
+export { buildMergeRequest, MERGE_SYSTEM_PROMPT, mergePromptText, type MergeRequest, type MergeSource } from './conversation/mergeAnswers';
 export { ROOT_NODE_ID, isDotPath } from './nodeIds';
 export { fromMetonSession, isMetonSession } from './conversation/metonImport';
 export { importConversation, parseConversationJson, type ImportedConversation } from './conversation/importConversation';

@@ -93,3 +93,12 @@ describe('system prompt and request options metadata', () => {
   });
 });
 
+
+describe('several-models metadata', () => {
+  it('reads the run id and the merged answers, and leaves out wrong shapes', () => {
+    expect(nodeMetadata({ severalRun: 'run-1', mergedFrom: ['3', 4, '7'] })).toEqual({ severalRun: 'run-1', mergedFrom: ['3', '7'] });
+    expect(readNodeMetadata({ severalRun: 5 }, 'severalRun')).toBeUndefined();
+    expect(readNodeMetadata({ mergedFrom: [] }, 'mergedFrom')).toBeUndefined();
+    expect(readNodeMetadata({ mergedFrom: '3' }, 'mergedFrom')).toBeUndefined();
+  });
+});

@@ -158,6 +158,13 @@ export interface NodeMetadata {
   toolStep?: number;
   /** Tool result: how the call ended and when (see `ToolResultInfo`). */
   toolResult?: ToolResultInfo;
+  /**
+   * Answer of an Ask Several Models run: the run's id, the same on every answer it made (and on a merge
+   * of them), so the chat offers Compare and Merge on those siblings.
+   */
+  severalRun?: string;
+  /** Answer made by Merge: the answer nodes it fused, in the order the merge request listed them. */
+  mergedFrom?: string[];
 }
 
 /** The keys of a conversation's `metadata` that Arbor writes or reads. */
@@ -285,6 +292,11 @@ const NODE_PARSERS: Parsers<NodeMetadata> = {
     if (step !== undefined) info.step = step;
     if (typeof v.startedAt === 'string') info.startedAt = v.startedAt;
     return info;
+  },
+  severalRun: text,
+  mergedFrom: (v) => {
+    const ids = texts(v);
+    return ids && ids.length > 0 ? ids : undefined;
   },
 };
 

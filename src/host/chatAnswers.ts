@@ -50,6 +50,8 @@ export interface ChatAnswersDeps {
   post(message: ToWebview): void;
   notify(notice: NoticeMessage | undefined): void;
   postState(): Promise<void>;
+  /** Another kind of answer streams in this chat (Ask Several Models): requests wait for it too. */
+  otherRunning?(): boolean;
 }
 
 /** Streams a chat's answers, one at a time. */
@@ -61,7 +63,7 @@ export class ChatAnswers {
 
   /** Refuses a request while another answer streams (the webview says why); true when refused. */
   refuseWhileBusy(request: RequestMessage<StreamedRequestType>): boolean {
-    if (!this.active) return false;
+    if (!this.active && !this.deps.otherRunning?.()) return false;
     this.deps.reply(request, { type: 'streamDone', error: { message: 'An answer is still streaming: stop it or wait for it first.', kind: 'busy', retryable: true } });
     return true;
   }

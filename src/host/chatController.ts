@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { readConversationMetadata, readNodeMetadata, ROOT_NODE_ID, type ConversationMetadata, type FileSystemPromptLibrary, type ForeignPromptSet, type NodeMetadata } from '../core/index';
-import { assertNever, isStreamedRequest } from '../shared/protocol';
-import type { AnswerMessage, Attachment, NoticeMessage, EditMessage, FromWebview, RegenerateMessage, RequestMessage, RetryMessage, SendMessage, ToWebview } from '../shared/protocol';
+import { assertNever, isStreamedRequest, severalModelsProblem } from '../shared/protocol';
+import type { AnswerMessage, Attachment, NoticeMessage, EditMessage, FromWebview, RegenerateMessage, RequestMessage, RetryMessage, SendMessage, SendSeveralMessage, ToWebview } from '../shared/protocol';
 import { buildChatState, promptSummaries } from './chatView';
 import { ChatAnswers, type AnswerFields } from './chatAnswers';
 import { ChatBranching } from './chatBranching';
@@ -26,6 +26,9 @@ import { composeUserMessage } from './workspacePaths';
 import { ChatTools } from './tools/chatTools';
 import { excludedInstructionsUpdate, recordedInstructions } from './instructionChips';
 import { openFileChange, recordChanges, restoreFilesTo } from './checkpoints/fileCheckpoints';
+import { createSeveralAnswers } from './several/chatSeveral';
+import { compareAnswers } from './several/compareAnswers';
+import type { SeveralAnswers } from './several/severalAnswers';
 
 /** How many of the newest path messages get their instruction chips checked against the files now. */
 const INSTRUCTION_VERSIONS_SPAN = 200;
@@ -59,6 +62,8 @@ export class ChatController extends Disposable {
   private readonly answers: ChatAnswers;
   /** Tools offered in this chat, their approvals and cards. */
   private readonly tools: ChatTools;
+  /** Ask Several Models runs and their merges. */
+  private readonly several: SeveralAnswers;
   /** A state post is scheduled (tool cards change in bursts). */
   private stateSoon?: ReturnType<typeof setTimeout>;
   /** A message to scroll to once the webview shows the path (`showMessage`). */
@@ -97,7 +102,9 @@ export class ChatController extends Disposable {
       post: (message) => this.post(message),
       notify: (notice) => this.notify(notice),
       postState: () => this.postState(),
+      otherRunning: () => this.several.running,
     });
+    this.several = createSeveralAnswers(services, conversationId, { options: this.options, branching: this.branching, post: (m) => this.post(m), postState: () => this.postState() });
     this._register(panel.webview.onDidReceiveMessage((msg: FromWebview) => this.handle(msg)));
     this._register(panel.onDidDispose(() => this.dispose()));
     // A chat in a background tab has no page (it is not retained): it loads again when shown and says
@@ -109,7 +116,7 @@ export class ChatController extends Disposable {
     );
     this._register(
       services.onDidChangeConversation((id) => {
-        if (id === this.conversationId && !this.answers.active) void this.postState();
+        if (id === this.conversationId && !this.answers.active && !this.several.running) void this.postState();
         // A tool run stores results while no chunk streams: each shows on its card as it is stored.
         else if (id === this.conversationId && this.answers.active?.tools) this.postStateSoon();
         if (id === this.conversationId && this.ready) void this.options.postOptions();
@@ -145,7 +152,7 @@ export class ChatController extends Disposable {
 
   /** Whether a model answer is streaming. */
   get busy(): boolean {
-    return this.answers.active !== undefined || this.compacting;
+    return this.answers.active !== undefined || this.several.running || this.compacting;
   }
 
   private post(message: ToWebview): void {
@@ -274,7 +281,7 @@ export class ChatController extends Disposable {
             busy: this.busy,
             restricted: !this.services.trusted,
             branchPoint: this.branching.view(manager),
-            unanswered: this.branching.unansweredAt(manager, this.answers.active !== undefined || this.sending),
+            unanswered: this.branching.unansweredAt(manager, this.answers.active !== undefined || this.several.running || this.sending),
             promptVersion: withForeignVersions(promptVersionLookup(this.services.trusted ? this.library : undefined), this.services.trusted ? this.foreignSet : undefined),
             compaction: manager.getCompactionInEffect(),
             tools: { enabled: this.tools.enabled(manager), lookup: this.tools },
@@ -301,6 +308,7 @@ export class ChatController extends Disposable {
           return await this.mutate(() => this.send(msg));
         case 'stop':
           if (this.answers.active && (this.answers.active.request.requestId === msg.requestId || !msg.requestId)) this.answers.stop(this.answers.active);
+          this.several.stop(msg.requestId);
           return;
         case 'regenerate':
           return await this.mutate(() => this.regenerate(msg));
@@ -382,6 +390,13 @@ export class ChatController extends Disposable {
           // The meter counts what the next request sends.
           return await this.postState();
         }
+        case 'sendSeveral':
+          return await this.mutate(() => this.sendSeveral(msg));
+        case 'mergeAnswers':
+          if (this.answers.refuseWhileBusy(msg)) return;
+          return await this.mutate(() => this.several.merge(msg));
+        case 'compareAnswers':
+          return await compareAnswers(this.services, await this.services.manager(this.conversationId), msg.leftNodeId, msg.rightNodeId);
         case 'setToolsEnabled':
           await this.tools.setEnabled(await this.services.manager(this.conversationId), msg.enabled);
           return await this.postState();
@@ -406,6 +421,7 @@ export class ChatController extends Disposable {
     await this.postState();
     for (const m of this.pending.splice(0)) void this.panel.webview.postMessage(m);
     this.answers.replay();
+    this.several.replay();
     void this.postModels();
     void this.postPrompts();
     void this.options.postOptions();
@@ -483,6 +499,33 @@ export class ChatController extends Disposable {
       this.reply(msg, { type: 'streamDone' });
       return;
     }
+    const added = await this.addQuestion(msg);
+    if (added) await this.answers.answer(msg, msg.model ?? added.overrides?.model, added.overrides);
+  }
+
+  /**
+   * Ask Several Models: the message is added as `send` adds it, then each picked model answers it at
+   * once. Refused (the webview says why) while another answer streams or for a wrong list of models.
+   */
+  private async sendSeveral(msg: SendSeveralMessage): Promise<void> {
+    const problem = severalModelsProblem(msg.models);
+    if (this.busy || problem) {
+      this.post({ type: 'streamDone', requestId: msg.requestId, error: { message: problem ?? 'An answer is still streaming: stop it or wait for it first.', kind: problem ? 'input' : 'busy', retryable: !problem } });
+      return;
+    }
+    if (!(await this.addQuestion(msg))) {
+      this.post({ type: 'streamDone', requestId: msg.requestId });
+      return;
+    }
+    const manager = await this.services.manager(this.conversationId);
+    await this.several.ask(msg.requestId, manager.currentNodeId, msg.models);
+  }
+
+  /**
+   * Adds the message of `send` (a typed one or a `/` prompt) where the next answer goes, with what a
+   * prompt file sets for its request (model, tools, system); undefined when there was nothing to add.
+   */
+  private async addQuestion(msg: SendMessage | SendSeveralMessage): Promise<{ overrides?: PromptRequestOverrides } | undefined> {
     const manager = await this.services.manager(this.conversationId);
     const resolved = await this.services.workspaceFiles.resolveAttachments(msg.attachments);
     // Two user messages never follow each other: a message sent while the last one is unanswered (its
@@ -493,12 +536,12 @@ export class ChatController extends Disposable {
     if (msg.promptName) {
       overrides = await addPromptMessages(this.promptContext(), manager, { promptName: msg.promptName, kind: msg.promptKind ?? 'user', text: msg.text, params: msg.params ?? {}, attachments: resolved });
     } else {
-      if (!msg.text.trim() && resolved.length === 0) return;
+      if (!msg.text.trim() && resolved.length === 0) return undefined;
       await manager.addMessage({ role: 'user', content: composeUserMessage(msg.text, resolved), raw: true, metadata: userMessageMetadata(resolved, msg.text) });
       const title = titleFromMessage(manager.getMetadata() as Record<string, unknown>, { text: msg.text, attachments: resolved });
       if (title !== undefined) await manager.setMetadata({ title } satisfies ConversationMetadata);
     }
-    await this.answers.answer(msg, msg.model ?? overrides?.model, overrides);
+    return { overrides };
   }
 
   private async regenerate(msg: RegenerateMessage): Promise<void> {
@@ -588,6 +631,7 @@ export class ChatController extends Disposable {
   override dispose(): void {
     if (this.isDisposed) return;
     this.answers.active?.abort.abort();
+    this.several.abort();
     this._onDidDispose.fire();
     super.dispose();
   }

@@ -11,6 +11,7 @@ import { messageDisplayText } from './conversationRules';
 import { instructionChips } from './instructionChips';
 import { promptMessageInfo, type PromptVersionLookup } from './promptMessages';
 import { toolCallViews, type ToolCallLookup } from './tools/toolCallViews';
+import { severalView } from './several/severalView';
 
 /** The current path of a conversation, read one message at a time (a `ConversationManager` is one). */
 export interface PathSource {
@@ -154,6 +155,8 @@ export function buildChatState(input: ChatStateInput, window: ChatWindow): ChatS
       const chips = instructionChips(path.node(path.pathIds[index + 1]), input.instructions.excluded, input.instructions.versions);
       if (chips) view = { ...view, instructions: chips };
     }
+    const several = node.metadata.severalRun !== undefined ? severalView(node, path.siblingIds(id).map((s) => path.node(s))) : undefined;
+    if (several) view = { ...view, several };
     return unanswered?.nodeId === id ? { ...view, unanswered: unanswered.error ? { error: unanswered.error } : {} } : view;
   });
   return {

@@ -7,6 +7,9 @@
  * posted across a process boundary, so every field is `readonly`.
  */
 import type { ChatToolsView, MessageFileChanges, OpenFileChangeMessage, RestoreFilesMessage, SetToolsEnabledMessage, ToolCallView, ToolDecisionMessage } from './toolProtocol';
+import type { MergeAnswersMessage, SeveralFromWebview, SeveralToWebview, SeveralView } from './severalProtocol';
+export type { CompareAnswersMessage, MergeAnswersMessage, SendSeveralMessage, SeveralAnswerView, SeveralColumnDoneMessage, SeveralDeltaMessage, SeveralFromWebview, SeveralStartMessage, SeveralToWebview, SeveralView } from './severalProtocol';
+export { SEVERAL_MAX_MODELS, SEVERAL_MIN_MODELS, severalModelsProblem } from './severalProtocol';
 export type { ChatToolsView, FileChangeView, MessageFileChanges, OpenFileChangeMessage, RestoreFilesMessage, SetToolsEnabledMessage, ToolCallState, ToolCallView, ToolChangePreview, ToolDecisionMessage, ToolGrantScope } from './toolProtocol';
 
 /** Something attached to a message as context: a file, a line range of one, or the editor's selection. */
@@ -101,6 +104,8 @@ export interface MessageView {
   readonly restoreFilesNodeId?: string;
   /** A user message: the instruction files (AGENTS.md, rules) that applied to its answer's request. */
   readonly instructions?: readonly InstructionChipView[];
+  /** An answer of an Ask Several Models run (or a merge of one): the run's answers, for Compare and Merge. */
+  readonly several?: SeveralView;
 }
 
 /** An instruction file that applied to a request, as its chip on the request message shows it. */
@@ -367,7 +372,8 @@ export type ToWebview =
   | AttachMessage
   | ResponseMessage
   | NoticeMessage
-  | RevealMessage;
+  | RevealMessage
+  | SeveralToWebview;
 
 // ---- webview → host ----
 
@@ -569,7 +575,8 @@ export type FromWebview =
   | SetToolsEnabledMessage
   | RestoreFilesMessage
   | OpenFileChangeMessage
-  | SetInstructionExcludedMessage;
+  | SetInstructionExcludedMessage
+  | SeveralFromWebview;
 
 // ---- requests and their answers ----
 
@@ -587,6 +594,7 @@ export interface WebviewRequests {
   regenerate: { request: RegenerateMessage; answer: StreamAnswer };
   edit: { request: EditMessage; answer: StreamAnswer };
   retry: { request: RetryMessage; answer: StreamAnswer };
+  mergeAnswers: { request: MergeAnswersMessage; answer: StreamAnswer };
   findFiles: { request: FindFilesMessage; answer: FindFilesResponse };
 }
 
@@ -613,7 +621,7 @@ type WellFormed<K extends RequestType> = [RequestMessage<K>] extends [FromWebvie
   : false;
 type _RequestsAreWellFormed = Holds<{ [K in RequestType]: WellFormed<K> }[RequestType]>;
 
-const STREAMED: { readonly [K in StreamedRequestType]: true } = { send: true, regenerate: true, edit: true, retry: true };
+const STREAMED: { readonly [K in StreamedRequestType]: true } = { send: true, regenerate: true, edit: true, retry: true, mergeAnswers: true };
 
 /** Whether a message is a request the host answers with a stream (so a failure ends that stream). */
 export function isStreamedRequest(message: FromWebview): message is RequestMessage<StreamedRequestType> {

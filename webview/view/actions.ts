@@ -41,6 +41,10 @@ export interface MessageActions {
   restoreFiles(nodeId: string): void;
   /** A file chip: the change of that file by that node, as a diff. */
   openFileChange(nodeId: string, path: string): void;
+  /** Compare on an answer of several models: the two answers side by side in a diff editor. */
+  compareAnswers(leftNodeId: string, rightNodeId: string): void;
+  /** Merge on an answer of several models: `model` fuses these answers into a new sibling answer. */
+  mergeAnswers(nodeIds: readonly string[], model: string): void;
   /** The provider's models, for the Regenerate picker. */
   models(): readonly string[];
   /** A request is streaming: branching actions wait. */

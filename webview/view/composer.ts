@@ -13,10 +13,12 @@ import { FilePicker } from './filePicker';
 import { PopupList } from './popupList';
 import { VSCODE_GROUP_LABEL } from './modelMenu';
 import { PromptForm } from './promptForm';
+import { SeveralPicker } from './severalPicker';
 
 /** What the composer asks of the page. */
 export interface ComposerHost {
-  send(message: { text: string; attachments: readonly Attachment[]; promptName?: string; promptKind?: 'user' | 'messages'; params?: Record<string, string> }): void;
+  /** `models`: Ask Several Models, when 2–4 are ticked. */
+  send(message: { text: string; attachments: readonly Attachment[]; promptName?: string; promptKind?: 'user' | 'messages'; params?: Record<string, string>; models?: string[] }): void;
   stop(): void;
   selectModel(model: string): void;
   findFiles(query: string): Promise<readonly string[]>;
@@ -46,6 +48,7 @@ export class Composer {
   private readonly promptMenu: PopupList<PromptSummary>;
   private readonly promptForm: PromptForm;
   private readonly filePicker: FilePicker;
+  private readonly several = new SeveralPicker();
   private attachments: Attachment[] = [];
   private prompts: readonly PromptSummary[] = [];
   private busy = false;
@@ -114,6 +117,7 @@ export class Composer {
         'div',
         { className: 'composer-bar' },
         this.modelPicker,
+        this.several.element,
         iconButton('mention', 'Attach a file (#file)', 'attach-file', () => this.filePicker.open()),
         iconButton('selection', 'Attach the editor selection (#selection)', 'attach-selection', () => this.host.attachSelection()),
         h('span', { className: 'spacer' }),
@@ -162,6 +166,7 @@ export class Composer {
     }
     this.modelPicker.replaceChildren(...all.map((model) => option(model, model)), ...group);
     this.modelPicker.value = current;
+    this.several.setModels(all);
   }
 
   /** Keeps the picker on the model the chat uses, once the list is there. */
@@ -284,20 +289,23 @@ export class Composer {
     }
     const text = this.input.value.trim();
     const prompt = this.promptForm.current;
+    const models = this.several.chosen();
+    const several = models.length > 0 && !/^\/compact\b/.test(text) ? { models } : {};
     if (prompt) {
       const { params, missing } = this.promptForm.values();
       if (missing.length > 0) {
         return;
       }
-      this.host.send({ text, attachments: [...this.attachments], promptName: prompt.name, ...(prompt.kind ? { promptKind: prompt.kind } : {}), params });
+      this.host.send({ text, attachments: [...this.attachments], promptName: prompt.name, ...(prompt.kind ? { promptKind: prompt.kind } : {}), params, ...several });
     } else {
       if (!text) {
         return;
       }
-      this.host.send({ text, attachments: [...this.attachments] });
+      this.host.send({ text, attachments: [...this.attachments], ...several });
     }
     this.setText('');
     this.attachments = [];
+    this.several.clear();
     this.renderAttachments();
     if (prompt) {
       this.promptForm.close();

@@ -23,6 +23,18 @@ export interface CodeActions {
   apply(text: string, nodeId: string | undefined): void;
 }
 
+/** What streams after the path: one answer's bubble, or the side-by-side columns of Ask Several Models. */
+export interface LiveView {
+  readonly element: HTMLElement;
+  readonly requestId: string;
+  readonly parentNodeId: string;
+  /** Ended with an error: it stays until an answer takes its place. */
+  readonly failed: boolean;
+  /** The text so far (a single bubble; the columns have their own buffers). */
+  update?(snapshot: StreamSnapshot): void;
+  end(error: ErrorView | undefined, actions: MessageActions): void;
+}
+
 interface Entry {
   element: HTMLElement;
   signature: string;
@@ -41,7 +53,7 @@ export class MessageList {
   readonly element: HTMLElement;
   private readonly entries = new Map<string, Entry>();
   private path: readonly MessageView[] = [];
-  private live: LiveBubble | undefined;
+  private live: LiveView | undefined;
   private outgoing: { requestId: string; element: HTMLElement } | undefined;
   /** The reader is at the end of the log, so new content keeps it there. */
   private pinned = true;
@@ -218,12 +230,17 @@ export class MessageList {
 
   /** Opens a live bubble after `parentNodeId`, hiding whatever the path showed after it. */
   startStream(requestId: string, parentNodeId: string, model: string): void {
+    this.startLive(new LiveBubble(requestId, parentNodeId, model, this.renderer));
+  }
+
+  /** Opens a live view (a bubble, or the columns of several models) after its parent node, hiding what the path showed after it. */
+  startLive(live: LiveView): void {
     this.live?.element.remove();
-    const at = this.path.findIndex((message) => message.nodeId === parentNodeId);
+    const at = this.path.findIndex((message) => message.nodeId === live.parentNodeId);
     if (at >= 0) {
       this.truncate(at + 1);
     }
-    this.live = new LiveBubble(requestId, parentNodeId, model, this.renderer);
+    this.live = live;
     const stick = this.pinned;
     this.element.append(this.live.element);
     if (stick) {
@@ -237,8 +254,15 @@ export class MessageList {
       return;
     }
     const stick = this.pinned;
-    this.live.update(snapshot);
+    this.live.update?.(snapshot);
     if (stick) {
+      this.scrollToBottom();
+    }
+  }
+
+  /** The live view grew by itself (a column of several models): the end stays in view when the reader was there. */
+  followLive(): void {
+    if (this.pinned) {
       this.scrollToBottom();
     }
   }

@@ -18,6 +18,7 @@ import { toggleModelMenu } from './modelMenu';
 import { thinkingSummary } from './thinking';
 import { renderToolCalls } from './toolCards';
 import { instructionChips } from './instructionChips';
+import { severalBar } from './severalBar';
 
 const ROLE_LABELS: Record<MessageView['role'], { label: string; icon: string }> = {
   user: { label: 'You', icon: 'account' },
@@ -83,6 +84,7 @@ export function renderMessage(
     message.chips.length > 0 ? contextChips(message.chips, actions) : null,
     message.instructions?.length ? instructionChips(message.instructions, actions) : null,
     message.role === 'assistant' ? messageMeta(message) : null,
+    message.several ? severalBar(message, message.several, actions) : null,
     message.error ? errorBlock(renderer.renderInline(message.error), placement.isLast, actions) : null,
     message.unanswered ? unansweredBlock(message.unanswered.error, renderer, actions) : null,
   );

@@ -157,14 +157,15 @@ export class ConversationManager extends ConversationReader {
    * `metadata.interrupted` and `metadata.stopReason` (`consumer`, `cancelled`, `limit` when the provider
    * stopped it at a size or time cap, with `finishReason: 'length'`, or `failed`; the last two with
    * `metadata.error`), then re-throws the failure, the cap's error or the cancel (a `break` just ends).
-   * The generator's return value is the final response.
+   * The generator's return value is the final response. With `parentNodeId` it answers that node instead
+   * of the current one, so several streams can answer one question at once (each commit moves to its answer).
    */
   async *streamComplete(options: CompleteOptions = {}): AsyncGenerator<LLMStreamChunk, LLMResponse> {
     const prepared = await this.queue.run(async () => {
       await this.closeOpenCalls();
-      return this.prepareCall(options);
+      return this.prepareCall(options, options.parentNodeId === undefined ? this.current : this.requireNode(options.parentNodeId).nodeId);
     });
-    return yield* this.streaming.track(prepared.parentId, this.streamUnder(prepared, options));
+    return yield* this.streaming.track(prepared.parentId, this.streamUnder(prepared, options, options.onStored));
   }
 
   private async *streamUnder(prepared: PreparedCall, options: CompleteOptions, onCommitted?: (node: ConversationNode) => void): AsyncGenerator<LLMStreamChunk, LLMResponse> {

@@ -4,7 +4,7 @@ import type { ConversationStorage } from '../storage/storage';
 import type { MessageTokenEstimator } from './contextWindow';
 import type { ConversationMiddleware } from './middleware/middleware';
 import type { ToolLoopOptions } from '../tools/toolLoop';
-import type { Role, ToolCall, ToolDefinition } from '../types';
+import type { ConversationNode, LLMMessage, Role, ToolCall, ToolDefinition } from '../types';
 
 /** What every manager needs: the model, the store, and how requests are built. */
 export interface ConversationManagerOptions {
@@ -69,6 +69,18 @@ export interface CompleteOptions {
   instructions?: string;
   tools?: ToolDefinition[];
   signal?: AbortSignal;
+  /**
+   * Answer this node instead of the current one (`streamComplete`): several answers to one question
+   * stream at once, each stored under it whatever the current node became meanwhile.
+   */
+  parentNodeId?: string;
+  /**
+   * Send these messages instead of the path's (a merge of answers): no context window or request
+   * middleware is applied to them; the answer is still stored under the node it answers.
+   */
+  requestMessages?: readonly LLMMessage[];
+  /** `streamComplete`: told the answer's node once it is stored (a stopped or failed one's too). */
+  onStored?: (node: ConversationNode) => void;
 }
 
 /**

@@ -51,17 +51,22 @@ export async function prepareCall(source: CallSource, managerOptions: Conversati
   if (currentNodeId === ROOT_NODE_ID) {
     throw new InvalidOperationError('There are no messages to answer yet: add a user message first.');
   }
+  const state: MiddlewareState = {
+    conversationId: source.conversationId,
+    currentNode: structuredClone(tree.get(currentNodeId)),
+    metadata: structuredClone(source.metadata),
+  };
+  // A request written whole by the caller (a merge of answers) is sent as it is.
+  if (options.requestMessages) {
+    if (options.requestMessages.length === 0) throw new InvalidOperationError('The request has no messages to send.');
+    return { parentId: currentNodeId, messages: options.requestMessages.map((m) => structuredClone(m)), callOptions: toCompletionOptions(options), state, droppedCount: 0 };
+  }
   // Every call has a result (a path cut by a crash gets "interrupted" ones); then old tool outputs go
   // first, before the window drops any turn (never in the tree, only in what is sent).
   const messages = pruneToolOutputs(withToolResults(requestMessages(tree, currentNodeId, options.systemPromptOverride, options.instructions)).map(copyMessage), {
     keepTokens: managerOptions.keepToolOutputTokens,
   });
   const window = applyContextWindow(messages, windowOptions(managerOptions));
-  const state: MiddlewareState = {
-    conversationId: source.conversationId,
-    currentNode: structuredClone(tree.get(currentNodeId)),
-    metadata: structuredClone(source.metadata),
-  };
   const sent = await runRequestMiddleware(managerOptions.middleware ?? [], window.messages.map((m) => structuredClone(m)), state);
   return { parentId: currentNodeId, messages: sent, callOptions: toCompletionOptions(options), state, droppedCount: window.droppedCount };
 }
