@@ -123,6 +123,19 @@ describe('buildChatState', () => {
       { path: 'src/b.ts', startLine: undefined, endLine: undefined, score: 1, source: 'files' },
     ]);
   });
+  it('shows the instruction chips of a request whose answer came after an automatic compaction', () => {
+    const refs = [{ path: 'AGENTS.md', kind: 'agents', gitBlobId: 'b1' }];
+    const compacted = [
+      node('', 'system', ''),
+      node('0', 'user', 'And now?'),
+      node('0.0', 'system', 'Summary', { compaction: { coveredCount: 2, tokensBefore: 600, tokensAfter: 300, method: 'llm', trigger: 'auto', firstKeptNodeId: '0' } }),
+      node('0.0.0', 'assistant', 'Echo', { instructions: refs }),
+    ];
+    const state = buildChatState({ ...base, currentNodeId: '0.0.0', path: pathSourceOf(compacted, '0.0.0'), instructions: { excluded: [] } }, new ChatWindow());
+    const question = state.views.find((v) => v.nodeId === '0');
+    expect(question?.instructions?.map((c) => c.path)).toEqual(['AGENTS.md']);
+  });
+
   it('offers Restore Files to Here on every message once any node changed a file, pointing past an answer\'s tool results', () => {
     const call = (id: string, name: string) => ({ id, type: 'function' as const, function: { name, arguments: '{}' } });
     const tooled = [

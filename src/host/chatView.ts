@@ -150,9 +150,11 @@ export function buildChatState(input: ChatStateInput, window: ChatWindow): ChatS
       if (hasCheckpoints) view = { ...view, restoreFilesNodeId: following.at(-1)?.nodeId ?? id };
     }
     if (node.message.role === 'tool' && node.message.toolCallId) view = { ...view, toolResultOf: node.message.toolCallId };
-    // A request message shows the instruction files its answer was made with.
-    if (node.message.role === 'user' && input.instructions && index + 1 < path.pathIds.length) {
-      const chips = instructionChips(path.node(path.pathIds[index + 1]), input.instructions.excluded, input.instructions.versions);
+    // A request message shows the instruction files its answer was made with (a compaction made just
+    // before that answer may stand between them).
+    if (node.message.role === 'user' && input.instructions) {
+      const answer = answerAfter(path, index);
+      const chips = answer ? instructionChips(answer, input.instructions.excluded, input.instructions.versions) : undefined;
       if (chips) view = { ...view, instructions: chips };
     }
     const several = node.metadata.severalRun !== undefined ? severalView(node, path.siblingIds(id).map((s) => path.node(s))) : undefined;
@@ -173,6 +175,16 @@ export function buildChatState(input: ChatStateInput, window: ChatWindow): ChatS
     ...(input.branchPoint ? { branchPoint: input.branchPoint } : {}),
     tools: { enabled: input.tools?.enabled ?? false },
   };
+}
+
+/** The first answer after the user message at `index` on the path, past a compaction node; none past the next user message. */
+function answerAfter(path: PathSource, index: number): ConversationNode | undefined {
+  for (let i = index + 1; i < path.pathIds.length && i <= index + 3; i++) {
+    const next = path.node(path.pathIds[i]);
+    if (next.message.role === 'user') return undefined;
+    if (next.message.role === 'assistant' && !nodeMetadata(next.metadata).compaction) return next;
+  }
+  return undefined;
 }
 
 /** The files `nodes` (a message and its tool results) changed, and the last of them to restore to. */
