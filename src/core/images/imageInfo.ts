@@ -118,7 +118,6 @@ function decodeBase64(value: string, name: string): Uint8Array {
 /** File names are shown and written beside exports: no folders, no control characters, at most 200 characters. */
 function cleanName(name: unknown, mime: ImageMime): string {
   const base = typeof name === 'string' ? (name.split(/[\\/]/).pop() ?? '') : '';
-  // eslint-disable-next-line no-control-regex
   const clean = base.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 200);
   return clean || `image.${IMAGE_EXTENSIONS[mime]}`;
 }
