@@ -7,8 +7,8 @@ import type { Database, SqlValue } from 'sql.js';
 import { InvalidArgumentError } from '../errors';
 import { checkImages, type CheckedImage } from '../images/imageInfo';
 import { formatNodeId, ROOT_NODE_ID } from '../nodeIds';
-import type { ConversationNode, Role } from '../types';
-import { queryRows, queryRowsCached } from './conversationTables';
+import type { ConversationNode, ConversationState, Role } from '../types';
+import { queryRows, queryRowsCached, seqOf } from './conversationTables';
 import { FILE_CONTENT_ENVELOPE } from './fileCheckpointSchema';
 import { storedHashes } from './fileCheckpointQueries';
 import { NODE_IMAGE_ENVELOPE } from './nodeImageSchema';
@@ -32,6 +32,34 @@ export function prepareChangeImages(change: ConversationChange): PreparedImage[]
   }
   // Sizes are the caller's to limit (arbor.images.maxBytes): the store takes any size it can hold.
   return change.addImages.map((images) => (images === undefined ? [] : prepareImages(checkImages(images, Number.POSITIVE_INFINITY))));
+}
+
+/**
+ * A state to save whose messages carry images inline (`message.images`, base64 as dataknobs writes them,
+ * e.g. an imported file): the images taken out of the messages, checked and hashed, by node id, and the
+ * state without them. Undefined when no message has images.
+ */
+export function extractStateImages(state: ConversationState): { state: ConversationState; images: Map<string, PreparedImage[]> } | undefined {
+  if (!state.nodes.some((node) => node.message.images?.length)) return undefined;
+  const images = new Map<string, PreparedImage[]>();
+  const nodes = state.nodes.map((node) => {
+    const { images: inline, ...message } = node.message;
+    if (!inline?.length) return node;
+    const inputs = inline.map((base64, i) => ({ base64, name: `image-${i + 1}` }));
+    try {
+      images.set(node.nodeId, prepareImages(checkImages(inputs, Number.POSITIVE_INFINITY)).map((image, i) => ({ ...image, name: `${inputs[i].name}.${image.mime.slice(6).replace('jpeg', 'jpg')}` })));
+    } catch (error) {
+      throw new InvalidArgumentError(`Message "${node.nodeId}": ${error instanceof Error ? error.message : String(error)}`);
+    }
+    return { ...node, message };
+  });
+  return { state: { ...state, nodes }, images };
+}
+
+/** The envelopes that store the images `extractStateImages` took out of a state's messages. */
+export function stateImageEnvelopes(db: Database, images: Map<string, PreparedImage[]>, timestamp: string): ConversationNode[] {
+  const present = new Set<string>();
+  return [...images].flatMap(([nodeId, list]) => nodeImageEnvelopes(db, seqOf(nodeId), list, timestamp, present));
 }
 
 function envelope(role: string, content: string, fields: Record<string, unknown>, timestamp: string): ConversationNode {

@@ -10,7 +10,7 @@ import { conversationExists, conversationRow, loadState, nodeExists, queryRows, 
 import { conversationFileChanges, fileStatesAt, nodeFileChangeRows, readFileContent } from './fileCheckpointQueries';
 import { fileChangeEnvelopes, prepareFileChanges, type PreparedFileChange } from './fileCheckpoints';
 import { buildForkEntry } from './forkEntry';
-import { conversationImages, nodeImageEnvelopes, nodeImageRows, prepareChangeImages, type PreparedImage } from './nodeImages';
+import { conversationImages, extractStateImages, nodeImageEnvelopes, nodeImageRows, prepareChangeImages, stateImageEnvelopes, type PreparedImage } from './nodeImages';
 import { loadSqlJs, type SqlJsWasmOptions } from './databaseFile';
 import type { JournalEntry, StoredChange } from './journal';
 import { JournaledDatabase, type JournalOptions } from './journaledDatabase';
@@ -106,12 +106,17 @@ export class SqlJsConversationStorage implements ConversationStorage {
 
   /** Writes a whole conversation; its node ids must be ones this store gives (`formatNodeId`). */
   saveConversation(state: ConversationState): Promise<void> {
+    let extracted: ReturnType<typeof extractStateImages>;
     try {
       checkState(state);
+      extracted = extractStateImages(state);
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.mutate(() => ({ entry: { op: 'save', state }, result: undefined }));
+    if (!extracted) return this.mutate(() => ({ entry: { op: 'save', state }, result: undefined }));
+    const { state: stripped, images } = extracted;
+    // Inline images (an imported file) go to node_images, after the nodes they belong to.
+    return this.mutate(() => ({ entry: { op: 'save', state: { ...stripped, nodes: [...stripped.nodes, ...stateImageEnvelopes(this.store.db, images, stripped.updatedAt)] } }, result: undefined }));
   }
 
   /**
