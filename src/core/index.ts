@@ -183,6 +183,7 @@ export { LEGACY_BACKUP_SUFFIX } from './storage/journaledDatabase';
 export { CURRENT_SCHEMA, formatSchemaVersion, type SchemaVersion } from './storage/schema';
 export {
   checkImages,
+  base64Size,
   sniffImageMime,
   imageDimensions,
   formatBytes,

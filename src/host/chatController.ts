@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { readNodeMetadata, ROOT_NODE_ID, type ConversationMetadata, type FileSystemPromptLibrary, type NodeMetadata } from '../core/index';
 import { assertNever, isStreamedRequest } from '../shared/protocol';
 import type { AnswerMessage, Attachment, NoticeMessage, EditMessage, FromWebview, RegenerateMessage, RequestMessage, RetryMessage, SendMessage, ToWebview } from '../shared/protocol';
+import { imageSupport, imagesFromWebview, imageViews } from './chatImages';
 import { buildChatState, promptSummaries } from './chatView';
 import { ChatAnswers, type AnswerFields } from './chatAnswers';
 import { ChatBranching } from './chatBranching';
@@ -236,6 +237,8 @@ export class ChatController extends Disposable {
       const s = this.services.settings;
       const pathIds = manager.getPathIds();
       const fileChanges = await manager.getFileChangesByNode().catch(() => ({}));
+      const images = await imageViews(manager, pathIds).catch(() => ({}));
+      const model = conversationModel(metadata, s);
       const reveal = this.revealId !== undefined && pathIds.includes(this.revealId) ? this.revealId : undefined;
       this.revealId = undefined;
       if (reveal !== undefined) this.window.reach(pathIds.indexOf(reveal));
@@ -263,6 +266,8 @@ export class ChatController extends Disposable {
             compaction: manager.getCompactionInEffect(),
             tools: { enabled: this.tools.enabled(manager), lookup: this.tools },
             fileChanges,
+            images,
+            imageSupport: await imageSupport(manager, model, s.imagesMaxBytes),
           },
           this.window,
         ),
@@ -454,6 +459,7 @@ export class ChatController extends Disposable {
       return;
     }
     const manager = await this.services.manager(this.conversationId);
+    const images = imagesFromWebview(msg.images, this.services.settings.imagesMaxBytes);
     const resolved = await this.services.workspaceFiles.resolveAttachments(msg.attachments);
     // Two user messages never follow each other: a message sent while the last one is unanswered (its
     // request failed) or on a user message chosen with Branch from Here becomes its sibling, `‹ n/m ›`.
@@ -462,8 +468,8 @@ export class ChatController extends Disposable {
     if (msg.promptName) {
       await addPromptMessages(this.promptContext(), manager, { promptName: msg.promptName, kind: msg.promptKind ?? 'user', text: msg.text, params: msg.params ?? {}, attachments: resolved });
     } else {
-      if (!msg.text.trim() && resolved.length === 0) return;
-      await manager.addMessage({ role: 'user', content: composeUserMessage(msg.text, resolved), raw: true, metadata: userMessageMetadata(resolved, msg.text) });
+      if (!msg.text.trim() && resolved.length === 0 && images.length === 0) return;
+      await manager.addMessage({ role: 'user', content: composeUserMessage(msg.text, resolved), raw: true, metadata: userMessageMetadata(resolved, msg.text), ...(images.length ? { images } : {}) });
       const title = titleFromMessage(manager.getMetadata() as Record<string, unknown>, { text: msg.text, attachments: resolved });
       if (title !== undefined) await manager.setMetadata({ title } satisfies ConversationMetadata);
     }

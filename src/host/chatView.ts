@@ -5,7 +5,7 @@
  * and the few views in the window, not a copy of every node.
  */
 import { nodeMetadata, nodeRagMetadata, type CompactionInfo, type ConversationNode, type PromptInfo, type RagMetadata, type RecordedFileChange } from '../core/index';
-import type { Attachment, BranchPoint, ChatState, CompactionView, ContextChip, ErrorView, FileChangeView, MessageFileChanges, MessageView, PromptSummary, SiblingInfo } from '../shared/protocol';
+import type { Attachment, BranchPoint, ChatState, CompactionView, ContextChip, ErrorView, FileChangeView, ImageSupport, ImageView, MessageFileChanges, MessageView, PromptSummary, SiblingInfo } from '../shared/protocol';
 import type { ChatWindow } from './chatWindow';
 import { messageDisplayText } from './conversationRules';
 import { promptMessageInfo, type PromptVersionLookup } from './promptMessages';
@@ -44,6 +44,9 @@ export interface ChatStateInput {
   tools?: { enabled: boolean; lookup: ToolCallLookup };
   /** The files each node changed (the store's file checkpoints), by node id. */
   fileChanges?: Readonly<Record<string, readonly RecordedFileChange[]>>;
+  /** The images of each node that has some, by node id (see `chatImages.ts`). */
+  images?: Readonly<Record<string, readonly ImageView[]>>;
+  imageSupport?: ImageSupport;
 }
 
 function siblingInfo(node: ConversationNode, ids: readonly string[]): SiblingInfo {
@@ -145,6 +148,7 @@ export function buildChatState(input: ChatStateInput, window: ChatWindow): ChatS
       if (changes) view = { ...view, fileChanges: changes };
       if (hasCheckpoints) view = { ...view, restoreFilesNodeId: following.at(-1)?.nodeId ?? id };
     }
+    if (input.images?.[id]) view = { ...view, images: input.images[id] };
     if (node.message.role === 'tool' && node.message.toolCallId) view = { ...view, toolResultOf: node.message.toolCallId };
     return unanswered?.nodeId === id ? { ...view, unanswered: unanswered.error ? { error: unanswered.error } : {} } : view;
   });
@@ -161,6 +165,7 @@ export function buildChatState(input: ChatStateInput, window: ChatWindow): ChatS
     restricted: input.restricted,
     ...(input.branchPoint ? { branchPoint: input.branchPoint } : {}),
     tools: { enabled: input.tools?.enabled ?? false },
+    ...(input.imageSupport ? { imageSupport: input.imageSupport } : {}),
   };
 }
 

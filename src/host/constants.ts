@@ -84,6 +84,8 @@ export const Settings = {
   mcpServers: 'mcp.servers',
   commandAllowList: 'tools.commandAllowList',
   commandDenyList: 'tools.commandDenyList',
+  imagesMaxBytes: 'images.maxBytes',
+  openaiSupportsVision: 'openai.supportsVision',
 } as const;
 
 /** Context keys set with `setContext`, used in `when` clauses. */

@@ -3,7 +3,7 @@
  * over `workspace.getConfiguration('arbor')`, tests pass a plain object, and bad values fall back to
  * the defaults with a warning instead of breaking the extension.
  */
-import { DEFAULT_KEEP_RECENT_TOKENS, DEFAULT_KEEP_TOOL_OUTPUT_TOKENS, DEFAULT_MAX_ANSWER_CHARS, DEFAULT_MAX_ANSWER_MS } from '../core/index';
+import { DEFAULT_KEEP_RECENT_TOKENS, DEFAULT_KEEP_TOOL_OUTPUT_TOKENS, DEFAULT_MAX_ANSWER_CHARS, DEFAULT_MAX_ANSWER_MS, DEFAULT_MAX_IMAGE_BYTES } from '../core/index';
 
 /** Which model server answers. */
 export type ProviderKind = 'ollama' | 'openai';
@@ -61,6 +61,10 @@ export interface ArborSettings {
   commandDenyList: string[];
   /** `arbor.openai.supportsTools`: whether the OpenAI-compatible server's models take tools. */
   openaiSupportsTools: boolean;
+  /** `arbor.openai.supportsVision`: whether the OpenAI-compatible server's models take images. */
+  openaiSupportsVision: boolean;
+  /** `arbor.images.maxBytes`: the largest image a message may carry. */
+  imagesMaxBytes: number;
 }
 
 /** The system prompt new chats use when `arbor.systemPrompt` is not set: `prompts/system/default.*`, when there is one. */
@@ -263,6 +267,8 @@ export function parseSettings(get: (key: string) => unknown): ParsedSettings {
       commandAllowList: asCommandPrefixes(get('tools.commandAllowList'), 'tools.commandAllowList', warnings),
       commandDenyList: asCommandPrefixes(get('tools.commandDenyList'), 'tools.commandDenyList', warnings),
       openaiSupportsTools: asBoolean(get('openai.supportsTools'), true, 'openai.supportsTools', warnings),
+      openaiSupportsVision: asBoolean(get('openai.supportsVision'), true, 'openai.supportsVision', warnings),
+      imagesMaxBytes: asCap(get('images.maxBytes'), DEFAULT_MAX_IMAGE_BYTES, 'images.maxBytes', 'bytes', warnings) || DEFAULT_MAX_IMAGE_BYTES,
     },
     warnings,
   };

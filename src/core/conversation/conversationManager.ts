@@ -436,6 +436,11 @@ export class ConversationManager extends ConversationReader {
     return this.queue.run(() => this.options.storage.imagesByNode(this.conversationId));
   }
 
+  /** Whether `model` (default: the provider's) takes images; a provider that cannot tell is trusted to. */
+  async modelTakesImages(model?: string): Promise<boolean> {
+    return (await this.options.llm.supportsVision?.(model ?? this.options.llm.model)) ?? true;
+  }
+
   /** Drops every `onDidChange` listener. */
   dispose(): void {
     this.changeEmitter.dispose();
