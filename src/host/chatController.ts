@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { readNodeMetadata, ROOT_NODE_ID, type ConversationMetadata, type FileSystemPromptLibrary, type NodeMetadata } from '../core/index';
 import { assertNever, isStreamedRequest } from '../shared/protocol';
 import type { AnswerMessage, Attachment, NoticeMessage, EditMessage, FromWebview, RegenerateMessage, RequestMessage, RetryMessage, SendMessage, ToWebview } from '../shared/protocol';
-import { imageSupport, imagesFromWebview, imageViews } from './chatImages';
+import { imageSupport, imageViews, sendImages } from './chatImages';
 import { buildChatState, promptSummaries } from './chatView';
 import { ChatAnswers, type AnswerFields } from './chatAnswers';
 import { ChatBranching } from './chatBranching';
@@ -459,8 +459,9 @@ export class ChatController extends Disposable {
       return;
     }
     const manager = await this.services.manager(this.conversationId);
-    const images = imagesFromWebview(msg.images, this.services.settings.imagesMaxBytes);
-    const resolved = await this.services.workspaceFiles.resolveAttachments(msg.attachments);
+    const reader = this.services.workspaceFiles;
+    const { images, attachments } = await sendImages(msg.images, msg.attachments, (p) => reader.readBytes(p), this.services.settings.imagesMaxBytes);
+    const resolved = await reader.resolveAttachments(attachments);
     // Two user messages never follow each other: a message sent while the last one is unanswered (its
     // request failed) or on a user message chosen with Branch from Here becomes its sibling, `‹ n/m ›`.
     const current = manager.getNode(manager.currentNodeId);

@@ -4,7 +4,7 @@
  * the chat shows go to it as `data:` URLs, encoded once per image however often the state is posted.
  */
 import { base64Size, checkImages, InvalidArgumentError, formatBytes, MAX_IMAGES_PER_MESSAGE, type CheckedImage, type ConversationManager, type StoredImage } from '../core/index';
-import type { ImageSupport, ImageView } from '../shared/protocol';
+import type { Attachment, ImageSupport, ImageView } from '../shared/protocol';
 
 /** Encoded images by hash, kept for the last few hundred so a long chat is not encoded on every post. */
 const encoded = new Map<string, string>();
@@ -68,4 +68,30 @@ export function imagesFromWebview(images: unknown, maxBytes: number): CheckedIma
 export async function imageSupport(manager: ConversationManager, model: string, maxBytes: number): Promise<ImageSupport> {
   const supportsVision = await manager.modelTakesImages(model).catch(() => true);
   return { maxBytes, maxCount: MAX_IMAGES_PER_MESSAGE, model, supportsVision };
+}
+
+/** A picked workspace file that is an image by its name: attached whole, it goes as an image, not as text. */
+const IMAGE_FILE = /\.(png|jpe?g|gif|webp)$/i;
+
+/**
+ * The images of a `send`: those pasted or dropped in the composer, then the whole image files picked with
+ * the attach picker (read through `readBytes`, which keeps to the workspace); the other attachments stay
+ * text context. All are checked together (type, `maxBytes`, 20 in all).
+ */
+export async function sendImages(
+  images: unknown,
+  attachments: readonly Attachment[],
+  readBytes: (relPath: string) => Promise<Uint8Array>,
+  maxBytes: number,
+): Promise<{ images: CheckedImage[]; attachments: Attachment[] }> {
+  const pasted = imagesFromWebview(images, maxBytes);
+  const picked = attachments.filter((a) => a.kind === 'file' && a.text === undefined && a.startLine === undefined && IMAGE_FILE.test(a.path));
+  if (picked.length === 0) return { images: pasted, attachments: [...attachments] };
+  const files = await Promise.all(picked.map(async (a) => ({ bytes: await readBytes(a.path), name: a.path.split('/').pop() ?? a.path })));
+  for (const file of files) {
+    if (file.bytes.byteLength > maxBytes) checkImages([file], maxBytes);
+  }
+  const all = [...pasted, ...checkImages(files, maxBytes)];
+  if (all.length > MAX_IMAGES_PER_MESSAGE) checkImages(all, maxBytes);
+  return { images: all, attachments: attachments.filter((a) => !picked.includes(a)) };
 }
