@@ -4,18 +4,19 @@
  * `#selection` attach context, attachments show as removable chips; the model picker and
  * Send/Stop sit under it.
  */
-import type { Attachment, PromptSummary } from '../../src/shared/protocol';
+import type { Attachment, ImageSupport, ImageView, PromptSummary } from '../../src/shared/protocol';
 import type { VscodeSingleSelect } from '@vscode-elements/elements/dist/vscode-single-select/vscode-single-select.js';
 import { h, icon, iconButton } from '../dom';
 import { formatRange } from '../format';
 import { fitToText } from './autoGrow';
 import { FilePicker } from './filePicker';
+import { ComposerImages } from './imageThumbnails';
 import { PopupList } from './popupList';
 import { PromptForm } from './promptForm';
 
 /** What the composer asks of the page. */
 export interface ComposerHost {
-  send(message: { text: string; attachments: readonly Attachment[]; promptName?: string; promptKind?: 'user' | 'messages'; params?: Record<string, string> }): void;
+  send(message: { text: string; attachments: readonly Attachment[]; promptName?: string; promptKind?: 'user' | 'messages'; params?: Record<string, string>; images?: readonly ImageView[] }): void;
   stop(): void;
   selectModel(model: string): void;
   findFiles(query: string): Promise<readonly string[]>;
@@ -45,6 +46,7 @@ export class Composer {
   private readonly promptMenu: PopupList<PromptSummary>;
   private readonly promptForm: PromptForm;
   private readonly filePicker: FilePicker;
+  private readonly images = new ComposerImages(() => this.input.focus());
   private attachments: Attachment[] = [];
   private prompts: readonly PromptSummary[] = [];
   private busy = false;
@@ -107,6 +109,7 @@ export class Composer {
       this.promptMenu.element,
       this.filePicker.element,
       this.promptForm.element,
+      this.images.element,
       this.attachmentBar,
       this.input,
       h(
@@ -120,6 +123,7 @@ export class Composer {
         this.sendButton,
       ),
     );
+    this.images.listen(this.input, this.element);
   }
 
   /** Restores a draft saved before a reload. */
@@ -265,6 +269,11 @@ export class Composer {
     this.saveDraft();
   }
 
+  /** The limits of images and whether the chat's model takes them (from the chat state). */
+  setImageSupport(support: ImageSupport | undefined): void {
+    this.images.setSupport(support);
+  }
+
   private submit(): void {
     if (this.busy) {
       return;
@@ -278,10 +287,11 @@ export class Composer {
       }
       this.host.send({ text, attachments: [...this.attachments], promptName: prompt.name, ...(prompt.kind ? { promptKind: prompt.kind } : {}), params });
     } else {
-      if (!text) {
+      if (!text && this.images.count === 0) {
         return;
       }
-      this.host.send({ text, attachments: [...this.attachments] });
+      const images = this.images.take();
+      this.host.send({ text, attachments: [...this.attachments], ...(images.length ? { images } : {}) });
     }
     this.setText('');
     this.attachments = [];

@@ -17,6 +17,7 @@ import { promptChip, promptDetails } from './promptMessage';
 import { toggleModelMenu } from './modelMenu';
 import { thinkingSummary } from './thinking';
 import { renderToolCalls } from './toolCards';
+import { messageImages } from './imageThumbnails';
 
 const ROLE_LABELS: Record<MessageView['role'], { label: string; icon: string }> = {
   user: { label: 'You', icon: 'account' },
@@ -74,6 +75,7 @@ export function renderMessage(
     ),
     message.thinking ? thinkingBlock(message.thinking) : null,
     content,
+    messageImages(message.images) ?? null,
     message.toolCalls?.length ? renderToolCalls(message.toolCalls, actions) : null,
     message.fileChanges ? fileChangeChips(message.fileChanges, actions) : null,
     details,
