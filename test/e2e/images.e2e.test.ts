@@ -33,10 +33,17 @@ describe('images in messages', () => {
       .input()
       .evaluate(
         (textarea, { data, fileName }) => {
+          // Browser globals, typed here because this file compiles without the DOM library.
+          const page = globalThis as unknown as {
+            DataTransfer: new () => { items: { add(file: unknown): void } };
+            ClipboardEvent: new (type: string, init: Record<string, unknown>) => unknown;
+          };
           const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
-          const transfer = new DataTransfer();
+          const transfer = new page.DataTransfer();
           transfer.items.add(new File([bytes], fileName, { type: 'image/png' }));
-          textarea.dispatchEvent(new ClipboardEvent('paste', { clipboardData: transfer, bubbles: true, cancelable: true, composed: true }));
+          (textarea as unknown as { dispatchEvent(event: unknown): boolean }).dispatchEvent(
+            new page.ClipboardEvent('paste', { clipboardData: transfer, bubbles: true, cancelable: true, composed: true }),
+          );
         },
         { data: base64, fileName: name },
       );
