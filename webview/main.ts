@@ -175,6 +175,7 @@ function handle(message: ToWebview): void {
       setBusy(chat.busy || streamingId !== undefined);
       list.setPath(pathWindow.apply(chat), busy, chat.windowStart);
       composer.setCurrentModel(chat.model);
+      composer.setImageSupport(chat.imageSupport);
       if (banner.update(chat.branchPoint)) {
         // A new version of a message starts from its text, unless a draft is already there.
         composer.startBranch(chat.branchPoint?.text);

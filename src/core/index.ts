@@ -182,6 +182,7 @@ export {
   type FileChange,
   type FileVersion,
   type RecordedFileChange,
+  type StoredImage,
   type FileState,
   type ConversationStorage,
 } from './storage/storage';
@@ -189,6 +190,21 @@ export { SqlJsConversationStorage, type SqlJsStorageOptions } from './storage/sq
 export { JOURNAL_SUFFIX } from './storage/sqlJsConversationStorage';
 export { LEGACY_BACKUP_SUFFIX } from './storage/journaledDatabase';
 export { CURRENT_SCHEMA, formatSchemaVersion, type SchemaVersion } from './storage/schema';
+export {
+  checkImages,
+  base64Size,
+  sniffImageMime,
+  imageDimensions,
+  formatBytes,
+  DEFAULT_MAX_IMAGE_BYTES,
+  MAX_IMAGES_PER_MESSAGE,
+  IMAGE_MIME_TYPES,
+  type ImageInput,
+  type CheckedImage,
+  type ImageMime,
+} from './images/imageInfo';
+export { imagePlaceholder, imageDataUrlOf } from './conversation/messageImages';
+export { markdownImages, exportJsonWithImages, imageFileName, type ExportedImageFile } from './conversation/imageExports';
 export {
   type PromptRef,
   type RagConfig,

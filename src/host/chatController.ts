@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { readConversationMetadata, readNodeMetadata, ROOT_NODE_ID, type ConversationMetadata, type FileSystemPromptLibrary, type ForeignPromptSet, type NodeMetadata } from '../core/index';
 import { assertNever, isStreamedRequest, severalModelsProblem } from '../shared/protocol';
 import type { AnswerMessage, Attachment, NoticeMessage, EditMessage, FromWebview, RegenerateMessage, RequestMessage, RetryMessage, SendMessage, SendSeveralMessage, ToWebview } from '../shared/protocol';
+import { imageSupport, imageViews, sendImages } from './chatImages';
 import { buildChatState, promptSummaries } from './chatView';
 import { ChatAnswers, type AnswerFields } from './chatAnswers';
 import { ChatBranching } from './chatBranching';
@@ -259,6 +260,8 @@ export class ChatController extends Disposable {
       const fileChanges = await manager.getFileChangesByNode().catch(() => ({}));
       // The versions of the instruction files recorded near the end of the path (where the reader is), to mark changed ones.
       const versions = await this.services.instructions.versions(recordedInstructions(pathIds.slice(-INSTRUCTION_VERSIONS_SPAN).map((id) => manager.getNode(id))));
+      const images = await imageViews(manager, pathIds).catch(() => ({}));
+      const model = conversationModel(metadata, s);
       const reveal = this.revealId !== undefined && pathIds.includes(this.revealId) ? this.revealId : undefined;
       this.revealId = undefined;
       if (reveal !== undefined) this.window.reach(pathIds.indexOf(reveal));
@@ -287,6 +290,8 @@ export class ChatController extends Disposable {
             tools: { enabled: this.tools.enabled(manager), lookup: this.tools },
             fileChanges,
             instructions: { excluded: readConversationMetadata(metadata, 'excludedInstructions') ?? [], versions },
+            images,
+            imageSupport: await imageSupport(manager, model, s.imagesMaxBytes),
           },
           this.window,
         ),
@@ -527,7 +532,9 @@ export class ChatController extends Disposable {
    */
   private async addQuestion(msg: SendMessage | SendSeveralMessage): Promise<{ overrides?: PromptRequestOverrides } | undefined> {
     const manager = await this.services.manager(this.conversationId);
-    const resolved = await this.services.workspaceFiles.resolveAttachments(msg.attachments);
+    const reader = this.services.workspaceFiles;
+    const { images, attachments } = await sendImages(msg.images, msg.attachments, (p) => reader.readBytes(p), this.services.settings.imagesMaxBytes);
+    const resolved = await reader.resolveAttachments(attachments);
     // Two user messages never follow each other: a message sent while the last one is unanswered (its
     // request failed) or on a user message chosen with Branch from Here becomes its sibling, `‹ n/m ›`.
     const current = manager.getNode(manager.currentNodeId);
@@ -536,8 +543,8 @@ export class ChatController extends Disposable {
     if (msg.promptName) {
       overrides = await addPromptMessages(this.promptContext(), manager, { promptName: msg.promptName, kind: msg.promptKind ?? 'user', text: msg.text, params: msg.params ?? {}, attachments: resolved });
     } else {
-      if (!msg.text.trim() && resolved.length === 0) return undefined;
-      await manager.addMessage({ role: 'user', content: composeUserMessage(msg.text, resolved), raw: true, metadata: userMessageMetadata(resolved, msg.text) });
+      if (!msg.text.trim() && resolved.length === 0 && images.length === 0) return undefined;
+      await manager.addMessage({ role: 'user', content: composeUserMessage(msg.text, resolved), raw: true, metadata: userMessageMetadata(resolved, msg.text), ...(images.length ? { images } : {}) });
       const title = titleFromMessage(manager.getMetadata() as Record<string, unknown>, { text: msg.text, attachments: resolved });
       if (title !== undefined) await manager.setMetadata({ title } satisfies ConversationMetadata);
     }

@@ -5,7 +5,7 @@
  * and the few views in the window, not a copy of every node.
  */
 import { nodeMetadata, nodeRagMetadata, type CompactionInfo, type ConversationNode, type PromptInfo, type RagMetadata, type RecordedFileChange } from '../core/index';
-import type { Attachment, BranchPoint, ChatState, CompactionView, ContextChip, ErrorView, FileChangeView, MessageFileChanges, MessageView, PromptSummary, SiblingInfo } from '../shared/protocol';
+import type { Attachment, BranchPoint, ChatState, CompactionView, ContextChip, ErrorView, FileChangeView, ImageSupport, ImageView, MessageFileChanges, MessageView, PromptSummary, SiblingInfo } from '../shared/protocol';
 import type { ChatWindow } from './chatWindow';
 import { messageDisplayText } from './conversationRules';
 import { instructionChips } from './instructionChips';
@@ -48,6 +48,9 @@ export interface ChatStateInput {
   fileChanges?: Readonly<Record<string, readonly RecordedFileChange[]>>;
   /** The instruction files the chat excludes now, and the version each recorded file has now (`null`: gone). */
   instructions?: { excluded: readonly string[]; versions?: ReadonlyMap<string, string | null> };
+  /** The images of each node that has some, by node id (see `chatImages.ts`). */
+  images?: Readonly<Record<string, readonly ImageView[]>>;
+  imageSupport?: ImageSupport;
 }
 
 function siblingInfo(node: ConversationNode, ids: readonly string[]): SiblingInfo {
@@ -149,6 +152,7 @@ export function buildChatState(input: ChatStateInput, window: ChatWindow): ChatS
       if (changes) view = { ...view, fileChanges: changes };
       if (hasCheckpoints) view = { ...view, restoreFilesNodeId: following.at(-1)?.nodeId ?? id };
     }
+    if (input.images?.[id]) view = { ...view, images: input.images[id] };
     if (node.message.role === 'tool' && node.message.toolCallId) view = { ...view, toolResultOf: node.message.toolCallId };
     // A request message shows the instruction files its answer was made with (a compaction made just
     // before that answer may stand between them).
@@ -174,6 +178,7 @@ export function buildChatState(input: ChatStateInput, window: ChatWindow): ChatS
     restricted: input.restricted,
     ...(input.branchPoint ? { branchPoint: input.branchPoint } : {}),
     tools: { enabled: input.tools?.enabled ?? false },
+    ...(input.imageSupport ? { imageSupport: input.imageSupport } : {}),
   };
 }
 

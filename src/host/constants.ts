@@ -86,6 +86,8 @@ export const Settings = {
   commandAllowList: 'tools.commandAllowList',
   commandDenyList: 'tools.commandDenyList',
   instructionsEnabled: 'instructions.enabled',
+  imagesMaxBytes: 'images.maxBytes',
+  openaiSupportsVision: 'openai.supportsVision',
 } as const;
 
 /** Context keys set with `setContext`, used in `when` clauses. */

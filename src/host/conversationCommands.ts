@@ -1,5 +1,6 @@
+import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { ConversationMetadata } from '../core/index';
+import { exportJsonWithImages, markdownImages, type ConversationMetadata } from '../core/index';
 import { Commands } from './constants';
 import { conversationIdOf, targetOf, targetsOf, type CommandDeps } from './commandDeps';
 import { fileAttachment, selectionAttachment } from './editorActions';
@@ -31,7 +32,7 @@ async function pickConversation(deps: CommandDeps, placeHolder: string): Promise
 async function exportConversation(deps: CommandDeps, id: string, format: 'markdown' | 'json'): Promise<void> {
   const manager = await deps.services.manager(id);
   const title = conversationTitle(manager.getMetadata() as Record<string, unknown>);
-  let text: string;
+  let allBranches = false;
   if (format === 'markdown') {
     const scope = await vscode.window.showQuickPick(
       [
@@ -41,9 +42,7 @@ async function exportConversation(deps: CommandDeps, id: string, format: 'markdo
       { placeHolder: 'Export which messages?' },
     );
     if (!scope) return;
-    text = manager.exportMarkdown({ allBranches: scope.all });
-  } else {
-    text = JSON.stringify(manager.exportJson(), null, 2);
+    allBranches = scope.all;
   }
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
   const name = `${safeFileName(title)}.${format === 'markdown' ? 'md' : 'json'}`;
@@ -53,6 +52,16 @@ async function exportConversation(deps: CommandDeps, id: string, format: 'markdo
     saveLabel: 'Export',
   });
   if (!target) return;
+  let text: string;
+  if (format === 'markdown') {
+    // Images go beside the export, `<name>.images/<hash>.<ext>`, each once; the Markdown links to them.
+    const imagesFolder = `${path.posix.basename(target.path).replace(/\.md$/i, '')}.images`;
+    const { links, files } = await markdownImages(manager, imagesFolder);
+    for (const file of files) await vscode.workspace.fs.writeFile(vscode.Uri.joinPath(target, '..', file.relativePath), file.bytes);
+    text = manager.exportMarkdown({ allBranches, images: links });
+  } else {
+    text = JSON.stringify(await exportJsonWithImages(manager), null, 2);
+  }
   await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(text));
   const open = await vscode.window.showInformationMessage(`Exported "${firstLine(title, 40)}" to ${vscode.workspace.asRelativePath(target)}.`, 'Open');
   if (open) await vscode.window.showTextDocument(target);

@@ -53,6 +53,12 @@ export class DelegatingProvider implements LLMProvider {
     const provider = await this.current();
     return provider.supportsTools ? provider.supportsTools(model) : true;
   }
+
+  /** Whether `model` takes images, as the current provider says; one that cannot tell is trusted to. */
+  async supportsVision(model?: string): Promise<boolean> {
+    const provider = await this.current();
+    return provider.supportsVision ? provider.supportsVision(model) : true;
+  }
 }
 
 /**

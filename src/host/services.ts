@@ -350,7 +350,7 @@ export class Services extends Disposable {
     const limits = { maxAnswerChars: s.maxAnswerChars, maxAnswerMs: s.maxAnswerSeconds * 1000 };
     if (s.provider === 'openai') {
       const apiKey = await this.apiKeys.get();
-      return new OpenAIProvider({ baseURL: s.openaiBaseUrl, apiKey, model: s.model, pricing: s.pricing, contextLengths: s.contextLengths, supportsTools: s.openaiSupportsTools, ...limits });
+      return new OpenAIProvider({ baseURL: s.openaiBaseUrl, apiKey, model: s.model, pricing: s.pricing, contextLengths: s.contextLengths, supportsTools: s.openaiSupportsTools, supportsVision: s.openaiSupportsVision, ...limits });
     }
     return new OllamaProvider({ host: s.ollamaHost, model: s.model, numCtx: s.ollamaNumCtx, contextLengths: s.contextLengths, ...limits });
   }
@@ -382,6 +382,7 @@ export class Services extends Disposable {
       maxHistory: this.current.maxHistory,
       maxContextTokens: this.current.maxTokens,
       keepToolOutputTokens: this.current.keepToolOutputTokens,
+      maxImageBytes: this.current.imagesMaxBytes,
     };
   }
 

@@ -3,7 +3,7 @@
  * over `workspace.getConfiguration('arbor')`, tests pass a plain object, and bad values fall back to
  * the defaults with a warning instead of breaking the extension.
  */
-import { DEFAULT_KEEP_RECENT_TOKENS, DEFAULT_KEEP_TOOL_OUTPUT_TOKENS, DEFAULT_MAX_ANSWER_CHARS, DEFAULT_MAX_ANSWER_MS, INSTRUCTION_KINDS, isInstructionKind, type InstructionKind } from '../core/index';
+import { DEFAULT_KEEP_RECENT_TOKENS, DEFAULT_KEEP_TOOL_OUTPUT_TOKENS, DEFAULT_MAX_ANSWER_CHARS, DEFAULT_MAX_ANSWER_MS, DEFAULT_MAX_IMAGE_BYTES, INSTRUCTION_KINDS, isInstructionKind, type InstructionKind } from '../core/index';
 
 /** Which model server answers. */
 export type ProviderKind = 'ollama' | 'openai';
@@ -63,6 +63,10 @@ export interface ArborSettings {
   openaiSupportsTools: boolean;
   /** `arbor.instructions.enabled`: the kinds of instruction file (AGENTS.md, rules) read and sent; all by default. */
   instructionsEnabled: InstructionKind[];
+  /** `arbor.openai.supportsVision`: whether the OpenAI-compatible server's models take images. */
+  openaiSupportsVision: boolean;
+  /** `arbor.images.maxBytes`: the largest image a message may carry. */
+  imagesMaxBytes: number;
 }
 
 /** The system prompt new chats use when `arbor.systemPrompt` is not set: `prompts/system/default.*`, when there is one. */
@@ -277,6 +281,8 @@ export function parseSettings(get: (key: string) => unknown): ParsedSettings {
       commandDenyList: asCommandPrefixes(get('tools.commandDenyList'), 'tools.commandDenyList', warnings),
       openaiSupportsTools: asBoolean(get('openai.supportsTools'), true, 'openai.supportsTools', warnings),
       instructionsEnabled: asInstructionKinds(get('instructions.enabled'), warnings),
+      openaiSupportsVision: asBoolean(get('openai.supportsVision'), true, 'openai.supportsVision', warnings),
+      imagesMaxBytes: asCap(get('images.maxBytes'), DEFAULT_MAX_IMAGE_BYTES, 'images.maxBytes', 'bytes', warnings) || DEFAULT_MAX_IMAGE_BYTES,
     },
     warnings,
   };

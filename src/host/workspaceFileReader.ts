@@ -57,6 +57,11 @@ export class WorkspaceFileReader {
     return { text: cut ? `${text}\n[… cut at ${MAX_ATTACHMENT_BYTES} bytes]` : text, ignored };
   }
 
+  /** The bytes of a workspace file the user picked (an image attached with the file picker), after the same access check. */
+  async readBytes(relPath: string): Promise<Uint8Array> {
+    return this.files.readFile(await this.resolve(relPath));
+  }
+
   /** Attachments with their text: selections keep theirs, files (or ranges of them) are read now. */
   async resolveAttachments(attachments: readonly Attachment[]): Promise<ResolvedAttachment[]> {
     return Promise.all(

@@ -97,6 +97,8 @@ export interface MessageView {
   readonly toolResultOf?: string;
   /** The files this message changed (with its tool results), from the store's file checkpoints. */
   readonly fileChanges?: MessageFileChanges;
+  /** The images of a user message, in the order they were attached. */
+  readonly images?: readonly ImageView[];
   /**
    * The node Restore Files to Here brings the files back to for this message (the message, or its last
    * tool result): set on every message once the conversation has changed a file anywhere.
@@ -185,6 +187,26 @@ export interface PromptSummary {
  * messages plus any older ones it asked for (`loadEarlier`), and each state carries only what changed:
  * the window's ids from the first one that differs, and the views the webview does not have yet.
  */
+/** An image in the composer or on a message, shown from a `data:` URL (the CSP allows only `data:` images). */
+export interface ImageView {
+  readonly name: string;
+  readonly mime: string;
+  /** `data:<mime>;base64,...` */
+  readonly dataUrl: string;
+  readonly width?: number;
+  readonly height?: number;
+}
+
+/** What the composer must know of images: the limits (the host checks them again) and whether the chat's model takes them. */
+export interface ImageSupport {
+  /** `arbor.images.maxBytes`. */
+  readonly maxBytes: number;
+  readonly maxCount: number;
+  readonly model: string;
+  /** False: images go to the model as a text placeholder; the composer says so before sending. */
+  readonly supportsVision: boolean;
+}
+
 export interface ChatState {
   readonly conversationId: string;
   readonly title: string;
@@ -212,6 +234,8 @@ export interface ChatState {
   readonly branchPoint?: BranchPoint;
   /** The chat's tools toggle. */
   readonly tools: ChatToolsView;
+  /** Images in messages: limits and whether the model takes them. */
+  readonly imageSupport?: ImageSupport;
 }
 
 /**
@@ -392,6 +416,8 @@ export interface SendMessage {
   readonly promptKind?: 'user' | 'messages';
   readonly params?: Readonly<Record<string, string>>;
   readonly model?: string;
+  /** Images pasted, dropped or attached in the composer (the host checks type, size and count again). */
+  readonly images?: readonly ImageView[];
 }
 /** Webview: Stop the streaming answer; the partial text is kept and marked. */
 export interface StopMessage {

@@ -7,7 +7,7 @@
  * per column, then one `streamDone` for the whole run. A merge streams like any answer (`streamStart`,
  * `streamDelta`, `streamDone`).
  */
-import type { Attachment, ErrorView } from './protocol';
+import type { Attachment, ErrorView, ImageView } from './protocol';
 
 /** The fewest and most models one Ask Several Models run asks. */
 export const SEVERAL_MIN_MODELS = 2;
@@ -44,6 +44,8 @@ export interface SendSeveralMessage {
   readonly params?: Readonly<Record<string, string>>;
   /** 2–4 distinct models, in the order picked; the last picked one's answer is shown when the run ends. */
   readonly models: readonly string[];
+  /** Images pasted or dropped into the composer, as with `send`. */
+  readonly images?: readonly ImageView[];
 }
 /** Webview: Compare on a run's answer: open two answers side by side in VS Code's diff editor. */
 export interface CompareAnswersMessage {

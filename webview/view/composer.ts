@@ -4,12 +4,13 @@
  * `#selection` attach context, attachments show as removable chips; the model picker and
  * Send/Stop sit under it.
  */
-import type { Attachment, PromptSummary, VscodeModelView } from '../../src/shared/protocol';
+import type { Attachment, ImageSupport, ImageView, PromptSummary, VscodeModelView } from '../../src/shared/protocol';
 import type { VscodeSingleSelect } from '@vscode-elements/elements/dist/vscode-single-select/vscode-single-select.js';
 import { h, icon, iconButton } from '../dom';
 import { formatRange } from '../format';
 import { fitToText } from './autoGrow';
 import { FilePicker } from './filePicker';
+import { ComposerImages } from './imageThumbnails';
 import { PopupList } from './popupList';
 import { VSCODE_GROUP_LABEL } from './modelMenu';
 import { PromptForm } from './promptForm';
@@ -18,7 +19,7 @@ import { SeveralPicker } from './severalPicker';
 /** What the composer asks of the page. */
 export interface ComposerHost {
   /** `models`: Ask Several Models, when 2–4 are ticked. */
-  send(message: { text: string; attachments: readonly Attachment[]; promptName?: string; promptKind?: 'user' | 'messages'; params?: Record<string, string>; models?: string[] }): void;
+  send(message: { text: string; attachments: readonly Attachment[]; promptName?: string; promptKind?: 'user' | 'messages'; params?: Record<string, string>; models?: string[]; images?: readonly ImageView[] }): void;
   stop(): void;
   selectModel(model: string): void;
   findFiles(query: string): Promise<readonly string[]>;
@@ -49,6 +50,7 @@ export class Composer {
   private readonly promptForm: PromptForm;
   private readonly filePicker: FilePicker;
   private readonly several = new SeveralPicker();
+  private readonly images = new ComposerImages(() => this.input.focus());
   private attachments: Attachment[] = [];
   private prompts: readonly PromptSummary[] = [];
   private busy = false;
@@ -111,6 +113,7 @@ export class Composer {
       this.promptMenu.element,
       this.filePicker.element,
       this.promptForm.element,
+      this.images.element,
       this.attachmentBar,
       this.input,
       h(
@@ -125,6 +128,7 @@ export class Composer {
         this.sendButton,
       ),
     );
+    this.images.listen(this.input, this.element);
   }
 
   /** Restores a draft saved before a reload. */
@@ -283,6 +287,11 @@ export class Composer {
     this.saveDraft();
   }
 
+  /** The limits of images and whether the chat's model takes them (from the chat state). */
+  setImageSupport(support: ImageSupport | undefined): void {
+    this.images.setSupport(support);
+  }
+
   private submit(): void {
     if (this.busy) {
       return;
@@ -298,10 +307,11 @@ export class Composer {
       }
       this.host.send({ text, attachments: [...this.attachments], promptName: prompt.name, ...(prompt.kind ? { promptKind: prompt.kind } : {}), params, ...several });
     } else {
-      if (!text) {
+      if (!text && this.images.count === 0) {
         return;
       }
-      this.host.send({ text, attachments: [...this.attachments], ...several });
+      const images = this.images.take();
+      this.host.send({ text, attachments: [...this.attachments], ...several, ...(images.length ? { images } : {}) });
     }
     this.setText('');
     this.attachments = [];

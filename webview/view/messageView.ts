@@ -19,6 +19,7 @@ import { thinkingSummary } from './thinking';
 import { renderToolCalls } from './toolCards';
 import { instructionChips } from './instructionChips';
 import { severalBar } from './severalBar';
+import { messageImages } from './imageThumbnails';
 
 const ROLE_LABELS: Record<MessageView['role'], { label: string; icon: string }> = {
   user: { label: 'You', icon: 'account' },
@@ -76,6 +77,7 @@ export function renderMessage(
     ),
     message.thinking ? thinkingBlock(message.thinking) : null,
     content,
+    messageImages(message.images) ?? null,
     message.toolCalls?.length ? renderToolCalls(message.toolCalls, actions) : null,
     message.fileChanges ? fileChangeChips(message.fileChanges, actions) : null,
     details,

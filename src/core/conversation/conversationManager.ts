@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { ConversationNotFoundError, InvalidArgumentError, InvalidOperationError } from '../errors';
-import type { ChangeResult, ConversationChange, FileChange, FileState, NewNode, RecordedFileChange } from '../storage/storage';
+import type { ChangeResult, ConversationChange, FileChange, FileState, NewNode, RecordedFileChange, StoredImage } from '../storage/storage';
+import { checkImages, DEFAULT_MAX_IMAGE_BYTES, type CheckedImage } from '../images/imageInfo';
+import { loadPathImages } from './messageImages';
 import { buildAnswerNode } from './answerNode';
 import { isCompaction, lastCompaction } from './compaction';
 import { buildBranchSummary, buildCompaction, DEFAULT_KEEP_RECENT_TOKENS, keptBudget, type CompactOptions } from './compactor';
@@ -110,13 +112,20 @@ export class ConversationManager extends ConversationReader {
       );
     }
     await options.storage.saveConversation(state);
-    return new ConversationManager(clone(state), options);
+    // Images the file carried inline are in the store now, not on the messages.
+    const stored = state.nodes.some((node) => node.message.images?.length) ? await options.storage.loadConversation(state.conversationId) : null;
+    return new ConversationManager(stored ?? clone(state), options);
   }
 
   /** Adds a message as a child of the current node and moves to it. */
   addMessage(input: AddMessageOptions): Promise<ConversationNode> {
+    let images: CheckedImage[] | undefined;
     try {
       checkAddMessage(input);
+      if (input.images?.length) {
+        if (input.role !== 'user') throw new InvalidArgumentError(`Only user messages carry images; this one is a ${input.role} message.`);
+        images = checkImages(input.images, this.options.maxImageBytes ?? DEFAULT_MAX_IMAGE_BYTES);
+      }
     } catch (error) {
       return Promise.reject(error);
     }
@@ -136,7 +145,7 @@ export class ConversationManager extends ConversationReader {
         metadata: { ...clone(input.metadata ?? {}), ...rendered.metadata },
       };
       if (rendered.promptName !== undefined) node.promptName = rendered.promptName;
-      return copyNode(await this.commitNewNode(node));
+      return copyNode(await this.commitNewNode(node, images));
     });
   }
 
@@ -418,13 +427,31 @@ export class ConversationManager extends ConversationReader {
     return this.options.storage.fileContent(hash);
   }
 
+  /** The images of `nodeId`, in the order they were attached; their bytes are `getFileContent(hash)`. */
+  getNodeImages(nodeId: string): Promise<StoredImage[]> {
+    return this.queue.run(() => this.options.storage.nodeImages(this.conversationId, this.requireNode(nodeId).nodeId));
+  }
+
+  /** Every node of this conversation that has images, by node id (for the chat's thumbnails and exports). */
+  getImagesByNode(): Promise<Record<string, StoredImage[]>> {
+    return this.queue.run(() => this.options.storage.imagesByNode(this.conversationId));
+  }
+
+  /** Whether `model` (default: the provider's) takes images; a provider that cannot tell is trusted to. */
+  async modelTakesImages(model?: string): Promise<boolean> {
+    return (await this.options.llm.supportsVision?.(model ?? this.options.llm.model)) ?? true;
+  }
+
   /** Drops every `onDidChange` listener. */
   dispose(): void {
     this.changeEmitter.dispose();
   }
 
-  private prepareCall(options: CompleteOptions, from: string = this.current): Promise<PreparedCall> {
-    return prepareCall({ conversationId: this.conversationId, tree: this.tree, currentNodeId: from, metadata: this.metadata }, this.options, options);
+  private async prepareCall(options: CompleteOptions, from: string = this.current): Promise<PreparedCall> {
+    const byMessage = await loadPathImages(this.options.storage, this.conversationId, this.tree, from);
+    const model = options.configOverrides?.model ?? this.options.llm.model;
+    const images = byMessage.size ? { byMessage, model, sends: (await this.options.llm.supportsVision?.(model)) ?? true } : undefined;
+    return prepareCall({ conversationId: this.conversationId, tree: this.tree, currentNodeId: from, metadata: this.metadata, images }, this.options, options);
   }
 
   /** How a tool run's answers are asked for and its nodes stored: as `complete` and `streamComplete` do. */
@@ -489,8 +516,8 @@ export class ConversationManager extends ConversationReader {
   }
 
   /** Stores a new node (the store gives its id), then adds it to the tree and moves to it. */
-  private async commitNewNode(node: NewNode): Promise<ConversationNode> {
-    const { addedNodes } = await this.persist({ addNodes: [node], currentIsLastAdded: true });
+  private async commitNewNode(node: NewNode, images?: CheckedImage[]): Promise<ConversationNode> {
+    const { addedNodes } = await this.persist({ addNodes: [node], ...(images?.length ? { addImages: [images] } : {}), currentIsLastAdded: true });
     const added = addedNodes[0];
     this.tree.add(added);
     // A new sibling (a regenerated answer, an edited question) is where the reader is now.

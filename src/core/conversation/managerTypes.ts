@@ -1,3 +1,4 @@
+import type { ImageInput } from '../images/imageInfo';
 import type { CompletionOptions, LLMProvider } from '../llm/provider';
 import type { ConversationPromptBuilder, RagConfig } from '../prompts/types';
 import type { ConversationStorage } from '../storage/storage';
@@ -18,6 +19,8 @@ export interface ConversationManagerOptions {
   reuseRagOnBranch?: boolean;
   /** Most non-system messages per request (context window). */
   maxHistory?: number;
+  /** The largest image `addMessage` takes, in bytes (`arbor.images.maxBytes`; default 5 MB). */
+  maxImageBytes?: number;
   /** Most estimated tokens per request (context window). */
   maxContextTokens?: number;
   /** Token estimate per message for the context window and the UI. */
@@ -49,6 +52,11 @@ export interface AddMessageOptions {
   toolCalls?: ToolCall[];
   /** Store `content` exactly as typed instead of rendering it as a template. */
   raw?: boolean;
+  /**
+   * Images of a `user` message (at most 20, each at most `maxImageBytes`): stored with the node, each
+   * distinct image once, and sent to models that take images.
+   */
+  images?: ImageInput[];
 }
 
 /** Per-call model settings that override the provider's. */

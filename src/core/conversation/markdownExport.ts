@@ -7,7 +7,18 @@ import type { ConversationNode, ConversationState } from '../types';
 export interface MarkdownExportOptions {
   /** Every branch (each path root→leaf) as its own section; otherwise only root→current. */
   allBranches?: boolean;
+  /** Image links by node id, written after the message's text (see `imageExports.ts`). */
+  images?: Record<string, MarkdownImageLink[]>;
 }
+
+/** One image of a message in a Markdown export: its alt text (the file name) and where the file is. */
+export interface MarkdownImageLink {
+  alt: string;
+  href: string;
+}
+
+/** An image link whose alt text cannot end the link early. */
+const imageLink = (link: MarkdownImageLink) => `![${link.alt.replace(/[[\]\\]/g, '\\$&')}](${link.href})`;
 
 const ROLE_TITLES: Record<string, string> = { system: 'System', user: 'User', assistant: 'Assistant', tool: 'Tool', function: 'Function' };
 
@@ -24,7 +35,7 @@ function quote(text: string): string {
     .join('\n');
 }
 
-function renderNode(node: ConversationNode, tree: ConversationTree): string {
+function renderNode(node: ConversationNode, tree: ConversationTree, images?: MarkdownImageLink[]): string {
   const m = node.message;
   const facts = [`node \`${node.nodeId === ROOT_NODE_ID ? '(root)' : tree.dotPath(node.nodeId)}\``];
   const metadata = nodeMetadata(node.metadata);
@@ -37,6 +48,7 @@ function renderNode(node: ConversationNode, tree: ConversationTree): string {
   const parts = [`### ${title}\n\n_${facts.join(' · ')}_`];
   if (m.thinking) parts.push(`<details><summary>Thinking</summary>\n\n${m.thinking}\n\n</details>`);
   if (m.content) parts.push(m.content);
+  if (images?.length) parts.push(images.map(imageLink).join('\n'));
   for (const call of m.toolCalls ?? []) {
     parts.push(`Tool call \`${call.function.name}\` (\`${call.id}\`):\n\n${fence(call.function.arguments, 'json')}`);
   }
@@ -45,10 +57,10 @@ function renderNode(node: ConversationNode, tree: ConversationTree): string {
   return parts.join('\n\n');
 }
 
-function renderPath(nodes: ConversationNode[], tree: ConversationTree): string {
+function renderPath(nodes: ConversationNode[], tree: ConversationTree, images?: Record<string, MarkdownImageLink[]>): string {
   return nodes
     .filter((n) => !(n.nodeId === ROOT_NODE_ID && n.message.content === ''))
-    .map((n) => renderNode(n, tree))
+    .map((n) => renderNode(n, tree, images?.[n.nodeId]))
     .join('\n\n');
 }
 
@@ -62,7 +74,7 @@ export function conversationToMarkdown(state: ConversationState, options: Markdo
   const title = readConversationMetadata(state.metadata, 'title') ?? `Conversation ${state.conversationId}`;
   const header = `# ${title}\n\n_Conversation \`${state.conversationId}\`, created ${state.createdAt}, updated ${state.updatedAt}._`;
   if (!options.allBranches) {
-    return `${header}\n\n${renderPath(tree.path(state.currentNodeId), tree)}\n`;
+    return `${header}\n\n${renderPath(tree.path(state.currentNodeId), tree, options.images)}\n`;
   }
   const leaves = tree.subtree(ROOT_NODE_ID).filter((n) => tree.children(n.nodeId).length === 0);
   const sections = leaves.map((leaf, i) => {
@@ -70,7 +82,7 @@ export function conversationToMarkdown(state: ConversationState, options: Markdo
     const named = [...path].reverse().find((n) => n.branchName)?.branchName;
     const holdsCurrent = path.some((n) => n.nodeId === state.currentNodeId);
     const label = `Branch ${i + 1}: ${named ?? `ends at node ${leaf.nodeId === ROOT_NODE_ID ? '(root)' : tree.dotPath(leaf.nodeId)}`}${holdsCurrent ? ' (current)' : ''}`;
-    return `## ${label}\n\n${renderPath(path, tree)}`;
+    return `## ${label}\n\n${renderPath(path, tree, options.images)}`;
   });
   return `${header}\n\n${sections.join('\n\n')}\n`;
 }

@@ -7,6 +7,7 @@ import { pruneToolOutputs, requestMessages } from './compaction';
 import { ROOT_NODE_ID, type ConversationTree } from './conversationTree';
 import { copyMessage } from './copies';
 import type { CompleteOptions, ConversationManagerOptions } from './managerTypes';
+import { withImages, type PathImages } from './messageImages';
 import { runRequestMiddleware, type MiddlewareState } from './middleware/middleware';
 import { withToolResults } from '../tools/toolResults';
 import type { LLMMessage } from '../types';
@@ -26,6 +27,8 @@ export interface CallSource {
   tree: ConversationTree;
   currentNodeId: string;
   metadata: Record<string, unknown>;
+  /** The images of the path's messages, loaded from the store (none when absent). */
+  images?: PathImages;
 }
 
 /**
@@ -63,7 +66,8 @@ export async function prepareCall(source: CallSource, managerOptions: Conversati
   }
   // Every call has a result (a path cut by a crash gets "interrupted" ones); then old tool outputs go
   // first, before the window drops any turn (never in the tree, only in what is sent).
-  const messages = pruneToolOutputs(withToolResults(requestMessages(tree, currentNodeId, options.systemPromptOverride, options.instructions)).map(copyMessage), {
+  const path = withToolResults(requestMessages(tree, currentNodeId, options.systemPromptOverride, options.instructions));
+  const messages = pruneToolOutputs((source.images ? withImages(path, source.images) : path).map(copyMessage), {
     keepTokens: managerOptions.keepToolOutputTokens,
   });
   const window = applyContextWindow(messages, windowOptions(managerOptions));

@@ -198,6 +198,22 @@ export class OllamaProvider implements LLMProvider {
    * Whether `model` takes tools: its `/api/show` capabilities list `tools` (read once per model, with the
    * context length). An Ollama too old to list capabilities is trusted to; a show that fails rejects.
    */
+  /**
+   * Whether `model` takes images: its `/api/show` capabilities list `vision` (read once per model). An
+   * Ollama too old to list capabilities is trusted to; a show that fails rejects.
+   */
+  async supportsVision(model: string = this.model): Promise<boolean> {
+    const guard = new CallGuard(undefined, Math.min(SHOW_TIMEOUT_MS, this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS));
+    try {
+      const shown = await this.shown.get(model, () => this.client(guard, {}).show({ model }));
+      return shown.capabilities === undefined || shown.capabilities.includes('vision');
+    } catch (err) {
+      throw toOllamaProviderError(err, this.context(model, guard), {});
+    } finally {
+      guard.dispose();
+    }
+  }
+
   async supportsTools(model: string = this.model): Promise<boolean> {
     const guard = new CallGuard(undefined, Math.min(SHOW_TIMEOUT_MS, this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS));
     try {

@@ -43,6 +43,8 @@ export interface OpenAIProviderOptions {
    * llama.cpp server started without `--jinja`, a vLLM without tool parsing), or the list of those that do.
    */
   supportsTools?: boolean | readonly string[];
+  /** Which models take images, as the server cannot say: `true` (default) every model, `false` none, or the list of those that do. */
+  supportsVision?: boolean | readonly string[];
 }
 
 const DEFAULT_TIMEOUT_MS = 300_000;
@@ -191,6 +193,12 @@ export class OpenAIProvider implements LLMProvider {
   /** Whether `model` takes tools, from the `supportsTools` option (names compared as `sameModel` does). */
   supportsTools(model: string = this.model): Promise<boolean> {
     const setting = this.options.supportsTools ?? true;
+    return Promise.resolve(typeof setting === 'boolean' ? setting : setting.some((m) => sameModel(m, model)));
+  }
+
+  /** Whether `model` takes images, from the `supportsVision` option (names compared as `sameModel` does). */
+  supportsVision(model: string = this.model): Promise<boolean> {
+    const setting = this.options.supportsVision ?? true;
     return Promise.resolve(typeof setting === 'boolean' ? setting : setting.some((m) => sameModel(m, model)));
   }
 

@@ -57,6 +57,11 @@ export interface LLMProvider {
    */
   supportsTools?(model?: string): Promise<boolean>;
   /**
+   * Whether `model` (default: the provider's) takes images: Ollama reads `vision` in its `/api/show`
+   * capabilities, OpenAI-compatible servers follow a setting. A provider without it is trusted to.
+   */
+  supportsVision?(model?: string): Promise<boolean>;
+  /**
    * How many tokens one request to `model` (default: the provider's) may hold, and where that number came
    * from; `undefined` when it is unknown (never 0). For Ollama it is the `num_ctx` the provider sends.
    */

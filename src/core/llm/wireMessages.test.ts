@@ -54,3 +54,14 @@ describe('message conversions', () => {
     expect(bareBase64('data:image/png;base64,AAAA')).toBe('AAAA');
   });
 });
+
+describe('images with their type', () => {
+  it('send a data: URL as is to OpenAI (the type it names wins over a guess) and as bare base64 to Ollama', () => {
+    const url = 'data:image/webp;base64,UklGRhIAAABXRUJQ';
+    const message = { role: 'user' as const, content: 'Look', images: [url] };
+    expect(toOpenAIMessages([message])).toEqual([{ role: 'user', content: [{ type: 'text', text: 'Look' }, { type: 'image_url', image_url: { url } }] }]);
+    expect(toOllamaMessages([message])).toEqual([{ role: 'user', content: 'Look', images: ['UklGRhIAAABXRUJQ'] }]);
+    // An image without text sends only the image part.
+    expect(toOpenAIMessages([{ role: 'user', content: '', images: [url] }])[0].content).toEqual([{ type: 'image_url', image_url: { url } }]);
+  });
+});

@@ -1,7 +1,7 @@
 /**
  * The journal entry of a fork: a copy of a stored conversation (or of the path root→a node) under a
- * new id, with the file changes of the nodes it copies. One `save` entry carries both, so a kill can
- * never leave the copy without its file changes.
+ * new id, with the file changes and images of the nodes it copies. One `save` entry carries all, so a
+ * kill can never leave the copy without them.
  */
 import type { Database } from 'sql.js';
 import { ConversationNotFoundError, InvalidArgumentError, NodeNotFoundError } from '../errors';
@@ -10,8 +10,9 @@ import { requireString } from '../validation';
 import { conversationExists, conversationRow, loadState, seqOf, type ConversationRow } from './conversationTables';
 import { copiedFileChangeEnvelopes } from './fileCheckpoints';
 import type { JournalEntry } from './journal';
+import { copiedImageEnvelopes } from './nodeImages';
 
-/** The copy as the caller sees it, and the entry that stores it (its nodes followed by file-change envelopes). */
+/** The copy as the caller sees it, and the entry that stores it (its nodes followed by file-change and image envelopes). */
 export function buildForkEntry(db: Database, sourceId: string, newId: string, options: { upToNodeId?: string }): { state: ConversationState; entry: JournalEntry } {
   const source = loadState(db, sourceId);
   if (!source) {
@@ -48,6 +49,7 @@ export function buildForkEntry(db: Database, sourceId: string, newId: string, op
     updatedAt: now,
   };
   const sourceKey = (conversationRow(db, sourceId) as ConversationRow).key;
-  const envelopes = copiedFileChangeEnvelopes(db, sourceKey, nodes.map((node) => seqOf(node.nodeId)), now);
+  const seqs = nodes.map((node) => seqOf(node.nodeId));
+  const envelopes = [...copiedFileChangeEnvelopes(db, sourceKey, seqs, now), ...copiedImageEnvelopes(db, sourceKey, seqs, now)];
   return { state, entry: { op: 'save', state: envelopes.length ? { ...state, nodes: [...nodes, ...envelopes] } : state } };
 }

@@ -23,6 +23,8 @@ export interface SalvageReport {
   repairedNodes: number;
   /** File changes of kept nodes left out: their row, or a content they need, could not be read intact. */
   lostFileChanges: number;
+  /** Images of messages whose row or bytes could not be read whole. */
+  lostImages?: number;
 }
 
 function parses(json: SqlValue): boolean {
@@ -55,6 +57,7 @@ function readRows(db: Database, sql: string, params: SqlValue[]): { rows: SqlVal
 export function salvageInto(source: Database, target: Database): SalvageReport {
   const report: SalvageReport = { conversations: 0, nodes: 0, lostConversations: 0, partialConversations: 0, lostNodes: 0, repairedNodes: 0, lostFileChanges: 0 };
   const hasFileTables = readRows(source, `SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'file_changes'`, []).rows.length > 0;
+  const hasImageTable = readRows(source, `SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'node_images'`, []).rows.length > 0;
   const conversations = readRows(source, 'SELECT key, id, metadata, current_seq, next_seq, legacy_id_limit, created_at, updated_at FROM conversations', []);
   if (conversations.failed) report.lostConversations++;
   const now = new Date().toISOString();
@@ -115,6 +118,7 @@ export function salvageInto(source: Database, target: Database): SalvageReport {
     report.conversations++;
     report.nodes += rows.length;
     if (hasFileTables) report.lostFileChanges += salvageFileChanges(source, target, key, newKey, kept);
+    if (hasImageTable) report.lostImages = (report.lostImages ?? 0) + salvageImages(source, target, key, newKey, kept);
   }
   return report;
 }
@@ -163,6 +167,23 @@ function salvageFileChanges(source: Database, target: Database, oldKey: SqlValue
   return lost;
 }
 
+/** Copies the images of the kept nodes of one conversation whose bytes read back whole; returns how many were lost. */
+function salvageImages(source: Database, target: Database, oldKey: SqlValue, newKey: number, kept: Set<number>): number {
+  const images = readRows(source, 'SELECT seq, position, hash, mime, name, width, height FROM node_images WHERE conversation = ?', [oldKey]);
+  let lost = images.failed ? 1 : 0;
+  for (const [seq, position, hash, mime, name, width, height] of images.rows) {
+    if (typeof seq !== 'number' || !kept.has(seq)) continue;
+    if (typeof position !== 'number' || typeof mime !== 'string' || typeof name !== 'string' || !salvageContent(source, target, hash)) {
+      lost++;
+      continue;
+    }
+    target.run('INSERT OR IGNORE INTO node_images (conversation, seq, position, hash, mime, name, width, height) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
+      newKey, seq, position, hash, mime, name, typeof width === 'number' ? width : null, typeof height === 'number' ? height : null,
+    ]);
+  }
+  return lost;
+}
+
 /** The store's generation as the damaged file names it, when that can still be read. */
 export function salvageGeneration(source: Database): string | null {
   const { rows } = readRows(source, `SELECT value FROM store_meta WHERE key = 'generation'`, []);
@@ -177,5 +198,6 @@ export function describeLosses(report: SalvageReport): string {
   if (report.lostNodes) parts.push(`${report.lostNodes} message(s) were left out because they or their parent could not be used`);
   if (report.repairedNodes) parts.push(`${report.repairedNodes} message(s) kept their text but lost their details`);
   if (report.lostFileChanges) parts.push(`${report.lostFileChanges} file checkpoint(s) could not be read and were left out`);
+  if (report.lostImages) parts.push(`${report.lostImages} image(s) of messages could not be read and were left out`);
   return parts.length ? `${parts.join('; ')}.` : 'Nothing that was readable was lost.';
 }

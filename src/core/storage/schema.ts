@@ -7,6 +7,7 @@
 import type { Database } from 'sql.js';
 import { StorageError } from '../errors';
 import { SCHEMA_2_1_ADDITIONS } from './fileCheckpointSchema';
+import { SCHEMA_2_2_ADDITIONS } from './nodeImageSchema';
 
 /** A schema version; `major` changes break older readers, `minor` changes do not. */
 export interface SchemaVersion {
@@ -14,8 +15,11 @@ export interface SchemaVersion {
   minor: number;
 }
 
-/** The version this code writes: 2.1 adds file checkpoints (`fileCheckpointSchema.ts`) to 2.0. */
-export const CURRENT_SCHEMA: SchemaVersion = { major: 2, minor: 1 };
+/**
+ * The version this code writes: 2.1 adds file checkpoints (`fileCheckpointSchema.ts`) to 2.0, 2.2
+ * images in messages (`nodeImageSchema.ts`).
+ */
+export const CURRENT_SCHEMA: SchemaVersion = { major: 2, minor: 2 };
 
 /** Encodes a version for `PRAGMA user_version`. */
 export function encodeSchemaVersion(version: SchemaVersion): number {
@@ -107,6 +111,7 @@ export function createSchema(db: Database): void {
   try {
     db.exec(SCHEMA_2_0);
     db.exec(SCHEMA_2_1_ADDITIONS);
+    db.exec(SCHEMA_2_2_ADDITIONS);
     db.run(`PRAGMA user_version = ${encodeSchemaVersion(CURRENT_SCHEMA)}`);
     db.run('COMMIT');
   } catch (error) {
@@ -116,15 +121,17 @@ export function createSchema(db: Database): void {
 }
 
 /**
- * Brings a schema 2.0 database up to the current minor: adds the tables and triggers 2.1 brings and
- * sets the version. Nothing stored changes, and a 2.0 Arbor still opens the result. Runs in the
+ * Brings a schema 2.0 or 2.1 database up to the current minor: adds the tables and triggers 2.1 and 2.2
+ * bring (2.2 replaces the 2.1 triggers that collect contents) and sets the version. Nothing stored
+ * changes, and a 2.0 or 2.1 Arbor still opens the result. Runs in the
  * caller's transaction when there is one. Returns whether anything was done (false for a store of
  * the current minor or newer).
  */
 export function upgradeSchema(db: Database): boolean {
   const version = readSchemaVersion(db);
   if (version.major !== CURRENT_SCHEMA.major || version.minor >= CURRENT_SCHEMA.minor) return false;
-  db.exec(SCHEMA_2_1_ADDITIONS);
+  if (version.minor < 1) db.exec(SCHEMA_2_1_ADDITIONS);
+  db.exec(SCHEMA_2_2_ADDITIONS);
   db.run(`PRAGMA user_version = ${encodeSchemaVersion(CURRENT_SCHEMA)}`);
   return true;
 }

@@ -10,6 +10,7 @@ import { conversationExists, conversationRow, loadState, nodeExists, queryRows, 
 import { conversationFileChanges, fileStatesAt, nodeFileChangeRows, readFileContent } from './fileCheckpointQueries';
 import { fileChangeEnvelopes, prepareFileChanges, type PreparedFileChange } from './fileCheckpoints';
 import { buildForkEntry } from './forkEntry';
+import { conversationImages, extractStateImages, nodeImageEnvelopes, nodeImageRows, prepareChangeImages, stateImageEnvelopes, type PreparedImage } from './nodeImages';
 import { loadSqlJs, type SqlJsWasmOptions } from './databaseFile';
 import type { JournalEntry, StoredChange } from './journal';
 import { JournaledDatabase, type JournalOptions } from './journaledDatabase';
@@ -29,6 +30,7 @@ import type {
   MessageMatch,
   RecordedFileChange,
   SearchOptions,
+  StoredImage,
 } from './storage';
 
 /** Options of `SqlJsConversationStorage.open`. */
@@ -104,12 +106,17 @@ export class SqlJsConversationStorage implements ConversationStorage {
 
   /** Writes a whole conversation; its node ids must be ones this store gives (`formatNodeId`). */
   saveConversation(state: ConversationState): Promise<void> {
+    let extracted: ReturnType<typeof extractStateImages>;
     try {
       checkState(state);
+      extracted = extractStateImages(state);
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.mutate(() => ({ entry: { op: 'save', state }, result: undefined }));
+    if (!extracted) return this.mutate(() => ({ entry: { op: 'save', state }, result: undefined }));
+    const { state: stripped, images } = extracted;
+    // Inline images (an imported file) go to node_images, after the nodes they belong to.
+    return this.mutate(() => ({ entry: { op: 'save', state: { ...stripped, nodes: [...stripped.nodes, ...stateImageEnvelopes(this.store.db, images, stripped.updatedAt)] } }, result: undefined }));
   }
 
   /**
@@ -118,8 +125,10 @@ export class SqlJsConversationStorage implements ConversationStorage {
    * conversation at once get distinct ids, and the journal records the ids given.
    */
   applyChange(conversationId: string, change: ConversationChange): Promise<ChangeResult> {
+    let images: PreparedImage[][] | undefined;
     try {
       checkChange(conversationId, change);
+      images = prepareChangeImages(change);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -148,7 +157,10 @@ export class SqlJsConversationStorage implements ConversationStorage {
       }
       const stored: StoredChange = { updatedAt: change.updatedAt };
       if (added.length) {
-        stored.insertNodes = added;
+        // Image envelopes follow the nodes they belong to (see nodeImageSchema.ts).
+        const present = new Set<string>();
+        const imageEnvelopes = images ? added.flatMap((node, i) => (images[i]?.length ? nodeImageEnvelopes(db, seqOf(node.nodeId), images[i], node.timestamp, present) : [])) : [];
+        stored.insertNodes = imageEnvelopes.length ? [...added, ...imageEnvelopes] : added;
         stored.nextNodeSeq = next;
       }
       if (change.updateNodes?.length) stored.updateNodes = change.updateNodes;
@@ -259,6 +271,17 @@ export class SqlJsConversationStorage implements ConversationStorage {
 
   fileChangesByNode(conversationId: string): Promise<Record<string, RecordedFileChange[]>> {
     return this.read(() => conversationFileChanges(this.store.db, this.requireConversation(requireString(conversationId, 'conversationId')).key));
+  }
+
+  nodeImages(conversationId: string, nodeId: string): Promise<StoredImage[]> {
+    return this.read(() => {
+      const { row, seq } = this.requireNode(conversationId, nodeId);
+      return nodeImageRows(this.store.db, row.key, seq);
+    });
+  }
+
+  imagesByNode(conversationId: string): Promise<Record<string, StoredImage[]>> {
+    return this.read(() => conversationImages(this.store.db, this.requireConversation(requireString(conversationId, 'conversationId')).key));
   }
 
   fileContent(hash: string): Promise<Uint8Array | null> {

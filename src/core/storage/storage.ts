@@ -1,3 +1,4 @@
+import type { ImageInput } from '../images/imageInfo';
 import type { ConversationNode, ConversationState } from '../types';
 
 /** Which field conversations are listed by. */
@@ -76,6 +77,11 @@ export interface ConversationChange {
   /** Node ids to remove (every id of a deleted subtree). */
   deleteNodeIds?: string[];
   currentNodeId?: string;
+  /**
+   * Images of the added nodes: `addImages[i]` are those of `addNodes[i]` (schema 2.2), stored in the
+   * same journal entry as the node, each content once by its sha-256.
+   */
+  addImages?: Array<ImageInput[] | undefined>;
   /** Makes the last node of `addNodes` the current one (its id is not known before the write). */
   currentIsLastAdded?: boolean;
   /** Replaces the conversation's metadata when given. */
@@ -131,6 +137,20 @@ export interface FileState {
   originalHash: string | null;
 }
 
+/** An image of a message as stored: its bytes are `fileContent(hash)`. */
+export interface StoredImage {
+  /** sha-256 (hex) of the bytes. */
+  hash: string;
+  mime: string;
+  /** The file name it was attached with. */
+  name: string;
+  /** Size in bytes. */
+  size: number;
+  /** Pixels; null when the image's header did not say. */
+  width: number | null;
+  height: number | null;
+}
+
 /** Where conversations live. `SqlJsConversationStorage` is the default. */
 export interface ConversationStorage {
   /** Writes the whole conversation, replacing what was stored under its id (file changes included: they are dropped). */
@@ -166,7 +186,7 @@ export interface ConversationStorage {
   updateMetadata(conversationId: string, metadata: Record<string, unknown>): Promise<void>;
   /**
    * Copies a conversation under a new id; with `upToNodeId`, only that node's ancestors and itself,
-   * and the copy's current node is that node. The file changes of the copied nodes are copied too.
+   * and the copy's current node is that node. The file changes and images of the copied nodes are copied too.
    * The source is unchanged.
    */
   forkConversation(sourceId: string, newId: string, options?: { upToNodeId?: string }): Promise<ConversationState>;
@@ -181,7 +201,11 @@ export interface ConversationStorage {
   fileChanges(conversationId: string, nodeId: string): Promise<RecordedFileChange[]>;
   /** Every node of a conversation that changed files, by node id, to mark them in a whole view at once. */
   fileChangesByNode(conversationId: string): Promise<Record<string, RecordedFileChange[]>>;
-  /** The bytes of a stored content, or null when no node refers to that hash (any more). */
+  /** The images of a node, in the order they were attached (empty when none). */
+  nodeImages(conversationId: string, nodeId: string): Promise<StoredImage[]>;
+  /** Every node of a conversation that has images, by node id. */
+  imagesByNode(conversationId: string): Promise<Record<string, StoredImage[]>>;
+  /** The bytes of a stored content (a file version or an image), or null when nothing refers to that hash (any more). */
   fileContent(hash: string): Promise<Uint8Array | null>;
   /**
    * For each file changed anywhere on the path root→`nodeId`, its content after that node (what

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StorageError } from '../errors';
 import { loadSqlJs } from './databaseFile';
-import { SCHEMA_2_0 } from './schema';
+import { CURRENT_SCHEMA, encodeSchemaVersion, SCHEMA_2_0 } from './schema';
 import { JOURNAL_SUFFIX, SqlJsConversationStorage } from './sqlJsConversationStorage';
 import { sampleConversation } from './storageTestData';
 
@@ -143,7 +143,8 @@ describe('SqlJsConversationStorage damaged and foreign files', () => {
     await created.close();
     const SQL = await loadSqlJs();
     const db = new SQL.Database(await fs.readFile(file));
-    db.run('PRAGMA user_version = 2001');
+    const newerMinor = encodeSchemaVersion(CURRENT_SCHEMA) + 1;
+    db.run(`PRAGMA user_version = ${newerMinor}`);
     await fs.writeFile(file, db.export());
     db.close();
 
@@ -153,7 +154,7 @@ describe('SqlJsConversationStorage damaged and foreign files', () => {
     await storage.saveConversation(sampleConversation('n', 1));
     await storage.close();
     const onDisk = new SQL.Database(await fs.readFile(file));
-    expect(onDisk.exec('PRAGMA user_version')[0].values[0][0]).toBe(2001);
+    expect(onDisk.exec('PRAGMA user_version')[0].values[0][0]).toBe(newerMinor);
     expect(onDisk.exec('SELECT count(*) FROM conversations')[0].values[0][0]).toBe(2);
     onDisk.close();
   });

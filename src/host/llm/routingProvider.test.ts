@@ -26,7 +26,7 @@ function named(name: string, model: string, extra: Partial<LLMProvider> = {}): L
 describe('RoutingProvider', () => {
   it('sends vscode: models to VS Code and every other model to the configured provider', async () => {
     const ollama = named('ollama', 'llama3.2');
-    const vscode = named('vscode', '', { supportsTools: async () => true, contextLength: async () => ({ tokens: 64000, source: 'model' }) });
+    const vscode = named('vscode', '', { supportsTools: async () => true, supportsVision: async () => false, contextLength: async () => ({ tokens: 64000, source: 'model' }) });
     const router = new RoutingProvider(ollama, vscode);
     expect((await router.complete([], { model: 'vscode:copilot/gpt-4o' })).content).toBe('vscode');
     expect((await router.complete([], { model: 'qwen2.5' })).content).toBe('ollama');
@@ -37,6 +37,9 @@ describe('RoutingProvider', () => {
     expect(ollama.asked).toEqual(['qwen2.5']);
     expect(await router.contextLength('vscode:copilot/gpt-4o')).toEqual({ tokens: 64000, source: 'model' });
     expect(await router.contextLength('qwen2.5')).toBeUndefined();
+    // Images: the VS Code model says no; the configured provider, which cannot tell, is trusted to take them.
+    expect(await router.supportsVision('vscode:copilot/gpt-4o')).toBe(false);
+    expect(await router.supportsVision('qwen2.5')).toBe(true);
     expect(await router.listModels()).toEqual([{ id: 'ollama-model' }]);
     expect(await router.embed(['x'])).toEqual([[6]]);
     expect(router.name).toBe('ollama');

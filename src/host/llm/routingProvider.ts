@@ -57,6 +57,11 @@ export class RoutingProvider implements LLMProvider {
     return p.supportsTools ? p.supportsTools(model) : true;
   }
 
+  async supportsVision(model?: string): Promise<boolean> {
+    const p = this.providerFor(model);
+    return p.supportsVision ? p.supportsVision(model) : true;
+  }
+
   async contextLength(model?: string, signal?: AbortSignal): Promise<ContextLength | undefined> {
     const p = this.providerFor(model);
     return p.contextLength ? p.contextLength(model, signal) : undefined;

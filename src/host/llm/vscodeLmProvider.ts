@@ -226,6 +226,11 @@ export class VscodeLmProvider extends Disposable implements LLMProvider {
     return true;
   }
 
+  /** VS Code 1.100's stable request API has text and tool parts only: images go as the text placeholder. */
+  async supportsVision(): Promise<boolean> {
+    return false;
+  }
+
   /** The model's `maxInputTokens`, as VS Code reports it. */
   async contextLength(model?: string): Promise<ContextLength | undefined> {
     const chat = model ? (await this.models()).get(model.trim()) : undefined;
