@@ -95,13 +95,11 @@ export class WorkspaceInstructions extends Disposable {
       const excluded = readConversationMetadata(manager.getMetadata() as Record<string, unknown>, 'excludedInstructions') ?? [];
       const found = applicableInstructions(await catalog.collect(inPlay, kinds), inPlay, kinds, excluded);
       const text = renderInstructions(found.applied);
-      const ref = (excludedNow: boolean) => (a: (typeof found.applied)[number]): InstructionRef => ({
-        path: a.file.path,
-        kind: a.file.kind,
-        gitBlobId: a.file.gitBlobId,
-        ...(excludedNow ? { excluded: true } : {}),
-      });
-      return { ...(text ? { text } : {}), refs: [...found.applied.map(ref(false)), ...found.excluded.map(ref(true))] };
+      const off = new Set(found.excluded.map((a) => a.file.path));
+      const refs = found.all.map(
+        (a): InstructionRef => ({ path: a.file.path, kind: a.file.kind, gitBlobId: a.file.gitBlobId, ...(off.has(a.file.path) ? { excluded: true } : {}) }),
+      );
+      return { ...(text ? { text } : {}), refs };
     } catch (err) {
       // Instructions help; they never stop a request.
       this.deps.logger.warn(`Could not read the instruction files: ${err instanceof Error ? err.message : String(err)}`);

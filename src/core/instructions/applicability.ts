@@ -20,6 +20,8 @@ export interface AppliedInstruction {
 export interface ApplicableInstructions {
   applied: AppliedInstruction[];
   excluded: AppliedInstruction[];
+  /** Both, in the one order the files are listed in (so a file turned off keeps its place among its chips). */
+  all: AppliedInstruction[];
 }
 
 /** The folder of a `/`-separated relative path (`''` at the root). */
@@ -121,7 +123,7 @@ export function applicableInstructions(
   out.push(...rules.sort((a, b) => a.file.path.localeCompare(b.file.path)));
   const skip = new Set(excluded);
   const kept = out.filter((a) => a.file.body.length > 0);
-  return { applied: kept.filter((a) => !skip.has(a.file.path)), excluded: kept.filter((a) => skip.has(a.file.path)) };
+  return { applied: kept.filter((a) => !skip.has(a.file.path)), excluded: kept.filter((a) => skip.has(a.file.path)), all: kept };
 }
 
 /**

@@ -112,6 +112,8 @@ describe('applicableInstructions', () => {
     const r = applicableInstructions(files, ['src/a.ts'], ['agents', 'cursor'], ['AGENTS.md']);
     expect(paths(r)).toEqual(['src/AGENTS.md', '.cursor/rules/always.mdc']);
     expect(r.excluded.map((a) => a.file.path)).toEqual(['AGENTS.md']);
+    // The excluded file keeps its place in the one list, so its chip does not move when turned off.
+    expect(r.all.map((a) => a.file.path)).toEqual(['AGENTS.md', 'src/AGENTS.md', '.cursor/rules/always.mdc']);
   });
 
   it('ignores paths that leave the workspace and files with no text', () => {
