@@ -71,8 +71,10 @@ describe('Ask Several Models', () => {
     await expect.poll(() => answer().locator('[data-testid="several-label"]').textContent()).toMatch(/^Merge of /);
 
     // The fake server saw the merge request: its system text and both answers, labelled by model.
-    const requests = (await (await fetch(`http://127.0.0.1:${session.env.fakeLlmPort}/__fake/chat-requests`)).json()) as Array<{ body: { messages: Array<{ role: string; content: string }> } }>;
-    const mergeRequest = requests.map((r) => r.body.messages).find((m) => m[0]?.role === 'system' && m[0].content.startsWith('You merge several answers to one question'));
+    // The server answers each chat request's path and raw body.
+    const requests = (await (await fetch(`http://127.0.0.1:${session.env.fakeLlmPort}/__fake/chat-requests`)).json()) as Array<{ rawBody: string }>;
+    const bodies = requests.map((r) => JSON.parse(r.rawBody) as { messages: Array<{ role: string; content: string }> });
+    const mergeRequest = bodies.map((b) => b.messages).find((m) => m[0]?.role === 'system' && m[0].content.startsWith('You merge several answers to one question'));
     expect(mergeRequest?.[1].content).toContain(`## Answer 1 (`);
     expect(mergeRequest?.[1].content).toContain(`## Question\n\n${question}`);
 
