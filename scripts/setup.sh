@@ -5,3 +5,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 npm ci --no-audit --no-fund
 bash scripts/installCodeServer.sh
+bash scripts/ensurePostgres.sh
