@@ -88,7 +88,8 @@ describeWithPostgres('PostgresChangeFeed', (server) => {
     await expect.poll(() => bobSide.changed, { timeout: 5000 }).toContain('b1');
     await expect.poll(() => aliceSide.changed, { timeout: 5000 }).toContain('secret-a');
     // Notifications arrive in commit order and are read in order: team A's came before team B's.
-    expect(bobSide.changed).toEqual(['b1']);
+    // (The conversation's row and its root node are two changes, read in one batch or two.)
+    expect([...new Set(bobSide.changed)]).toEqual(['b1']);
     expect(aliceSide.changed).not.toContain('b1');
   });
 
