@@ -37,6 +37,8 @@ export const CATCH_UP_LOOKBACK = 1000;
 /** Reconnection delays: the first, doubled each failure up to the last. */
 const FIRST_RETRY_MS = 100;
 const MAX_RETRY_MS = 10_000;
+/** The pause before reading again after the pool failed to read the new changes. */
+const DRAIN_RETRY_MS = 1000;
 
 /** Listens for changes of the store's conversations; `start` resolves once it listens. */
 export class PostgresChangeFeed {
@@ -50,6 +52,7 @@ export class PostgresChangeFeed {
   private drainAgain = false;
   private lookBack = false;
   private retryTimer: NodeJS.Timeout | undefined;
+  private drainRetry: NodeJS.Timeout | undefined;
   private failures = 0;
   private disposed = false;
 
@@ -62,9 +65,14 @@ export class PostgresChangeFeed {
   static async start(options: PostgresChangeFeedOptions): Promise<PostgresChangeFeed> {
     const feed = new PostgresChangeFeed(options);
     await feed.connect();
-    // Listening before reading the newest id: a change committed in between is reported, not lost.
-    const { rows } = await options.pool.query<{ max: string | null }>('SELECT max(id)::text AS max FROM changes');
-    feed.lastSeen = Number(rows[0]?.max ?? 0);
+    try {
+      // Listening before reading the newest id: a change committed in between is reported, not lost.
+      const { rows } = await options.pool.query<{ max: string | null }>('SELECT max(id)::text AS max FROM changes');
+      feed.lastSeen = Number(rows[0]?.max ?? 0);
+    } catch (error) {
+      await feed.dispose();
+      throw error;
+    }
     options.onStatus?.('connected');
     return feed;
   }
@@ -73,6 +81,7 @@ export class PostgresChangeFeed {
   async dispose(): Promise<void> {
     this.disposed = true;
     clearTimeout(this.retryTimer);
+    clearTimeout(this.drainRetry);
     const client = this.client;
     this.client = undefined;
     if (client) {
@@ -154,8 +163,13 @@ export class PostgresChangeFeed {
     this.draining = this.readChanges()
       .catch(() => {
         // The pool could not read (the server is going down or restarting): the same rows are asked
-        // for again once the listening connection is back, or on the next notification.
+        // for again, looking back, after a pause, once the listening connection is back, or on the
+        // next notification, whichever comes first.
         this.lookBack = true;
+        if (!this.disposed) this.drainRetry ??= setTimeout(() => {
+          this.drainRetry = undefined;
+          this.drain();
+        }, DRAIN_RETRY_MS);
       })
       .finally(() => {
         this.draining = undefined;
