@@ -1,0 +1,150 @@
+/**
+ * Migration 2 of the team store: file checkpoints and images of messages, with the sql.js store's
+ * semantics (`fileCheckpointSchema.ts`, `nodeImageSchema.ts`) on PostgreSQL.
+ *
+ * - `file_contents`: each content once, keyed by the sha-256 of its bytes, which the server computes
+ *   itself (people cannot insert here: they store contents through `arbor_store_contents`), so no one
+ *   can put other bytes under a hash another team will refer to. PostgreSQL compresses large values
+ *   on its own (TOAST), which is what the sql.js store's deflate does by hand.
+ * - `file_changes`: one row per file a node changed (`position` keeps the order the node's files were
+ *   first recorded; `added`/`removed` are line counts, NULL when a side is binary).
+ * - `node_images`: one row per image of a node, in the order they were attached.
+ *
+ * Row-level security: a change or image row is visible when its node is (the nodes policy limits nodes
+ * to the conversations of the role's teams); a content is readable only through a visible change or
+ * image that refers to it, so a role cannot read another team's file by its hash.
+ *
+ * Garbage collection: when a change or image row goes (its node or conversation deleted, or a change
+ * merged or undone), the contents it referred to that nothing refers to any more are deleted, by
+ * triggers that run as the schema's owner. A writer holds a `FOR KEY SHARE` lock on every content it is
+ * about to refer to (the function takes it; the foreign keys take it for rows copied by a fork), and the
+ * collector locks a content `FOR UPDATE SKIP LOCKED` before it checks, in a later statement that sees
+ * every committed reference, that nothing refers to it: a content is never deleted under a writer,
+ * and two writers storing the same bytes at once both succeed (`ON CONFLICT DO NOTHING`).
+ *
+ * This file imports nothing from `postgresSchema.ts` (which lists it among the migrations); the role
+ * and channel names below are that file's `USERS_ROLE` and `CHANGES_CHANNEL`.
+ */
+
+/** Migration 2: file contents, file changes, images of messages, their policies and collection. */
+export const POSTGRES_FILES_MIGRATION = `
+CREATE TABLE file_contents (
+  hash text PRIMARY KEY,
+  size bigint NOT NULL,
+  bytes bytea NOT NULL
+);
+
+CREATE TABLE file_changes (
+  node bigint NOT NULL REFERENCES nodes (key) ON DELETE CASCADE,
+  position integer NOT NULL,
+  path text NOT NULL,
+  before_hash text REFERENCES file_contents (hash),
+  after_hash text REFERENCES file_contents (hash),
+  added integer,
+  removed integer,
+  PRIMARY KEY (node, path),
+  CHECK (before_hash IS DISTINCT FROM after_hash)
+);
+CREATE INDEX file_changes_before ON file_changes (before_hash);
+CREATE INDEX file_changes_after ON file_changes (after_hash);
+
+CREATE TABLE node_images (
+  node bigint NOT NULL REFERENCES nodes (key) ON DELETE CASCADE,
+  position integer NOT NULL,
+  hash text NOT NULL REFERENCES file_contents (hash),
+  mime text NOT NULL,
+  name text NOT NULL,
+  width integer,
+  height integer,
+  PRIMARY KEY (node, position)
+);
+CREATE INDEX node_images_hash ON node_images (hash);
+
+-- Stores contents (the server hashes them) and locks each against collection until the caller's
+-- transaction ends: a content collected between the insert and the lock is inserted again.
+CREATE FUNCTION arbor_store_contents(contents bytea[]) RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+DECLARE
+  hashes text[] := ARRAY(SELECT encode(sha256(b), 'hex') FROM unnest(contents) b);
+  wanted integer := (SELECT count(DISTINCT h) FROM unnest(hashes) h);
+  held integer;
+BEGIN
+  FOR attempt IN 1..10 LOOP
+    INSERT INTO file_contents (hash, size, bytes)
+      SELECT DISTINCT ON (h) h, octet_length(b), b FROM unnest(hashes, contents) AS x(h, b) ORDER BY h
+      ON CONFLICT (hash) DO NOTHING;
+    SELECT count(*) INTO held FROM (SELECT 1 FROM file_contents WHERE hash = ANY (hashes) ORDER BY hash FOR KEY SHARE) l;
+    IF held = wanted THEN RETURN; END IF;
+  END LOOP;
+  RAISE EXCEPTION 'Could not store file contents: they were collected as fast as they were stored. Try again.';
+END $$;
+REVOKE ALL ON FUNCTION arbor_store_contents(bytea[]) FROM PUBLIC;
+
+-- Deletes those of hashes that nothing refers to; skips a content a writer holds (it will refer to it).
+CREATE FUNCTION arbor_release_contents(hashes text[]) RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+DECLARE
+  locked text[];
+BEGIN
+  locked := ARRAY(SELECT hash FROM file_contents c WHERE hash = ANY (hashes)
+    AND NOT EXISTS (SELECT 1 FROM file_changes WHERE before_hash = c.hash)
+    AND NOT EXISTS (SELECT 1 FROM file_changes WHERE after_hash = c.hash)
+    AND NOT EXISTS (SELECT 1 FROM node_images WHERE hash = c.hash)
+    ORDER BY hash FOR UPDATE SKIP LOCKED);
+  IF cardinality(locked) = 0 THEN RETURN; END IF;
+  -- A new statement, a new snapshot: every reference committed before the lock was taken is seen.
+  DELETE FROM file_contents c WHERE hash = ANY (locked)
+    AND NOT EXISTS (SELECT 1 FROM file_changes WHERE before_hash = c.hash)
+    AND NOT EXISTS (SELECT 1 FROM file_changes WHERE after_hash = c.hash)
+    AND NOT EXISTS (SELECT 1 FROM node_images WHERE hash = c.hash);
+END $$;
+REVOKE ALL ON FUNCTION arbor_release_contents(text[]) FROM PUBLIC;
+
+CREATE FUNCTION arbor_file_changes_released() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+BEGIN
+  PERFORM arbor_release_contents(ARRAY(SELECT before_hash FROM released WHERE before_hash IS NOT NULL UNION SELECT after_hash FROM released WHERE after_hash IS NOT NULL));
+  RETURN NULL;
+END $$;
+CREATE TRIGGER file_changes_deleted AFTER DELETE ON file_changes REFERENCING OLD TABLE AS released FOR EACH STATEMENT EXECUTE FUNCTION arbor_file_changes_released();
+CREATE TRIGGER file_changes_updated AFTER UPDATE ON file_changes REFERENCING OLD TABLE AS released FOR EACH STATEMENT EXECUTE FUNCTION arbor_file_changes_released();
+
+CREATE FUNCTION arbor_node_images_released() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+BEGIN
+  PERFORM arbor_release_contents(ARRAY(SELECT DISTINCT hash FROM released));
+  RETURN NULL;
+END $$;
+CREATE TRIGGER node_images_deleted AFTER DELETE ON node_images REFERENCING OLD TABLE AS released FOR EACH STATEMENT EXECUTE FUNCTION arbor_node_images_released();
+CREATE TRIGGER node_images_updated AFTER UPDATE ON node_images REFERENCING OLD TABLE AS released FOR EACH STATEMENT EXECUTE FUNCTION arbor_node_images_released();
+
+-- Recording file changes is a change of the conversation for the feed (rows deleted with their node
+-- are noted by the nodes trigger; their node is gone by now, so the join finds nothing).
+CREATE FUNCTION arbor_file_changes_changed() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+DECLARE
+  r record;
+  change_id bigint;
+BEGIN
+  FOR r IN SELECT DISTINCT c.id, c.team FROM changed_rows t JOIN nodes n ON n.key = t.node JOIN conversations c ON c.key = n.conversation LOOP
+    INSERT INTO changes (conversation_id, team) VALUES (r.id, r.team) RETURNING id INTO change_id;
+    PERFORM pg_notify('arbor_changes', change_id::text);
+  END LOOP;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER file_changes_inserted_feed AFTER INSERT ON file_changes REFERENCING NEW TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION arbor_file_changes_changed();
+CREATE TRIGGER file_changes_updated_feed AFTER UPDATE ON file_changes REFERENCING NEW TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION arbor_file_changes_changed();
+CREATE TRIGGER file_changes_deleted_feed AFTER DELETE ON file_changes REFERENCING OLD TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION arbor_file_changes_changed();
+
+ALTER TABLE file_changes ENABLE ROW LEVEL SECURITY;
+CREATE POLICY of_visible_nodes ON file_changes USING (EXISTS (SELECT 1 FROM nodes n WHERE n.key = node)) WITH CHECK (EXISTS (SELECT 1 FROM nodes n WHERE n.key = node));
+
+ALTER TABLE node_images ENABLE ROW LEVEL SECURITY;
+CREATE POLICY of_visible_nodes ON node_images USING (EXISTS (SELECT 1 FROM nodes n WHERE n.key = node)) WITH CHECK (EXISTS (SELECT 1 FROM nodes n WHERE n.key = node));
+
+ALTER TABLE file_contents ENABLE ROW LEVEL SECURITY;
+CREATE POLICY referred_to_by_visible_rows ON file_contents FOR SELECT USING (
+  EXISTS (SELECT 1 FROM file_changes f WHERE f.before_hash = file_contents.hash)
+  OR EXISTS (SELECT 1 FROM file_changes f WHERE f.after_hash = file_contents.hash)
+  OR EXISTS (SELECT 1 FROM node_images i WHERE i.hash = file_contents.hash)
+);
+
+GRANT SELECT, INSERT, UPDATE, DELETE ON file_changes, node_images TO arbor_users;
+GRANT SELECT ON file_contents TO arbor_users;
+GRANT EXECUTE ON FUNCTION arbor_store_contents(bytea[]) TO arbor_users;
+`;
