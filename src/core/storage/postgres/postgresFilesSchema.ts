@@ -20,7 +20,10 @@
  * about to refer to (the function takes it; the foreign keys take it for rows copied by a fork), and the
  * collector locks a content `FOR UPDATE SKIP LOCKED` before it checks, in a later statement that sees
  * every committed reference, that nothing refers to it: a content is never deleted under a writer,
- * and two writers storing the same bytes at once both succeed (`ON CONFLICT DO NOTHING`).
+ * and two writers storing the same bytes at once both succeed (`ON CONFLICT DO NOTHING`). Only a
+ * content stored and never referred to, or one whose last reference went while a writer that then
+ * rolled back held it, outlives its use; the owner sweeps those with
+ * `SELECT arbor_release_contents(ARRAY(SELECT hash FROM file_contents))`.
  *
  * This file imports nothing from `postgresSchema.ts` (which lists it among the migrations); the role
  * and channel names below are that file's `USERS_ROLE` and `CHANGES_CHANNEL`.
@@ -90,11 +93,17 @@ BEGIN
     AND NOT EXISTS (SELECT 1 FROM node_images WHERE hash = c.hash)
     ORDER BY hash FOR UPDATE SKIP LOCKED);
   IF cardinality(locked) = 0 THEN RETURN; END IF;
-  -- A new statement, a new snapshot: every reference committed before the lock was taken is seen.
-  DELETE FROM file_contents c WHERE hash = ANY (locked)
-    AND NOT EXISTS (SELECT 1 FROM file_changes WHERE before_hash = c.hash)
-    AND NOT EXISTS (SELECT 1 FROM file_changes WHERE after_hash = c.hash)
-    AND NOT EXISTS (SELECT 1 FROM node_images WHERE hash = c.hash);
+  -- A new statement, a new snapshot (in READ COMMITTED): every reference committed before the lock
+  -- was taken is seen. In a transaction with an older snapshot (REPEATABLE READ), a reference committed
+  -- since makes the foreign key refuse the delete: the contents stay, and the caller's delete succeeds.
+  BEGIN
+    DELETE FROM file_contents c WHERE hash = ANY (locked)
+      AND NOT EXISTS (SELECT 1 FROM file_changes WHERE before_hash = c.hash)
+      AND NOT EXISTS (SELECT 1 FROM file_changes WHERE after_hash = c.hash)
+      AND NOT EXISTS (SELECT 1 FROM node_images WHERE hash = c.hash);
+  EXCEPTION WHEN foreign_key_violation THEN
+    NULL;
+  END;
 END $$;
 REVOKE ALL ON FUNCTION arbor_release_contents(text[]) FROM PUBLIC;
 
