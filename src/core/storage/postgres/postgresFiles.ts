@@ -29,13 +29,18 @@ const FOREIGN_KEY_VIOLATION = '23503';
 /** How many times a record is tried again when a content it relied on was collected meanwhile. */
 const RECORD_ATTEMPTS = 3;
 
-const SELECT_CHANGES = `SELECT f.path, f.position, f.before_hash, b.size AS before_size, f.after_hash, a.size AS after_size, f.added, f.removed
-  FROM file_changes f
+/** Changes (`f`) with their contents' sizes; `by` adds a join and columns, e.g. the node's seq. */
+const selectChanges = (by = { columns: '', join: '' }) => `SELECT ${by.columns}f.path, f.position, f.before_hash, b.size AS before_size, f.after_hash, a.size AS after_size, f.added, f.removed
+  FROM file_changes f ${by.join}
   LEFT JOIN file_contents b ON b.hash = f.before_hash
   LEFT JOIN file_contents a ON a.hash = f.after_hash`;
 
-const SELECT_IMAGES = `SELECT i.hash, i.mime, i.name, c.size, i.width, i.height
-  FROM node_images i JOIN file_contents c ON c.hash = i.hash`;
+/** Images (`i`) with their contents' sizes; `by` as for `selectChanges`. */
+const selectImages = (by = { columns: '', join: '' }) => `SELECT ${by.columns}i.hash, i.mime, i.name, c.size, i.width, i.height
+  FROM node_images i ${by.join} JOIN file_contents c ON c.hash = i.hash`;
+
+/** What the by-node reads add: each row's node seq, for its id. */
+const WITH_NODE = (alias: string) => ({ columns: 'n.seq, ', join: `JOIN nodes n ON n.key = ${alias}.node` });
 
 const numberOrNull = (value: unknown) => (value === null || value === undefined ? null : Number(value));
 
@@ -116,7 +121,7 @@ export class PostgresFileStore {
   /** Every node of a conversation that changed files, by node id. */
   async fileChangesByNode(conversationId: string): Promise<Record<string, RecordedFileChange[]>> {
     const key = await this.conversationKey(this.pool, conversationId);
-    const { rows } = await this.pool.query(`${SELECT_CHANGES} JOIN nodes n ON n.key = f.node WHERE n.conversation = $1 ORDER BY n.seq, f.position, f.path`.replace('SELECT f.path', 'SELECT n.seq, f.path'), [key]);
+    const { rows } = await this.pool.query(`${selectChanges(WITH_NODE('f'))} WHERE n.conversation = $1 ORDER BY n.seq, f.position, f.path`, [key]);
     const byNode: Record<string, RecordedFileChange[]> = {};
     for (const row of rows) (byNode[formatNodeId(Number(row.seq))] ??= []).push(toChange(row));
     return byNode;
@@ -125,14 +130,14 @@ export class PostgresFileStore {
   /** The images of a node, in the order they were attached (empty when none). */
   async nodeImages(conversationId: string, nodeId: string): Promise<StoredImage[]> {
     const node = await this.nodeKey(this.pool, conversationId, nodeId);
-    const { rows } = await this.pool.query(`${SELECT_IMAGES} WHERE i.node = $1 ORDER BY i.position`, [node]);
+    const { rows } = await this.pool.query(`${selectImages()} WHERE i.node = $1 ORDER BY i.position`, [node]);
     return rows.map(toImage);
   }
 
   /** Every node of a conversation that has images, by node id. */
   async imagesByNode(conversationId: string): Promise<Record<string, StoredImage[]>> {
     const key = await this.conversationKey(this.pool, conversationId);
-    const { rows } = await this.pool.query(`${SELECT_IMAGES.replace('SELECT i.hash', 'SELECT n.seq, i.hash')} JOIN nodes n ON n.key = i.node WHERE n.conversation = $1 ORDER BY n.seq, i.position`, [key]);
+    const { rows } = await this.pool.query(`${selectImages(WITH_NODE('i'))} WHERE n.conversation = $1 ORDER BY n.seq, i.position`, [key]);
     const byNode: Record<string, StoredImage[]> = {};
     for (const row of rows) (byNode[formatNodeId(Number(row.seq))] ??= []).push(toImage(row));
     return byNode;
@@ -269,7 +274,7 @@ export class PostgresFileStore {
   }
 
   private async changesOfNode(db: Queryable, node: string): Promise<RecordedFileChange[]> {
-    const { rows } = await db.query(`${SELECT_CHANGES} WHERE f.node = $1 ORDER BY f.position, f.path`, [node]);
+    const { rows } = await db.query(`${selectChanges()} WHERE f.node = $1 ORDER BY f.position, f.path`, [node]);
     return rows.map(toChange);
   }
 

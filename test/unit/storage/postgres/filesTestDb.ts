@@ -17,6 +17,7 @@ export interface FilesTestDb {
   end(): Promise<void>;
 }
 
+/** Creates the database on `server`, applies every migration as the owner, and makes the roles (once per cluster). */
 export async function filesTestDb(server: PostgresServer): Promise<FilesTestDb> {
   const name = await server.createDatabase();
   await server.psql(
