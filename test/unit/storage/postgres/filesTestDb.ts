@@ -17,12 +17,26 @@ export interface FilesTestDb {
   end(): Promise<void>;
 }
 
-/** Creates the database on `server`, applies every migration as the owner, and makes the roles (once per cluster). */
+/** Creates the database on `server`, applies every migration as its owner, and makes the roles (once per cluster). */
 export async function filesTestDb(server: PostgresServer): Promise<FilesTestDb> {
   const name = await server.createDatabase();
+  const pools: pg.Pool[] = [];
+  const pool = (role: string) => {
+    const p = new pg.Pool({ connectionString: server.url(role, name), max: 4 });
+    pools.push(p);
+    return p;
+  };
+  const admin = pool('postgres');
+  // As the conversation store runs them: each migration in its own transaction, over pg's simple protocol.
+  await admin.query(VERSION_TABLE);
+  for (const [i, migration] of POSTGRES_MIGRATIONS.entries()) {
+    await inTransaction(admin, async (client) => {
+      await client.query(migration);
+      await client.query('INSERT INTO arbor_schema (version) VALUES ($1) ON CONFLICT (singleton) DO UPDATE SET version = excluded.version', [i + 1]);
+    });
+  }
   await server.psql(
-    `${VERSION_TABLE}\n${POSTGRES_MIGRATIONS.join('\n')}\nINSERT INTO arbor_schema (version) VALUES (${POSTGRES_MIGRATIONS.length});
-     DO $$ BEGIN
+    `DO $$ BEGIN
        IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'team_a') THEN
          CREATE ROLE team_a NOLOGIN; CREATE ROLE team_b NOLOGIN; GRANT arbor_users TO team_a, team_b;
          CREATE ROLE alice LOGIN; CREATE ROLE anna LOGIN; GRANT team_a TO alice, anna;
@@ -31,13 +45,6 @@ export async function filesTestDb(server: PostgresServer): Promise<FilesTestDb> 
      END $$;`,
     name,
   );
-  const pools: pg.Pool[] = [];
-  const pool = (role: string) => {
-    const p = new pg.Pool({ connectionString: server.url(role, name), max: 4 });
-    pools.push(p);
-    return p;
-  };
-  const admin = pool('postgres');
   return { name, pool, admin, end: async () => void (await Promise.all(pools.map((p) => p.end()))) };
 }
 
