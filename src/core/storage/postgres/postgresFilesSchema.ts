@@ -12,7 +12,9 @@
  *
  * Row-level security: a change or image row is visible when its node is (the nodes policy limits nodes
  * to the conversations of the role's teams); a content is readable only through a visible change or
- * image that refers to it, so a role cannot read another team's file by its hash.
+ * image that refers to it, so a role cannot read another team's file by its hash. And a row may refer
+ * only to a content its writer can read already or stored itself in the same transaction (it had the
+ * bytes), so a role that learnt a hash cannot make a row of its own that refers to it.
  *
  * Garbage collection: when a change or image row goes (its node or conversation deleted, or a change
  * merged or undone), the contents it referred to that nothing refers to any more are deleted, by
@@ -63,8 +65,17 @@ CREATE TABLE node_images (
 );
 CREATE INDEX node_images_hash ON node_images (hash);
 
+-- Which contents each running transaction stored itself (it had their bytes): it may refer to them.
+-- Rows of finished transactions are useless and removed as new ones come. People have no rights here.
+CREATE UNLOGGED TABLE content_claims (
+  xact xid8 NOT NULL,
+  hash text NOT NULL,
+  PRIMARY KEY (xact, hash)
+);
+
 -- Stores contents (the server hashes them) and locks each against collection until the caller's
--- transaction ends: a content collected between the insert and the lock is inserted again.
+-- transaction ends: a content collected between the insert and the lock is inserted again. The
+-- transaction may then refer to them (content_claims), whoever stored them first.
 CREATE FUNCTION arbor_store_contents(contents bytea[]) RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
 DECLARE
   hashes text[] := ARRAY(SELECT encode(sha256(b), 'hex') FROM unnest(contents) b);
@@ -76,7 +87,12 @@ BEGIN
       SELECT DISTINCT ON (h) h, octet_length(b), b FROM unnest(hashes, contents) AS x(h, b) ORDER BY h
       ON CONFLICT (hash) DO NOTHING;
     SELECT count(*) INTO held FROM (SELECT 1 FROM file_contents WHERE hash = ANY (hashes) ORDER BY hash FOR KEY SHARE) l;
-    IF held = wanted THEN RETURN; END IF;
+    IF held = wanted THEN
+      INSERT INTO content_claims (xact, hash) SELECT DISTINCT pg_current_xact_id(), h FROM unnest(hashes) h ON CONFLICT DO NOTHING;
+      DELETE FROM content_claims WHERE ctid = ANY (ARRAY(
+        SELECT ctid FROM content_claims WHERE xact < pg_snapshot_xmin(pg_current_snapshot()) FOR UPDATE SKIP LOCKED));
+      RETURN;
+    END IF;
   END LOOP;
   RAISE EXCEPTION 'Could not store file contents: they were collected as fast as they were stored. Try again.';
 END $$;
@@ -140,11 +156,48 @@ CREATE TRIGGER file_changes_inserted_feed AFTER INSERT ON file_changes REFERENCI
 CREATE TRIGGER file_changes_updated_feed AFTER UPDATE ON file_changes REFERENCING NEW TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION arbor_file_changes_changed();
 CREATE TRIGGER file_changes_deleted_feed AFTER DELETE ON file_changes REFERENCING OLD TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION arbor_file_changes_changed();
 
+-- Whether this transaction stored the content itself (see arbor_store_contents).
+CREATE FUNCTION arbor_content_claimed(content_hash text) RETURNS boolean LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+  SELECT EXISTS (SELECT 1 FROM content_claims WHERE xact = pg_current_xact_id() AND hash = content_hash)
+$$;
+REVOKE ALL ON FUNCTION arbor_content_claimed(text) FROM PUBLIC;
+
+-- A row may refer only to a content its writer can already read (through a visible row: a fork, a
+-- merge) or stored itself in this transaction; otherwise a role that learnt another team's hash could
+-- refer to it and read the bytes. Runs as the writer, so its policies decide what it can read. The
+-- error is the same whether the content exists or not (nothing to learn from it).
+CREATE FUNCTION arbor_check_references() RETURNS trigger LANGUAGE plpgsql SET search_path = pg_catalog, public AS $$
+DECLARE
+  refs text[];
+  kept text[] := '{}';
+  h text;
+BEGIN
+  IF TG_TABLE_NAME = 'node_images' THEN
+    refs := ARRAY[NEW.hash];
+    IF TG_OP = 'UPDATE' THEN kept := ARRAY[OLD.hash]; END IF;
+  ELSE
+    refs := ARRAY[NEW.before_hash, NEW.after_hash];
+    IF TG_OP = 'UPDATE' THEN kept := ARRAY[OLD.before_hash, OLD.after_hash]; END IF;
+  END IF;
+  FOREACH h IN ARRAY refs LOOP
+    -- A reference the row had already is checked when it was made.
+    CONTINUE WHEN h IS NULL OR h = ANY (kept);
+    IF NOT arbor_content_claimed(h) AND NOT EXISTS (SELECT 1 FROM file_contents WHERE hash = h) THEN
+      RAISE EXCEPTION 'A % row refers to the file content %, which this role neither stored in this transaction nor can read: store its bytes first (arbor_store_contents).', TG_TABLE_NAME, h
+        USING ERRCODE = 'foreign_key_violation';
+    END IF;
+  END LOOP;
+  RETURN NEW;
+END $$;
+
+CREATE TRIGGER file_changes_references BEFORE INSERT OR UPDATE ON file_changes FOR EACH ROW EXECUTE FUNCTION arbor_check_references();
+CREATE TRIGGER node_images_references BEFORE INSERT OR UPDATE ON node_images FOR EACH ROW EXECUTE FUNCTION arbor_check_references();
+
 ALTER TABLE file_changes ENABLE ROW LEVEL SECURITY;
-CREATE POLICY of_visible_nodes ON file_changes USING (EXISTS (SELECT 1 FROM nodes n WHERE n.key = node)) WITH CHECK (EXISTS (SELECT 1 FROM nodes n WHERE n.key = node));
+CREATE POLICY of_visible_nodes ON file_changes USING (EXISTS (SELECT 1 FROM nodes n WHERE n.key = file_changes.node)) WITH CHECK (EXISTS (SELECT 1 FROM nodes n WHERE n.key = file_changes.node));
 
 ALTER TABLE node_images ENABLE ROW LEVEL SECURITY;
-CREATE POLICY of_visible_nodes ON node_images USING (EXISTS (SELECT 1 FROM nodes n WHERE n.key = node)) WITH CHECK (EXISTS (SELECT 1 FROM nodes n WHERE n.key = node));
+CREATE POLICY of_visible_nodes ON node_images USING (EXISTS (SELECT 1 FROM nodes n WHERE n.key = node_images.node)) WITH CHECK (EXISTS (SELECT 1 FROM nodes n WHERE n.key = node_images.node));
 
 ALTER TABLE file_contents ENABLE ROW LEVEL SECURITY;
 CREATE POLICY referred_to_by_visible_rows ON file_contents FOR SELECT USING (
@@ -155,5 +208,5 @@ CREATE POLICY referred_to_by_visible_rows ON file_contents FOR SELECT USING (
 
 GRANT SELECT, INSERT, UPDATE, DELETE ON file_changes, node_images TO arbor_users;
 GRANT SELECT ON file_contents TO arbor_users;
-GRANT EXECUTE ON FUNCTION arbor_store_contents(bytea[]) TO arbor_users;
+GRANT EXECUTE ON FUNCTION arbor_store_contents(bytea[]), arbor_content_claimed(text) TO arbor_users;
 `;

@@ -49,12 +49,31 @@ describeWithPostgres('team store file checkpoints: access and concurrency', (ser
     for (const table of ['file_contents', 'file_changes', 'node_images']) expect((await bobPool.query(`SELECT * FROM ${table}`)).rows).toEqual([]);
 
     // Nor can it write under the other team's nodes, or touch contents other than through the store's function.
-    await expect(bobPool.query("INSERT INTO file_changes (node, position, path, after_hash) VALUES ($1, 5, 'x', $2)", [a.keys[2], sha(SECRET)])).rejects.toThrow(/row-level security/);
+    const forged = bytes('planted\n');
+    await expect(
+      inTransaction(bobPool, async (client) => {
+        await client.query('SELECT arbor_store_contents($1::bytea[])', [[Buffer.from(forged)]]);
+        await client.query("INSERT INTO file_changes (node, position, path, after_hash) VALUES ($1, 5, 'x', $2)", [a.keys[2], sha(forged)]);
+      }),
+    ).rejects.toThrow(/row-level security/);
     await expect(inTransaction(bobPool, (client) => bob.addImages(client, a.keys[2], [{ bytes: RED }]))).rejects.toThrow(/row-level security/);
     await expect(bobPool.query("INSERT INTO file_contents (hash, size, bytes) VALUES ('forged', 1, '\\x00')")).rejects.toThrow(/permission denied/);
     await expect(bobPool.query('DELETE FROM file_contents')).rejects.toThrow(/permission denied/);
     await expect(bobPool.query('SELECT arbor_release_contents(ARRAY[$1])', [sha(SECRET)])).rejects.toThrow(/permission denied/);
     expect((await bobPool.query("UPDATE file_changes SET after_hash = NULL WHERE path = '.env'")).rowCount).toBe(0);
+    // Nor refer to the content by its hash from rows of its own: that would make it readable.
+    const own = await insertConversation(bobPool, 'own', 'team_b', [null, 0]);
+    for (const attempt of [
+      () => bobPool.query("INSERT INTO file_changes (node, position, path, after_hash) VALUES ($1, 0, 'x', $2)", [own.keys[1], sha(SECRET)]),
+      () => bobPool.query("INSERT INTO node_images (node, position, hash, mime, name) VALUES ($1, 0, $2, 'image/png', 'x.png')", [own.keys[1], sha(RED)]),
+      () => bobPool.query("INSERT INTO file_changes (node, position, path, after_hash) VALUES ($1, 0, 'x', $2)", [own.keys[1], 'f'.repeat(64)]),
+    ]) {
+      await expect(attempt()).rejects.toThrow(/neither stored in this transaction nor can read/);
+    }
+    await bob.recordFileChanges('own', own.id(1), [{ path: 'mine.txt', before: null, after: bytes('mine\n') }]);
+    await expect(bobPool.query("UPDATE file_changes SET after_hash = $1 WHERE path = 'mine.txt'", [sha(SECRET)])).rejects.toThrow(/neither stored in this transaction nor can read/);
+    expect(await bob.fileContent(sha(SECRET))).toBeNull();
+    await bobPool.query("DELETE FROM conversations WHERE id = 'own'");
     // Storing the same bytes through the function gives no way to read them either.
     await bobPool.query('SELECT arbor_store_contents($1::bytea[])', [[Buffer.from(SECRET)]]);
     expect(await bob.fileContent(sha(SECRET))).toBeNull();
@@ -103,6 +122,9 @@ describeWithPostgres('team store file checkpoints: access and concurrency', (ser
     }
     const positions = await db.admin.query('SELECT node, array_agg(position ORDER BY position) AS p FROM file_changes GROUP BY node HAVING count(*) <> count(DISTINCT position)');
     expect(positions.rows).toEqual([]);
+    // What each transaction stored is noted while it runs, and the notes of finished ones go with the next store.
+    await alice.recordFileChanges('c', c.id(1), [{ path: 'last.txt', before: null, after: bytes('last\n') }]);
+    expect(await count('content_claims')).toBe(1);
   });
 
   it('never collects a content a writer is referring to while another deletes its last reference', async () => {
