@@ -1,9 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { describeWithPostgres } from '../../../fixtures/postgresServer';
 import { makePng } from '../../../fixtures/pngImages';
 import { ConversationNotFoundError, InvalidArgumentError, NodeNotFoundError } from '../../../../src/core/errors';
-import { PostgresFileStore } from '../../../../src/core/storage/postgres/postgresFiles';
+import { POSTGRES_FILES_MIGRATION, PostgresFileStore } from '../../../../src/core/storage/postgres/postgresFiles';
+import { CHANGES_CHANNEL, POSTGRES_MIGRATIONS, USERS_ROLE } from '../../../../src/core/storage/postgres/postgresSchema';
 import type { FileChange } from '../../../../src/core/storage/storage';
 import { filesTestDb, insertConversation, insertNode, inTransaction, type FilesTestDb } from './filesTestDb';
 
@@ -23,6 +24,14 @@ const BINARY = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x00, 0x0d, 0x0a, 0xff, 0
 const NOT_UTF8 = new Uint8Array([0x61, 0x62, 0xc3, 0x28, 0x0a]);
 const RED = makePng(64, 48, 1);
 const BLUE = makePng(32, 32, 2);
+
+describe('team store migration 2', () => {
+  it("is the second migration, and grants to and notifies on migration 1's role and channel", () => {
+    expect(POSTGRES_MIGRATIONS[1]).toBe(POSTGRES_FILES_MIGRATION);
+    expect(POSTGRES_FILES_MIGRATION).toContain(`TO ${USERS_ROLE};`);
+    expect(POSTGRES_FILES_MIGRATION).toContain(`pg_notify('${CHANGES_CHANNEL}'`);
+  });
+});
 
 describeWithPostgres('team store file checkpoints and images', (server) => {
   let db: FilesTestDb;
