@@ -1,4 +1,4 @@
-import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from './harness/codeServer';
@@ -20,7 +20,7 @@ describe('importing history from other tools', () => {
   const file = (name: string) => path.join(dir(), name);
   const userSettings = () => path.join(session.env.dataDir, 'User', 'settings.json');
   let settingsBefore: string | undefined;
-  let copilotFolder: string | undefined;
+  const copilotFolders: string[] = [];
 
   beforeAll(async () => {
     await mkdir(dir(), { recursive: true });
@@ -30,7 +30,7 @@ describe('importing history from other tools', () => {
 
   afterAll(async () => {
     await rm(dir(), { recursive: true, force: true });
-    if (copilotFolder) await rm(copilotFolder, { recursive: true, force: true });
+    for (const folder of copilotFolders) await rm(folder, { recursive: true, force: true });
     // The config test changed the user settings: put them back for the files that run after this one.
     if (settingsBefore !== undefined) await writeFile(userSettings(), settingsBefore);
   });
@@ -95,11 +95,18 @@ describe('importing history from other tools', () => {
     const { workbench } = session;
     // Arbor's store is `<workspaceStorage>/<id>/arbor-dev.arbor`; Copilot Chat's sessions are in `<id>/chatSessions`.
     const storeDir = await waitForStoreDir({ root: session.env.dataDir, dataDir: session.env.dataDir, extensionsDir: session.env.extensionsDir, workspace: session.env.workspace });
-    copilotFolder = path.join(path.dirname(storeDir), 'chatSessions');
-    await mkdir(copilotFolder, { recursive: true });
+    // VS Code gives the workspace a new storage folder (`<id>-1`, `<id>-2`…) when it opens it again while
+    // an earlier window holds the first one, so the session goes into every folder Arbor has a store in.
+    const storageRoot = path.dirname(path.dirname(storeDir));
     const fixture = JSON.parse(await readFile(path.join(FIXTURES, 'copilot-chat-session.json'), 'utf8'));
     const listed = { ...fixture, sessionId: 'e2e-listed-session', customTitle: 'Listed from storage' };
-    await writeFile(path.join(copilotFolder, 'e2e-listed-session.json'), JSON.stringify(listed));
+    for (const entry of await readdir(storageRoot)) {
+      if (!(await readdir(path.join(storageRoot, entry)).catch(() => [] as string[])).includes(path.basename(storeDir))) continue;
+      const folder = path.join(storageRoot, entry, 'chatSessions');
+      await mkdir(folder, { recursive: true });
+      await writeFile(path.join(folder, 'e2e-listed-session.json'), JSON.stringify(listed));
+      copilotFolders.push(folder);
+    }
     await workbench.runCommand('Arbor: Import Copilot Chat Sessions…');
     const widget = workbench.page.locator('.quick-input-widget');
     const item = widget.locator('.monaco-list-row', { hasText: 'Listed from storage' }).first();

@@ -36,7 +36,7 @@ export interface PreparedFileChange {
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** The bytes as text when they are UTF-8 without a NUL byte (kept byte for byte, a BOM included), else null. */
-function decodeText(bytes: Uint8Array): string | null {
+export function decodeText(bytes: Uint8Array): string | null {
   if (bytes.includes(0)) return null;
   try {
     return utf8.decode(bytes);
