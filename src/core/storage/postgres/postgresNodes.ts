@@ -144,29 +144,34 @@ export interface LoadedState {
  * conversation's last set one, else the root, whichever still exists. Null when it is not stored or
  * not visible to this role.
  */
-export async function loadStateRows(db: pg.Pool | pg.PoolClient, conversationId: string, lock = false): Promise<LoadedState | null> {
+export async function loadStateRows(db: pg.Pool | pg.PoolClient, conversationId: string): Promise<LoadedState | null> {
+  // The conversation's row first (its node columns null), then its nodes: a UNION ALL, so its columns
+  // are sent once, and no sort (the nodes are put in id order here, where they mostly are already).
   const result = await db.query<LoadRow>(
-    `WITH c AS (
+    `WITH c AS MATERIALIZED (
        SELECT key, metadata, next_seq, current_seq, created_at, updated_at,
          (SELECT rp.seq FROM reader_positions rp WHERE rp.conversation = conversations.key AND rp.reader = current_user) AS reader_seq
-       FROM conversations WHERE id = $1 ${lock ? 'FOR UPDATE' : ''}
+       FROM conversations WHERE id = $1
      )
-     SELECT c.key, CASE WHEN row_number() OVER (ORDER BY n.seq) = 1 THEN c.metadata END AS metadata, c.next_seq, c.current_seq, c.reader_seq,
-       ${isoText('c.created_at')} AS created_at, ${isoText('c.updated_at')} AS updated_at,
-       n.key AS node_key, n.seq::int AS seq, n.parent, n.position, n.role, n.content, n.message, n.metadata AS node_metadata, n.prompt_name, n.branch_name,
-       ${isoText('n.created_at')} AS timestamp
-     FROM c LEFT JOIN nodes n ON n.conversation = c.key
-     ORDER BY n.seq`,
+     SELECT c.key, c.metadata, c.next_seq, c.current_seq, c.reader_seq, ${isoText('c.created_at')} AS created_at, ${isoText('c.updated_at')} AS updated_at,
+       NULL::bigint AS node_key, NULL::int AS seq, NULL::bigint AS parent, NULL::int AS position, NULL AS role, NULL AS content, NULL::jsonb AS message,
+       NULL::jsonb AS node_metadata, NULL AS prompt_name, NULL AS branch_name, NULL AS timestamp
+     FROM c
+     UNION ALL
+     SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+       n.key, n.seq::int, n.parent, n.position, n.role, n.content, n.message, n.metadata, n.prompt_name, n.branch_name, ${isoText('n.created_at')}
+     FROM c JOIN nodes n ON n.conversation = c.key`,
     [conversationId],
   );
   if (result.rows.length === 0) return null;
-  const first = result.rows[0];
+  const first = result.rows.find((row) => row.node_key === null) as LoadRow;
+  const rows = result.rows.filter((row) => row.node_key !== null).sort((a, b) => (a.seq as number) - (b.seq as number));
   const seqOfKey = new Map<string, number>();
-  for (const row of result.rows) if (row.node_key !== null) seqOfKey.set(row.node_key, row.seq as number);
+  for (const row of rows) seqOfKey.set(row.node_key as string, row.seq as number);
   const nodes: ConversationNode[] = [];
   const nodeKeys = new Map<string, string>();
   let legacyIdLimit: number | undefined;
-  for (const row of result.rows) {
+  for (const row of rows) {
     if (row.node_key === null || row.seq === null) continue;
     const { [LEGACY_ID_LIMIT_KEY]: legacy, ...extra } = row.message;
     if (row.parent === null && typeof legacy === 'number') legacyIdLimit = legacy;
