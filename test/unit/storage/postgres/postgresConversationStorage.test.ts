@@ -178,6 +178,18 @@ describeWithPostgres('PostgresConversationStorage on its own', (server) => {
     await alice.close();
   });
 
+  it('refuses a NUL character, which PostgreSQL text cannot hold, saying so and storing nothing', async () => {
+    const alice = await open('alice', await teamDatabase(server()));
+    const state = sampleConversation('nul', 2);
+    state.nodes[1].message.content = 'binary \u0000 output';
+    await expect(alice.saveConversation(state)).rejects.toThrow(/NUL character \(U\+0000\)/);
+    expect(await alice.loadConversation('nul')).toBeNull();
+    await alice.saveConversation(sampleConversation('nul', 2));
+    await expect(alice.applyChange('nul', { addNodes: [{ ...newNode('n1', 10, 1), metadata: { note: 'a\u0000' } }], updatedAt: '2025-02-01T00:00:00.000Z' })).rejects.toBeInstanceOf(InvalidArgumentError);
+    expect((await alice.loadConversation('nul'))?.nodes).toHaveLength(2);
+    await alice.close();
+  });
+
   it('says when the server cannot be reached', async () => {
     await expect(PostgresConversationStorage.open({ connectionString: 'postgresql://alice@127.0.0.1:1/arbor' })).rejects.toThrow(/Cannot reach the team store at 127\.0\.0\.1:1\/arbor/);
   });
