@@ -1,5 +1,5 @@
 /**
- * The shared storage cases (`storageSuite.ts`) on the sql.js store, in memory and file-backed, plus
+ * The shared storage cases (`storageSuite.ts`, `fileStorageSuite.ts`) on the sql.js store, in memory and file-backed, plus
  * how this store numbers sibling positions (from the conversation's counter, as node ids).
  */
 import { promises as fs } from 'node:fs';
@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqlJsConversationStorage } from '../../../src/core/storage/sqlJsConversationStorage';
 import { sampleConversation } from '../../../src/core/storage/storageTestData';
+import { fileStorageSuite } from './fileStorageSuite';
 import { newNode, storageSuite } from './storageSuite';
 
 let dir: string;
@@ -20,6 +21,7 @@ afterEach(async () => {
 
 describe('SqlJsConversationStorage in memory', () => {
   storageSuite(() => SqlJsConversationStorage.open());
+  fileStorageSuite(() => SqlJsConversationStorage.open());
 
   it('gives an added node the position of its id in the conversation\'s counter', async () => {
     const storage = await SqlJsConversationStorage.open();
@@ -35,4 +37,5 @@ describe('SqlJsConversationStorage in memory', () => {
 
 describe('SqlJsConversationStorage file-backed', () => {
   storageSuite(() => SqlJsConversationStorage.open(path.join(dir, 'sub', 'arbor.db')));
+  fileStorageSuite(() => SqlJsConversationStorage.open(path.join(dir, 'sub', 'arbor.db')));
 });
