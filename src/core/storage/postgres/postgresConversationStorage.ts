@@ -18,7 +18,7 @@ import { checkChange, checkState } from '../storageChecks';
 import type { ChangeResult, ConversationChange, ConversationStorage, ConversationSummary, DeleteFilters, FileChange, FileState, ListOptions, MessageMatch, RecordedFileChange, SearchOptions, StoredImage } from '../storage';
 import { memberTeams, migrate, resolveTeam } from './postgresMigrations';
 import { forkedState, insertState, loadStateRows } from './postgresNodes';
-import { countMatching, messagesWithMetadata, queryMessages, querySummaries, removeMatching, timeParam } from './postgresQueries';
+import { countMatching, foldCollation, messagesWithMetadata, queryMessages, querySummaries, removeMatching, timeParam, type FoldCollation } from './postgresQueries';
 import { applyNodeChanges } from './postgresChanges';
 import { translateError } from './postgresErrors';
 
@@ -87,6 +87,8 @@ export class PostgresConversationStorage implements ConversationStorage {
     /** What the store was opened with. */
     readonly options: Readonly<PostgresStoreOptions>,
     private team: string | undefined,
+    /** The collation case-insensitive search folds letters with (see `foldCollation`). */
+    private readonly fold: FoldCollation,
     private readonly filesFactory: ((pool: pg.Pool) => PostgresFiles | Promise<PostgresFiles | undefined>) | undefined,
   ) {}
 
@@ -105,7 +107,7 @@ export class PostgresConversationStorage implements ConversationStorage {
       try {
         await migrate(client, options.migrate ?? true);
         const team = await resolveTeam(client, options.team);
-        return new PostgresConversationStorage(pool, { ...options }, team, files);
+        return new PostgresConversationStorage(pool, { ...options }, team, await foldCollation(client), files);
       } finally {
         client.release();
       }
@@ -178,20 +180,20 @@ export class PostgresConversationStorage implements ConversationStorage {
   }
 
   listConversations(options: ListOptions = {}): Promise<ConversationSummary[]> {
-    return this.run((db) => querySummaries(db, options ?? {}));
+    return this.run((db) => querySummaries(db, options ?? {}, this.fold));
   }
 
   countConversations(filter: Omit<SearchOptions, 'limit' | 'offset' | 'sortBy' | 'sortOrder'> = {}): Promise<number> {
-    return this.run((db) => countMatching(db, filter ?? {}));
+    return this.run((db) => countMatching(db, filter ?? {}, this.fold));
   }
 
   searchConversations(options: SearchOptions): Promise<ConversationSummary[]> {
-    return this.run((db) => querySummaries(db, options ?? {}));
+    return this.run((db) => querySummaries(db, options ?? {}, this.fold));
   }
 
   searchMessages(query: string, options: { limit?: number } = {}): Promise<MessageMatch[]> {
     requireString(query, 'query', { allowEmpty: true });
-    return this.run((db) => queryMessages(db, query, options?.limit));
+    return this.run((db) => queryMessages(db, query, options?.limit, this.fold));
   }
 
   findMessages(options: { filterMetadata: Record<string, unknown>; limit?: number }): Promise<MessageMatch[]> {
@@ -204,7 +206,7 @@ export class PostgresConversationStorage implements ConversationStorage {
   }
 
   async removeConversations(filters: DeleteFilters): Promise<ConversationSummary[]> {
-    const removed = await this.transaction((client) => removeMatching(client, filters ?? {}));
+    const removed = await this.transaction((client) => removeMatching(client, filters ?? {}, this.fold));
     for (const summary of removed) this.changeEmitter.fire(summary.conversationId);
     return removed;
   }

@@ -49,20 +49,37 @@ export function metadataMatches(column: string, filter: Record<string, unknown>,
   return [`${column} @> ${whole}::jsonb`, ...entries.map(([key, value]) => `${column} -> ${params.add(key)} = ${params.add(JSON.stringify(value))}::jsonb`)].join(' AND ');
 }
 
+/**
+ * The collation whose `lower()` folds every letter (not only ASCII), when the database's own does not
+ * (a database created with `LC_CTYPE` C); undefined to use the database's.
+ */
+export type FoldCollation = string | undefined;
+
+/** Finds the collation for case-insensitive search: the database's when it folds `Ä`, else ICU's root or C.UTF-8 when installed. */
+export async function foldCollation(db: pg.Pool | pg.PoolClient): Promise<FoldCollation> {
+  const result = await db.query<{ folds: boolean; icu: boolean; cutf8: boolean }>(
+    `SELECT lower('ÄÉ') = 'äé' AS folds, EXISTS (SELECT 1 FROM pg_collation WHERE collname = 'und-x-icu') AS icu,
+       EXISTS (SELECT 1 FROM pg_collation WHERE collname = 'C.utf8' AND collencoding IN (-1, pg_char_to_encoding('UTF8'))) AS cutf8`,
+  );
+  const { folds, icu, cutf8 } = result.rows[0];
+  return folds ? undefined : icu ? 'und-x-icu' : cutf8 ? 'C.utf8' : undefined;
+}
+
 /** The condition (on node alias `n`) that a message contains `needle`, case-insensitive. */
-function contentContains(needle: string, params: Params): string {
-  return `strpos(lower(n.content), lower(${params.add(needle)})) > 0`;
+function contentContains(needle: string, params: Params, fold: FoldCollation): string {
+  const collate = fold === undefined ? '' : ` COLLATE "${fold}"`;
+  return `strpos(lower(n.content${collate}), lower(${params.add(needle)}${collate})) > 0`;
 }
 
 /** Builds the WHERE clause (on conversation alias `c`) for a set of filters. */
-export function buildWhere(filter: Filter, params: Params): string {
+export function buildWhere(filter: Filter, params: Params, fold: FoldCollation = undefined): string {
   const clauses: string[] = [];
   if (hasKeys(filter.filterMetadata)) clauses.push(metadataMatches('c.metadata', filter.filterMetadata as Record<string, unknown>, params));
   if (filter.createdAfter !== undefined) clauses.push(`c.created_at >= ${params.add(timeParam(filter.createdAfter, 'createdAfter'))}::timestamptz`);
   if (filter.createdBefore !== undefined) clauses.push(`c.created_at < ${params.add(timeParam(filter.createdBefore, 'createdBefore'))}::timestamptz`);
   if (filter.updatedBefore !== undefined) clauses.push(`c.updated_at < ${params.add(timeParam(filter.updatedBefore, 'updatedBefore'))}::timestamptz`);
   if (filter.contentContains !== undefined && filter.contentContains !== '') {
-    clauses.push(`EXISTS (SELECT 1 FROM nodes n WHERE n.conversation = c.key AND ${contentContains(filter.contentContains, params)})`);
+    clauses.push(`EXISTS (SELECT 1 FROM nodes n WHERE n.conversation = c.key AND ${contentContains(filter.contentContains, params, fold)})`);
   }
   if (hasKeys(filter.withoutNodeMetadata)) {
     clauses.push(`NOT EXISTS (SELECT 1 FROM nodes n WHERE n.conversation = c.key AND ${metadataMatches('n.metadata', filter.withoutNodeMetadata as Record<string, unknown>, params)})`);
@@ -98,7 +115,7 @@ function toSummary(row: SummaryRow): ConversationSummary {
 }
 
 /** Lists conversation summaries matching `options`; limit defaults to 100, offset always applies. */
-export async function querySummaries(db: pg.Pool | pg.PoolClient, options: SearchOptions): Promise<ConversationSummary[]> {
+export async function querySummaries(db: pg.Pool | pg.PoolClient, options: SearchOptions, fold: FoldCollation = undefined): Promise<ConversationSummary[]> {
   const limit = nonNegativeInteger(options.limit, 'limit', 100);
   const offset = nonNegativeInteger(options.offset, 'offset', 0);
   const sortBy = options.sortBy ?? 'updatedAt';
@@ -107,7 +124,7 @@ export async function querySummaries(db: pg.Pool | pg.PoolClient, options: Searc
   const order = options.sortOrder ?? (sortBy === 'conversationId' ? 'asc' : 'desc');
   if (order !== 'asc' && order !== 'desc') throw new InvalidArgumentError(`sortOrder must be "asc" or "desc"; got "${String(order)}".`);
   const params = new Params();
-  const where = buildWhere(options, params);
+  const where = buildWhere(options, params, fold);
   // Ids sort by code point, as SQLite's BINARY collation does, whatever the database's collation.
   const sql = `SELECT ${SUMMARY_COLUMNS} FROM conversations c ${where} ORDER BY ${column === 'c.id' ? 'c.id COLLATE "C"' : column} ${order}, c.id COLLATE "C" ${order} LIMIT ${params.add(limit)} OFFSET ${params.add(offset)}`;
   const result = await db.query<SummaryRow>(sql, params.values);
@@ -115,9 +132,9 @@ export async function querySummaries(db: pg.Pool | pg.PoolClient, options: Searc
 }
 
 /** Counts the conversations matching `filter`. */
-export async function countMatching(db: pg.Pool | pg.PoolClient, filter: Filter): Promise<number> {
+export async function countMatching(db: pg.Pool | pg.PoolClient, filter: Filter, fold: FoldCollation = undefined): Promise<number> {
   const params = new Params();
-  const where = buildWhere(filter, params);
+  const where = buildWhere(filter, params, fold);
   const result = await db.query<{ count: number }>(`SELECT count(*)::int AS count FROM conversations c ${where}`, params.values);
   return Number(result.rows[0].count);
 }
@@ -127,7 +144,7 @@ export async function countMatching(db: pg.Pool | pg.PoolClient, filter: Filter)
  * oldest change first. The rows are locked first: when two clients remove at once, each conversation
  * is returned by the one that deleted it. Refuses filters that select nothing in particular.
  */
-export async function removeMatching(client: pg.PoolClient, filters: DeleteFilters): Promise<ConversationSummary[]> {
+export async function removeMatching(client: pg.PoolClient, filters: DeleteFilters, fold: FoldCollation = undefined): Promise<ConversationSummary[]> {
   const hasFilter =
     hasKeys(filters.filterMetadata) || filters.createdAfter !== undefined || filters.createdBefore !== undefined || filters.updatedBefore !== undefined || filters.conversationIds !== undefined;
   if (!hasFilter) {
@@ -137,7 +154,7 @@ export async function removeMatching(client: pg.PoolClient, filters: DeleteFilte
     );
   }
   const params = new Params();
-  const where = buildWhere(filters, params);
+  const where = buildWhere(filters, params, fold);
   const locked = await client.query<{ key: string }>(`SELECT c.key FROM conversations c ${where} FOR UPDATE OF c`, params.values);
   if (locked.rows.length === 0) return [];
   const keys = locked.rows.map((r) => r.key);
@@ -147,11 +164,11 @@ export async function removeMatching(client: pg.PoolClient, filters: DeleteFilte
 }
 
 /** Messages whose content contains `query` (case-insensitive, the same test as `contentContains`). */
-export async function queryMessages(db: pg.Pool | pg.PoolClient, query: string, limitOption: number | undefined): Promise<MessageMatch[]> {
+export async function queryMessages(db: pg.Pool | pg.PoolClient, query: string, limitOption: number | undefined, fold: FoldCollation = undefined): Promise<MessageMatch[]> {
   const limit = nonNegativeInteger(limitOption, 'limit', 200);
   if (query === '') return [];
   const params = new Params();
-  return selectMessages(db, contentContains(query, params), params, limit);
+  return selectMessages(db, contentContains(query, params, fold), params, limit);
 }
 
 /** Messages whose node metadata matches every key of `filter` (JSON equality); an empty filter is refused. */

@@ -190,6 +190,20 @@ describeWithPostgres('PostgresConversationStorage on its own', (server) => {
     await alice.close();
   });
 
+  it('searches case-insensitively in every language also in a database whose own lower() folds ASCII only', async () => {
+    const db = `ctype_c_${process.pid}`;
+    await server().psql(`CREATE DATABASE ${db} OWNER arbor_admin TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C';`);
+    expect(await server().psql(`SELECT lower('ÜBER');`, db)).toBe('Über\n');
+    await (await open('arbor_admin', db)).close();
+    const alice = await open('alice', db);
+    const state = sampleConversation('c', 2);
+    state.nodes[1].message.content = 'Grüße from the ÜBER branch';
+    await alice.saveConversation(state);
+    expect((await alice.searchConversations({ contentContains: 'über' })).map((s) => s.conversationId)).toEqual(['c']);
+    expect((await alice.searchMessages('GRÜSSE'.slice(0, 3))).map((m) => m.nodeId)).toEqual(['n1']);
+    await alice.close();
+  });
+
   it('says when the server cannot be reached', async () => {
     await expect(PostgresConversationStorage.open({ connectionString: 'postgresql://alice@127.0.0.1:1/arbor' })).rejects.toThrow(/Cannot reach the team store at 127\.0\.0\.1:1\/arbor/);
   });
