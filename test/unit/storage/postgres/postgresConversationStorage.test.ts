@@ -200,7 +200,7 @@ describeWithPostgres('PostgresConversationStorage on its own', (server) => {
     state.nodes[1].message.content = 'Grüße from the ÜBER branch';
     await alice.saveConversation(state);
     expect((await alice.searchConversations({ contentContains: 'über' })).map((s) => s.conversationId)).toEqual(['c']);
-    expect((await alice.searchMessages('GRÜSSE'.slice(0, 3))).map((m) => m.nodeId)).toEqual(['n1']);
+    expect((await alice.searchMessages('GRÜ')).map((m) => m.nodeId)).toEqual(['n1']);
     await alice.close();
   });
 
