@@ -42,14 +42,16 @@ describe('importing history from other tools', () => {
     const widget = page.locator('.quick-input-widget');
     const input = widget.locator('.quick-input-box input');
     await widget.locator('.monaco-list-row', { hasText: 'imports-other' }).first().waitFor({ timeout: 15_000 });
-    for (let attempt = 0; attempt < 5 && (await widget.isVisible()); attempt++) {
+    // The same widget shows what comes next (the config import's model pick): the dialog is open while its title is.
+    const dialogOpen = async () => (await widget.isVisible()) && ((await widget.locator('.quick-input-title').textContent()) ?? '').includes('Import Conversation');
+    for (let attempt = 0; attempt < 5 && (await dialogOpen()); attempt++) {
       if ((await input.inputValue()) !== full) await input.fill(full);
       await widget.locator('.monaco-list-row', { hasText: path.basename(full) }).first().waitFor({ timeout: 5_000 }).catch(() => undefined);
       await page.waitForTimeout(500);
       await input.press('Enter');
       await widget.waitFor({ state: 'hidden', timeout: 2_000 }).catch(() => undefined);
     }
-    if (await widget.isVisible()) throw new Error(`the open dialog did not accept ${full}`);
+    if (await dialogOpen()) throw new Error(`the open dialog did not accept ${full}`);
   }
 
   const toasts = () => session.workbench.page.locator('.notification-toast').allTextContents();

@@ -4,9 +4,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import initSqlJs from 'sql.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConversationNotFoundError, InvalidArgumentError, NodeNotFoundError, StorageError } from '../errors';
+import { StorageError } from '../errors';
 import { JOURNAL_SUFFIX, SqlJsConversationStorage } from './sqlJsConversationStorage';
-import type { FileChange, NewNode } from './storage';
+import type { NewNode } from './storage';
 import { sampleConversation, sampleNode } from './storageTestData';
 
 const sha = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
@@ -47,166 +47,10 @@ afterEach(async () => {
 
 const TEXT_BEFORE = bytes(lines(20));
 const TEXT_AFTER = bytes(lines(20).replace('line 3\n', 'line three\nline 3b\n').replace('line 17\n', ''));
-// A BOM, CRLF line ends and a non-ASCII letter must come back byte for byte.
-const BOM_CRLF = new Uint8Array([0xef, 0xbb, 0xbf, ...Buffer.from('caf\u00e9\r\nsecond\r\n')]);
 const BINARY = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x00, 0x0d, 0x0a, 0xff, 0xfe, 0x00]);
-const NOT_UTF8 = new Uint8Array([0x61, 0x62, 0xc3, 0x28, 0x0a]);
 
-describe.each([
-  ['in memory', () => SqlJsConversationStorage.open()],
-  ['file-backed', () => SqlJsConversationStorage.open(path.join(dir, 'arbor.db'))],
-])('file checkpoints, %s store', (_label, open) => {
-  it('stores each file a node changed with its contents, hashes, sizes and line counts', async () => {
-    const storage = await open();
-    await storage.saveConversation(sampleConversation('c', 3));
-    const changes: FileChange[] = [
-      { path: 'src/app.ts', before: TEXT_BEFORE, after: TEXT_AFTER },
-      { path: 'docs/new.md', before: null, after: BOM_CRLF },
-      { path: 'assets/logo.png', before: BINARY, after: null },
-      { path: 'data/raw.txt', before: NOT_UTF8, after: bytes('ab\n') },
-    ];
-    const recorded = await storage.recordFileChanges('c', 'n2', changes);
-    expect(recorded).toEqual([
-      { path: 'src/app.ts', kind: 'modified', before: { hash: sha(TEXT_BEFORE), size: TEXT_BEFORE.length }, after: { hash: sha(TEXT_AFTER), size: TEXT_AFTER.length }, linesAdded: 2, linesRemoved: 2 },
-      { path: 'docs/new.md', kind: 'created', before: null, after: { hash: sha(BOM_CRLF), size: BOM_CRLF.length }, linesAdded: 2, linesRemoved: 0 },
-      { path: 'assets/logo.png', kind: 'deleted', before: { hash: sha(BINARY), size: BINARY.length }, after: null, linesAdded: null, linesRemoved: null },
-      { path: 'data/raw.txt', kind: 'modified', before: { hash: sha(NOT_UTF8), size: NOT_UTF8.length }, after: { hash: sha(bytes('ab\n')), size: 3 }, linesAdded: null, linesRemoved: null },
-    ]);
-    expect(await storage.fileChanges('c', 'n2')).toEqual(recorded);
-    expect(await storage.fileChanges('c', 'n1')).toEqual([]);
-    expect(await storage.fileChangesByNode('c')).toEqual({ n2: recorded });
-    for (const content of [TEXT_BEFORE, TEXT_AFTER, BOM_CRLF, BINARY, NOT_UTF8]) {
-      expect(Buffer.from((await storage.fileContent(sha(content))) as Uint8Array).equals(Buffer.from(content))).toBe(true);
-    }
-    expect(await storage.fileContent('0'.repeat(64))).toBeNull();
-    // The conversation itself is as it was: no envelope ever becomes a node.
-    expect(await storage.loadConversation('c')).toEqual(sampleConversation('c', 3));
-    await storage.close();
-  });
-
-  it('refuses what cannot be recorded, naming the argument, and skips a change that changes nothing', async () => {
-    const storage = await open();
-    await storage.saveConversation(sampleConversation('c', 2));
-    const one = (change: Partial<FileChange>) => storage.recordFileChanges('c', 'n1', [change as FileChange]);
-    for (const bad of ['/etc/passwd', '../outside.txt', 'a/../b', 'C:/x.txt', 'src\\app.ts', '', 'a//b', './a']) {
-      await expect(one({ path: bad, before: null, after: bytes('x') })).rejects.toThrow(InvalidArgumentError);
-    }
-    await expect(one({ path: 'a.txt', before: null, after: null })).rejects.toThrow(/neither a before nor an after/);
-    await expect(one({ path: 'a.txt', before: null, after: 'text' as unknown as Uint8Array })).rejects.toThrow(/Uint8Array/);
-    await expect(storage.recordFileChanges('c', 'n1', [{ path: 'a', before: null, after: bytes('1') }, { path: 'a', before: null, after: bytes('2') }])).rejects.toThrow(/twice/);
-    await expect(storage.recordFileChanges('c', 'n9', [{ path: 'a', before: null, after: bytes('1') }])).rejects.toThrow(NodeNotFoundError);
-    await expect(storage.recordFileChanges('missing', 'n1', [{ path: 'a', before: null, after: bytes('1') }])).rejects.toThrow(ConversationNotFoundError);
-    await expect(storage.fileChanges('c', 'n9')).rejects.toThrow(NodeNotFoundError);
-    await expect(storage.filesStateAt('missing', '')).rejects.toThrow(ConversationNotFoundError);
-    expect(await one({ path: 'same.txt', before: bytes('same'), after: bytes('same') })).toEqual([]);
-    // No message can pose as an envelope: their roles are not roles a node may have.
-    const posing = { ...newNode('', 1), message: { role: 'arbor:file-content' as 'user', content: 'x' } };
-    await expect(storage.applyChange('c', { addNodes: [posing], updatedAt: new Date().toISOString() })).rejects.toThrow(/role must be one of/);
-    expect(await storage.fileChangesByNode('c')).toEqual({});
-    await storage.close();
-  });
-
-  it('merges a second record of the same file into one change, and drops it when the file is back as it was', async () => {
-    const storage = await open();
-    await storage.saveConversation(sampleConversation('c', 2));
-    const v = [bytes('one\n'), bytes('one\ntwo\n'), bytes('one\ntwo\nthree\n')];
-    await storage.recordFileChanges('c', 'n1', [{ path: 'a.txt', before: v[0], after: v[1] }, { path: 'b.txt', before: null, after: v[0] }]);
-    const merged = await storage.recordFileChanges('c', 'n1', [{ path: 'a.txt', before: v[1], after: v[2] }]);
-    expect(merged.map((c) => [c.path, c.before?.hash, c.after?.hash, c.linesAdded, c.linesRemoved])).toEqual([
-      ['a.txt', sha(v[0]), sha(v[2]), 2, 0],
-      ['b.txt', undefined, sha(v[0]), 1, 0],
-    ]);
-    // What a record returns is what is stored.
-    expect(await storage.fileChanges('c', 'n1')).toEqual(merged);
-    // The intermediate version is referenced by nothing now.
-    expect(await storage.fileContent(sha(v[1]))).toBeNull();
-    // Created, then deleted within the same node: no change left for b.txt; a.txt back to v0: none either.
-    const after = await storage.recordFileChanges('c', 'n1', [{ path: 'b.txt', before: v[0], after: null }, { path: 'a.txt', before: v[2], after: v[0] }]);
-    expect(after).toEqual([]);
-    expect(await storage.fileContent(sha(v[0]))).toBeNull();
-    expect(await storage.fileContent(sha(v[2]))).toBeNull();
-    await storage.close();
-  });
-
-  it('gives the state of the files after any node, the last change on its path winning, per branch', async () => {
-    const storage = await open();
-    await storage.saveConversation(sampleConversation('c', 1));
-    const v0 = bytes(lines(5));
-    const v1 = bytes(lines(6));
-    const v2 = bytes(lines(7));
-    const v3 = bytes(lines(5, 'other'));
-    const g = bytes('created on the trunk\n');
-    const u1 = await add(storage, 'c', '', 1);
-    const a1 = await add(storage, 'c', u1, 2);
-    await storage.recordFileChanges('c', a1, [{ path: 'f.txt', before: v0, after: v1 }, { path: 'g.txt', before: null, after: g }]);
-    const left = await add(storage, 'c', a1, 3);
-    await storage.recordFileChanges('c', left, [{ path: 'f.txt', before: v1, after: v2 }]);
-    const right = await add(storage, 'c', a1, 4);
-    await storage.recordFileChanges('c', right, [{ path: 'f.txt', before: v1, after: v3 }, { path: 'g.txt', before: g, after: null }]);
-    const below = await add(storage, 'c', right, 5);
-
-    expect(await storage.filesStateAt('c', u1)).toEqual([]);
-    expect(await storage.filesStateAt('c', a1)).toEqual([
-      { path: 'f.txt', hash: sha(v1), nodeId: a1, originalHash: sha(v0) },
-      { path: 'g.txt', hash: sha(g), nodeId: a1, originalHash: null },
-    ]);
-    expect(await storage.filesStateAt('c', left)).toEqual([
-      { path: 'f.txt', hash: sha(v2), nodeId: left, originalHash: sha(v0) },
-      { path: 'g.txt', hash: sha(g), nodeId: a1, originalHash: null },
-    ]);
-    const rightState = [
-      { path: 'f.txt', hash: sha(v3), nodeId: right, originalHash: sha(v0) },
-      { path: 'g.txt', hash: null, nodeId: right, originalHash: null },
-    ];
-    expect(await storage.filesStateAt('c', right)).toEqual(rightState);
-    expect(await storage.filesStateAt('c', below)).toEqual(rightState);
-    await storage.close();
-  });
-
-  it('removes the rows of deleted branches and conversations, copies them on fork, and collects unreferenced contents', async () => {
-    const storage = await open();
-    await storage.saveConversation(sampleConversation('c', 2));
-    const v = [0, 1, 2, 3].map((i) => bytes(lines(3 + i)));
-    const a = await add(storage, 'c', 'n1', 1);
-    await storage.recordFileChanges('c', a, [{ path: 'f.txt', before: v[0], after: v[1] }]);
-    const b = await add(storage, 'c', a, 2);
-    await storage.recordFileChanges('c', b, [{ path: 'f.txt', before: v[1], after: v[2] }]);
-    const side = await add(storage, 'c', a, 3);
-    const sideChild = await add(storage, 'c', side, 4);
-    await storage.recordFileChanges('c', sideChild, [{ path: 'f.txt', before: v[1], after: v[3] }]);
-
-    // Deleting the side branch (a node and its child) removes its change and the content only it used.
-    await storage.applyChange('c', { deleteNodeIds: [side], updatedAt: new Date().toISOString() });
-    expect(await storage.fileContent(sha(v[3]))).toBeNull();
-    expect(await storage.fileContent(sha(v[1]))).not.toBeNull();
-    expect(Object.keys(await storage.fileChangesByNode('c'))).toEqual([a, b]);
-
-    // A fork up to `a` copies a's change only; a whole fork copies both.
-    const partial = await storage.forkConversation('c', 'partial', { upToNodeId: a });
-    expect(partial.nodes.map((n) => n.nodeId)).toEqual(['', 'n1', a]);
-    expect(await storage.fileChangesByNode('partial')).toEqual({ [a]: await storage.fileChanges('c', a) });
-    await storage.forkConversation('c', 'whole');
-    expect(await storage.fileChangesByNode('whole')).toEqual(await storage.fileChangesByNode('c'));
-    expect(await storage.filesStateAt('whole', b)).toEqual(await storage.filesStateAt('c', b));
-
-    // Contents live while any conversation refers to them.
-    expect(await storage.deleteConversation('c')).toBe(true);
-    expect(await storage.fileContent(sha(v[2]))).not.toBeNull();
-    expect(await storage.deleteConversations({ conversationIds: ['whole'] })).toBe(1);
-    expect(await storage.fileContent(sha(v[2]))).toBeNull();
-    expect(await storage.fileContent(sha(v[0]))).not.toBeNull();
-    expect(await storage.deleteConversation('partial')).toBe(true);
-    for (const content of v) expect(await storage.fileContent(sha(content))).toBeNull();
-
-    // Saving a conversation over a stored one replaces its file changes too.
-    await storage.saveConversation(sampleConversation('again', 2));
-    await storage.recordFileChanges('again', 'n1', [{ path: 'x', before: null, after: v[0] }]);
-    await storage.saveConversation(sampleConversation('again', 2));
-    expect(await storage.fileChangesByNode('again')).toEqual({});
-    expect(await storage.fileContent(sha(v[0]))).toBeNull();
-    await storage.close();
-  });
-});
+// The cases every store shares (record, merge, state at a node, delete, fork, collection) are in
+// test/unit/storage/fileStorageSuite.ts, run on this store by test/unit/storage/sqlJsStorageSuite.test.ts.
 
 describe('file checkpoints on disk', () => {
   it('stores ten edits of one file as its distinct versions only, once each in the journal and the file', async () => {
