@@ -8,7 +8,7 @@
  * Each migration runs only when `arbor_schema.version` is below its number, so the file can be run again
  * after an upgrade of Arbor; with `-1` it all happens in one transaction.
  */
-import { POSTGRES_MIGRATIONS, VERSION_TABLE } from '../src/core/storage/postgres/postgresSchema';
+import { POSTGRES_MIGRATIONS, USERS_ROLE, VERSION_TABLE } from '../src/core/storage/postgres/postgresSchema';
 
 /** The whole script: the version table, then each migration behind its version check. */
 export function teamStoreSql(): string {
@@ -25,6 +25,8 @@ DO $arbor_apply$ BEGIN
   END IF;
 END $arbor_apply$;`);
   });
+  // People's Arbor reads the version to check the database is current (as the store's own migration grants it).
+  parts.push(`GRANT SELECT ON arbor_schema TO ${USERS_ROLE};`);
   return `${parts.join('\n\n')}\n`;
 }
 

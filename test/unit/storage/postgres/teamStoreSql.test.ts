@@ -3,6 +3,8 @@ import pg from 'pg';
 import { describeWithPostgres } from '../../../fixtures/postgresServer';
 import { POSTGRES_SCHEMA_VERSION } from '../../../../src/core/storage/postgres/postgresSchema';
 import { teamStoreSql } from '../../../../scripts/teamStoreSql';
+import { PostgresConversationStorage } from '../../../../src/core/storage/postgres/postgresConversationStorage';
+import { sampleConversation } from '../../../../src/core/storage/storageTestData';
 
 /**
  * The administrator's path of the README's "Team store", on a real PostgreSQL: a schema owner that is
@@ -48,6 +50,14 @@ describeWithPostgres('team store administrator SQL', (server) => {
     } finally {
       await alice.end();
       await bob.end();
+    }
+    // Arbor opens it as a person without migrating anything (the version is current and readable).
+    const store = await PostgresConversationStorage.open({ connectionString: server().url('alice', db), password: 'alice-secret', migrate: false });
+    try {
+      await store.saveConversation(sampleConversation('x2', 3));
+      expect((await store.listConversations()).map((c) => c.conversationId).sort()).toEqual(['x1', 'x2']);
+    } finally {
+      await store.close();
     }
   });
 });
