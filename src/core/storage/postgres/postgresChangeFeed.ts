@@ -215,3 +215,36 @@ export class PostgresChangeFeed {
     }
   }
 }
+
+/**
+ * A feed kept running for a store's lifetime: like `PostgresChangeFeed.start`, but a first connection
+ * that fails is retried with the same backoff (reported as `reconnecting` with its error) instead of
+ * failing, since the store itself may work again before the feed does.
+ */
+export function keepChangeFeed(options: PostgresChangeFeedOptions): { dispose(): Promise<void> } {
+  let feed: PostgresChangeFeed | undefined;
+  let disposed = false;
+  let timer: NodeJS.Timeout | undefined;
+  let failures = 0;
+  const attempt = (): void => {
+    PostgresChangeFeed.start(options).then(
+      async (started) => {
+        if (disposed) await started.dispose();
+        else feed = started;
+      },
+      (error: unknown) => {
+        if (disposed) return;
+        options.onStatus?.('reconnecting', error instanceof Error ? error : new Error(String(error)));
+        timer = setTimeout(attempt, Math.min(FIRST_RETRY_MS * 2 ** failures++, MAX_RETRY_MS));
+      },
+    );
+  };
+  attempt();
+  return {
+    async dispose() {
+      disposed = true;
+      clearTimeout(timer);
+      await feed?.dispose();
+    },
+  };
+}

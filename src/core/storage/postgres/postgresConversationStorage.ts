@@ -21,6 +21,7 @@ import { forkedState, insertState, loadStateRows } from './postgresNodes';
 import { countMatching, foldCollation, messagesWithMetadata, queryMessages, querySummaries, removeMatching, timeParam, type FoldCollation } from './postgresQueries';
 import { applyNodeChanges } from './postgresChanges';
 import { translateError } from './postgresErrors';
+import { keepChangeFeed } from './postgresChangeFeed';
 
 /** How to reach the team store. */
 export interface PostgresStoreOptions {
@@ -78,8 +79,24 @@ export class PostgresConversationStorage implements ConversationStorage {
   private readonly changeEmitter = new Emitter<string>();
   private filesLoad: Promise<PostgresFiles | undefined> | undefined;
 
-  /** Fires a conversation id after each change this instance made (other clients' changes come through the change feed). */
-  readonly onDidChange: ArborEvent<string> = this.changeEmitter.event;
+  private feed: { dispose(): Promise<void> } | undefined;
+  private readonly feedStatusEmitter = new Emitter<{ status: 'connected' | 'reconnecting'; error?: Error }>();
+
+  /**
+   * Fires a conversation id after each change, made by this instance (at once) or by anyone of the
+   * role's teams (through the change feed of `./postgresChangeFeed`, which the first subscription
+   * starts: a change of this instance is reported by both).
+   */
+  readonly onDidChange: ArborEvent<string> = (listener) => {
+    if (!this.closed) {
+      const { connectionString, password, ssl } = this.options;
+      this.feed ??= keepChangeFeed({ connectionString, password, ssl, pool: this.pool, onChange: (id) => this.changeEmitter.fire(id), onStatus: (status, error) => this.feedStatusEmitter.fire({ status, error }) });
+    }
+    return this.changeEmitter.event(listener);
+  };
+
+  /** The change feed's connection came up, or was lost and is being re-made (with the error). */
+  readonly onDidChangeFeedStatus = this.feedStatusEmitter.event;
 
   private constructor(
     /** The connections, for the file store and the change feed. */
@@ -282,6 +299,8 @@ export class PostgresConversationStorage implements ConversationStorage {
     if (this.closed) return;
     this.closed = true;
     this.changeEmitter.dispose();
+    this.feedStatusEmitter.dispose();
+    await this.feed?.dispose();
     await this.pool.end();
   }
 

@@ -1,8 +1,10 @@
 import { afterEach, beforeAll, expect, it } from 'vitest';
 import pg from 'pg';
 import { describeWithPostgres } from '../../../fixtures/postgresServer';
-import { POSTGRES_MIGRATIONS, VERSION_TABLE } from '../../../../src/core/storage/postgres/postgresSchema';
 import { PostgresChangeFeed } from '../../../../src/core/storage/postgres/postgresChangeFeed';
+import { PostgresConversationStorage } from '../../../../src/core/storage/postgres/postgresConversationStorage';
+import { sampleConversation } from '../../../../src/core/storage/storageTestData';
+import { teamStoreSql } from '../../../../scripts/teamStoreSql';
 
 /**
  * The change feed on a real PostgreSQL: a change committed by one connection reaches a feed of another
@@ -18,7 +20,7 @@ describeWithPostgres('PostgresChangeFeed', (server) => {
   beforeAll(async () => {
     db = await server().createDatabase();
     await server().psql(
-      `${VERSION_TABLE}\n${POSTGRES_MIGRATIONS.join('\n')}
+      `${teamStoreSql()}
       CREATE ROLE team_a NOLOGIN; CREATE ROLE team_b NOLOGIN; GRANT arbor_users TO team_a, team_b;
       CREATE ROLE alice LOGIN; CREATE ROLE carol LOGIN; CREATE ROLE dave LOGIN; GRANT team_a TO alice, carol, dave;
       CREATE ROLE bob LOGIN; GRANT team_b TO bob;`,
@@ -136,6 +138,22 @@ describeWithPostgres('PostgresChangeFeed', (server) => {
     await expect.poll(() => changed, { timeout: 5000 }).toContain('after');
     expect(changed.filter((id) => id === 'before-kill').length).toBe(beforeKillReports);
   }, 60_000);
+
+  it('is what a store\'s onDidChange reports: another store\'s changes, until the store is closed', async () => {
+    const reader = await PostgresConversationStorage.open({ connectionString: server().url('alice', db) });
+    const writer = await PostgresConversationStorage.open({ connectionString: server().url('carol', db) });
+    opened.push({ end: () => writer.close() });
+    const heard: string[] = [];
+    const statuses: string[] = [];
+    reader.onDidChangeFeedStatus((s) => statuses.push(s.status));
+    reader.onDidChange((id) => heard.push(id));
+    await expect.poll(() => statuses, { timeout: 5000 }).toContain('connected');
+    await writer.saveConversation(sampleConversation('from-carol', 2));
+    await expect.poll(() => heard, { timeout: 5000 }).toContain('from-carol');
+    await reader.close();
+    // Its listening connection is gone with it.
+    await expect.poll(async () => (await server().psql("SELECT count(*) FROM pg_stat_activity WHERE usename = 'alice' AND application_name = 'arbor change feed';", db)).trim(), { timeout: 5000 }).toBe('0');
+  });
 
   it('fails to start with the server\'s error when the role cannot log in', async () => {
     await expect(
