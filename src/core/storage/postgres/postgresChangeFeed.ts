@@ -30,6 +30,12 @@ export interface PostgresChangeFeedOptions {
   onChange(conversationId: string): void;
   /** The listening connection is up (`connected`), or was lost and is being re-made (`reconnecting`). */
   onStatus?(status: 'connected' | 'reconnecting', error?: Error): void;
+  /**
+   * Report the changes after this id, including those committed before the feed listened (a store
+   * passes the newest id it saw when it opened, so nothing between its open and its feed is missed).
+   * Default: the newest change when the feed starts.
+   */
+  startAfter?: number;
 }
 
 /** How far below the last seen id a catch-up after a reconnection looks (see the file's comment). */
@@ -60,15 +66,20 @@ export class PostgresChangeFeed {
 
   /**
    * Connects, listens, and starts from the newest change the role can see (earlier changes are not
-   * reported). Rejects when the first connection fails, with the server's error.
+   * reported) or from `startAfter`. Rejects when the first connection fails, with the server's error.
    */
   static async start(options: PostgresChangeFeedOptions): Promise<PostgresChangeFeed> {
     const feed = new PostgresChangeFeed(options);
     await feed.connect();
     try {
       // Listening before reading the newest id: a change committed in between is reported, not lost.
-      const { rows } = await options.pool.query<{ max: string | null }>('SELECT max(id)::text AS max FROM changes');
-      feed.lastSeen = Number(rows[0]?.max ?? 0);
+      if (options.startAfter === undefined) {
+        const { rows } = await options.pool.query<{ max: string | null }>('SELECT max(id)::text AS max FROM changes');
+        feed.lastSeen = Number(rows[0]?.max ?? 0);
+      } else {
+        feed.lastSeen = options.startAfter;
+        await feed.readChanges();
+      }
     } catch (error) {
       await feed.dispose();
       throw error;

@@ -80,6 +80,8 @@ export class PostgresConversationStorage implements ConversationStorage {
   private filesLoad: Promise<PostgresFiles | undefined> | undefined;
 
   private feed: { dispose(): Promise<void> } | undefined;
+  /** The newest change the role could see when the store opened: the feed reports every one after it. */
+  private changesAtOpen = 0;
   private readonly feedStatusEmitter = new Emitter<{ status: 'connected' | 'reconnecting'; error?: Error }>();
 
   /**
@@ -90,7 +92,7 @@ export class PostgresConversationStorage implements ConversationStorage {
   readonly onDidChange: ArborEvent<string> = (listener) => {
     if (!this.closed) {
       const { connectionString, password, ssl } = this.options;
-      this.feed ??= keepChangeFeed({ connectionString, password, ssl, pool: this.pool, onChange: (id) => this.changeEmitter.fire(id), onStatus: (status, error) => this.feedStatusEmitter.fire({ status, error }) });
+      this.feed ??= keepChangeFeed({ connectionString, password, ssl, pool: this.pool, startAfter: this.changesAtOpen, onChange: (id) => this.changeEmitter.fire(id), onStatus: (status, error) => this.feedStatusEmitter.fire({ status, error }) });
     }
     return this.changeEmitter.event(listener);
   };
@@ -124,7 +126,9 @@ export class PostgresConversationStorage implements ConversationStorage {
       try {
         await migrate(client, options.migrate ?? true);
         const team = await resolveTeam(client, options.team);
-        return new PostgresConversationStorage(pool, { ...options }, team, await foldCollation(client), files);
+        const store = new PostgresConversationStorage(pool, { ...options }, team, await foldCollation(client), files);
+        store.changesAtOpen = Number((await client.query<{ max: string }>('SELECT coalesce(max(id), 0)::text AS max FROM changes')).rows[0].max);
+        return store;
       } finally {
         client.release();
       }

@@ -139,17 +139,21 @@ describeWithPostgres('PostgresChangeFeed', (server) => {
     expect(changed.filter((id) => id === 'before-kill').length).toBe(beforeKillReports);
   }, 60_000);
 
-  it('is what a store\'s onDidChange reports: another store\'s changes, until the store is closed', async () => {
+  it('is what a store\'s onDidChange reports: another store\'s changes since the store opened, until it is closed', async () => {
     const reader = await PostgresConversationStorage.open({ connectionString: server().url('alice', db) });
     const writer = await PostgresConversationStorage.open({ connectionString: server().url('carol', db) });
     opened.push({ end: () => writer.close() });
     const heard: string[] = [];
     const statuses: string[] = [];
+    // A change after the reader opened but before its feed listens (it starts with the first
+    // subscription) is reported too: the feed starts from the newest change at the store's open.
+    await writer.saveConversation(sampleConversation('before-subscribing', 2));
     reader.onDidChangeFeedStatus((s) => statuses.push(s.status));
     reader.onDidChange((id) => heard.push(id));
     await expect.poll(() => statuses, { timeout: 5000 }).toContain('connected');
     await writer.saveConversation(sampleConversation('from-carol', 2));
     await expect.poll(() => heard, { timeout: 5000 }).toContain('from-carol');
+    expect(heard).toContain('before-subscribing');
     await reader.close();
     // Its listening connection is gone with it.
     await expect.poll(async () => (await server().psql("SELECT count(*) FROM pg_stat_activity WHERE usename = 'alice' AND application_name = 'arbor change feed';", db)).trim(), { timeout: 5000 }).toBe('0');
