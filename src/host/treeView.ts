@@ -43,6 +43,8 @@ export class ConversationsTreeProvider extends Disposable implements vscode.Tree
         this.scheduleRefresh();
       }),
     );
+    // Another store (local ↔ team, another address or password): its conversations replace the list.
+    this._register(services.onDidSwitchStore(() => this.refresh()));
     this._register(toDisposable(() => this.refreshTimer && clearTimeout(this.refreshTimer)));
   }
 
@@ -128,8 +130,9 @@ export class ConversationsTreeProvider extends Disposable implements vscode.Tree
    * at once and the store opens in the background, then the tree refreshes with the real list.
    */
   private async listRoot(): Promise<ConversationSummary[]> {
-    const cacheFile = path.join(this.services.storageDir(), SUMMARY_CACHE_FILE);
-    if (!this.services.storageReady) {
+    // The cached list is the local store's: the team store's list is always read from the server.
+    const cacheFile = this.services.usesTeamStore ? undefined : path.join(this.services.storageDir(), SUMMARY_CACHE_FILE);
+    if (cacheFile && !this.services.storageReady) {
       // No store file yet means no conversations yet: nothing to wait for.
       const cached = (await readSummaryCache(cacheFile)) ?? ((await this.storeExists()) ? undefined : []);
       if (cached) {
@@ -143,7 +146,7 @@ export class ConversationsTreeProvider extends Disposable implements vscode.Tree
     const storage = await this.services.storage();
     const list = await storage.listConversations({ sortBy: 'updatedAt', sortOrder: 'desc', limit: LIST_LIMIT });
     const serialized = JSON.stringify(list);
-    if (serialized !== this.lastCached) {
+    if (cacheFile && serialized !== this.lastCached) {
       this.lastCached = serialized;
       writeSummaryCache(cacheFile, list).catch((err) => this.services.logger.debug('Could not write the conversation list cache', err));
     }

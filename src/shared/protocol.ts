@@ -253,7 +253,7 @@ export interface BranchPoint {
 }
 
 /** The commands an error may offer as buttons; the host runs only these. */
-export type ErrorActionCommand = 'arbor.setOpenAIKey' | 'arbor.selectModel' | 'arbor.openSettings';
+export type ErrorActionCommand = 'arbor.setOpenAIKey' | 'arbor.selectModel' | 'arbor.openSettings' | 'arbor.setTeamStorePassword';
 
 /** A button on an error that runs the fix (Set OpenAI API Key, Select Model, Open Settings). */
 export interface ErrorAction {
