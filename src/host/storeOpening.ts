@@ -10,7 +10,7 @@ import { SqlJsConversationStorage } from '../core/index';
 import type { ConversationStorage, Logger } from '../core/index';
 import { toDisposable } from './lifecycle';
 import { openTeamStore } from './teamStore';
-import { describeTeamStore, type TeamStoreSettings } from './teamStoreSettings';
+import { describeTeamStore, teamStoreUrlProblem, type TeamStoreSettings } from './teamStoreSettings';
 
 /** How often the local store is checked for other windows' changes. */
 const STORE_POLL_MS = 2000;
@@ -50,6 +50,20 @@ export async function openTeamStorage(settings: TeamStoreSettings, password: str
   const storage = await openTeamStore(settings, password);
   logger.info(`Opened the team store ${describeTeamStore(settings.url)} in ${Date.now() - started} ms`);
   return { storage, unwatch: new vscode.Disposable(() => undefined) };
+}
+
+/**
+ * Opens, for a Move or Copy, the store the settings do not use now: the team store (its address must
+ * be set) when the local one is in use, else this workspace's local file. The caller closes it.
+ */
+export async function openOtherStore(options: { settings: TeamStoreSettings; password: string | undefined; dir: string; wasmPath: string; logger: Logger }): Promise<ConversationStorage> {
+  if (options.settings.kind === 'postgres') {
+    await fs.mkdir(options.dir, { recursive: true });
+    return SqlJsConversationStorage.open(path.join(options.dir, STORE_FILE), { wasmPath: options.wasmPath, logger: options.logger });
+  }
+  const url = options.settings.url;
+  const problem = url ? teamStoreUrlProblem(url) : 'Set arbor.storage.postgres.url to the team store\'s address (e.g. postgres://alice@db.example.com:5432/arbor) first.';
+  return openTeamStore({ ...options.settings, kind: 'postgres', ...(problem ? { problem } : {}) }, options.password);
 }
 
 /**
