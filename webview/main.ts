@@ -275,7 +275,13 @@ function handle(message: ToWebview): void {
       header.meter.update(message.usage);
       break;
     case 'notice':
-      header.showNotice(message, { undo: undoCompaction, summariseBranch: (fromNodeId) => vscode.postMessage({ type: 'summariseBranch', fromNodeId }) });
+      header.showNotice(message, {
+        undo: undoCompaction,
+        summariseBranch: (fromNodeId) => vscode.postMessage({ type: 'summariseBranch', fromNodeId }),
+        runAction: (command) => vscode.postMessage({ type: 'runAction', command }),
+        // Asks for the chat again, as a page that just loaded does.
+        retryLoad: () => vscode.postMessage({ type: 'ready' }),
+      });
       if (message.level === 'error' && streamingId === undefined && !chat?.busy) {
         setBusy(false);
       }

@@ -334,9 +334,9 @@ export class Services extends Disposable {
 
   /** Reads changes other windows made (the tree and open chats then refresh). */
   async pollStorage(): Promise<void> {
-    if (!this.storePromise) return;
-    const { poll } = await this.storePromise;
-    await poll?.();
+    // A store that failed to open has nothing to poll: the next use opens it again.
+    const store = await this.storePromise?.catch(() => undefined);
+    await store?.poll?.();
   }
 
   /**
