@@ -175,7 +175,10 @@ export class Services extends Disposable {
     );
     this._register(
       this.teamStorePassword.onDidChange(() => {
-        if (this.current.teamStore.kind === 'postgres') this.switchStore();
+        if (!this.usesTeamStore) return;
+        this.switchStore();
+        // Open chats ask for their conversation again (a chat that could not load retries with the new password).
+        this._onDidChangeSettings.fire(this.current);
       }),
     );
     this._register(
@@ -320,9 +323,10 @@ export class Services extends Disposable {
   private async closeStore(): Promise<void> {
     const open = this.storePromise;
     this.storePromise = undefined;
-    this.openConversations = undefined;
     const store = await open?.catch(() => undefined);
     if (!store) return;
+    // A store opened meanwhile (a view asked for it) keeps its own.
+    if (this.openConversations === store.conversations) this.openConversations = undefined;
     store.unwatch.dispose();
     await store.storage.close().catch((err) => this.logger.warn('Could not close the conversation store', err));
   }
