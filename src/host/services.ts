@@ -158,7 +158,9 @@ export class Services extends Disposable {
         this.current = this.readSettings();
         this.providerPromise = undefined;
         if (before.promptsFolder !== this.current.promptsFolder) this.workspace.reopenLibrary();
-        if (JSON.stringify(before.teamStore) !== JSON.stringify(this.current.teamStore)) this.switchStore();
+        // The team store's settings matter only while it is in use (a Move opens it from them when asked).
+        const store = (x: ArborSettings) => (x.teamStore.kind === 'postgres' ? JSON.stringify(x.teamStore) : 'local');
+        if (store(before) !== store(this.current)) this.switchStore();
         const rag = (x: ArborSettings) => JSON.stringify([x.ragInclude, x.ragExclude, x.ragMaxFileBytes]);
         if (rag(before) !== rag(this.current)) {
           this.workspace.reopenIndex();
