@@ -188,6 +188,7 @@ export {
 } from './storage/storage';
 export { SqlJsConversationStorage, type SqlJsStorageOptions } from './storage/sqlJsConversationStorage';
 export { JOURNAL_SUFFIX } from './storage/sqlJsConversationStorage';
+export { copyConversations, type CopyOptions, type CopyReport } from './storage/copyConversations';
 export { LEGACY_BACKUP_SUFFIX } from './storage/journaledDatabase';
 export { CURRENT_SCHEMA, formatSchemaVersion, type SchemaVersion } from './storage/schema';
 export {
