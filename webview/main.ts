@@ -216,9 +216,10 @@ function handle(message: ToWebview): void {
       if (!list.endStream(message.requestId, message.error) && message.error) {
         const unsent = persisted.unsent?.requestId === message.requestId ? persisted.unsent : undefined;
         if (unsent) {
-          // Not stored (the store could not be reached): the text goes back in the box, and the bubble shows the error with Retry.
+          // Not stored: the text goes back in the box. Refused while busy, the bubble goes; when the store
+          // could not be reached, it stays with the error and Retry.
           restoreUnsent(unsent);
-          if (!list.failOutgoing(message.requestId, message.error, () => composer.sendDraft())) list.dropOutgoing(message.requestId);
+          if (message.error.kind === 'busy' || !list.failOutgoing(message.requestId, message.error, () => composer.sendDraft())) list.dropOutgoing(message.requestId);
         } else {
           // Refused before it streamed (e.g. another answer is still streaming): say why, keep the rest.
           list.dropOutgoing(message.requestId);
