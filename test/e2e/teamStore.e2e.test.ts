@@ -83,6 +83,8 @@ describeWithPostgres('team store in two windows', (server) => {
     expect(await box.getAttribute('type')).toBe('password');
     await box.fill(ALICE_PASSWORD);
     await box.press('Enter');
+    // Stored once the command says so (a command run before that would open the store without it).
+    await alice().page.locator('.notification-toast', { hasText: 'The team store password is saved.' }).first().waitFor({ timeout: 15_000 });
     const settings = await readFile(path.join(windows[0].sandbox.dataDir, 'User', 'settings.json'), 'utf8');
     expect(settings).not.toContain(ALICE_PASSWORD);
 

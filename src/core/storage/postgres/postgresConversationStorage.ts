@@ -6,6 +6,7 @@
  * get distinct ids and positions. Each person keeps their own current node (`reader_positions`).
  * Row-level security on the connecting role decides which conversations exist for it.
  */
+import { postgresClientConfig } from './clientConfig';
 import { PostgresFileStore } from './postgresFiles';
 import pg from 'pg';
 import { ConversationNotFoundError, InvalidArgumentError, StorageError } from '../../errors';
@@ -83,7 +84,7 @@ export class PostgresConversationStorage implements ConversationStorage {
    */
   static async open(options: PostgresStoreOptions, files?: (pool: pg.Pool) => PostgresFiles): Promise<PostgresConversationStorage> {
     requireString(options?.connectionString, 'connectionString');
-    const pool = new pg.Pool({ connectionString: options.connectionString, password: options.password, ssl: options.ssl, max: options.poolSize ?? 4 });
+    const pool = new pg.Pool({ ...postgresClientConfig(options), max: options.poolSize ?? 4 });
     // An idle connection the server drops must not crash the process; the next query reconnects.
     pool.on('error', () => undefined);
     try {
