@@ -127,6 +127,8 @@ const composer = new Composer({
     const requestId = several ? startSeveral(several, message) : startRequest((id) => ({ type: 'send', requestId: id, ...message }));
     const shown = message.promptName ? promptShown(message.promptName, message.text) : message.text;
     list.showOutgoing(requestId, shown, message.attachments);
+    // Kept until the host has stored it, so a failed send (or a reload meanwhile) loses nothing typed.
+    if (!message.promptName) save({ unsent: { requestId, text: message.text, attachments: message.attachments } });
   },
   stop: () => vscode.postMessage({ type: 'stop', requestId: streamingId ?? lastRequestId ?? '' }),
   selectModel: (model) => vscode.postMessage({ type: 'selectModel', model }),
@@ -151,6 +153,10 @@ header.addControl(toolsToggle.element);
 const root = document.getElementById('root') ?? document.body.appendChild(h('div', { attrs: { id: 'root' } }));
 root.classList.add('chat');
 root.replaceChildren(header.element, list.element, banner.element, composer.element);
+// A message sent but never confirmed stored (the page reloaded meanwhile) comes back as the draft.
+const unsentOnLoad = persisted.unsent;
+if (unsentOnLoad && !persisted.draft.trim()) save({ draft: unsentOnLoad.text, attachments: unsentOnLoad.attachments });
+save({ unsent: undefined });
 composer.restore(persisted.draft, persisted.attachments);
 
 window.addEventListener('message', (event: MessageEvent<unknown>) => {
@@ -183,6 +189,8 @@ function handle(message: ToWebview): void {
       break;
     }
     case 'streamStart':
+      // The host answers a message it has stored: it no longer needs keeping.
+      if (persisted.unsent?.requestId === message.requestId) save({ unsent: undefined });
       stream.reset();
       streamingId = message.requestId;
       list.startStream(message.requestId, message.parentNodeId, message.model);
@@ -206,9 +214,19 @@ function handle(message: ToWebview): void {
         streamingId = undefined;
       }
       if (!list.endStream(message.requestId, message.error) && message.error) {
-        // Refused before it streamed (e.g. another answer is still streaming): say why, keep the rest.
-        list.dropOutgoing(message.requestId);
+        const unsent = persisted.unsent?.requestId === message.requestId ? persisted.unsent : undefined;
+        if (unsent) {
+          // Not stored: the text goes back in the box. Refused while busy, the bubble goes; when the store
+          // could not be reached, it stays with the error and Retry.
+          restoreUnsent(unsent);
+          if (message.error.kind === 'busy' || !list.failOutgoing(message.requestId, message.error, () => composer.sendDraft())) list.dropOutgoing(message.requestId);
+        } else {
+          // Refused before it streamed (e.g. another answer is still streaming): say why, keep the rest.
+          list.dropOutgoing(message.requestId);
+        }
         header.showNotice({ type: 'notice', level: 'error', message: message.error.message });
+      } else if (persisted.unsent?.requestId === message.requestId) {
+        save({ unsent: undefined });
       }
       setBusy(streamingId !== undefined);
       break;
@@ -258,7 +276,13 @@ function handle(message: ToWebview): void {
       header.meter.update(message.usage);
       break;
     case 'notice':
-      header.showNotice(message, { undo: undoCompaction, summariseBranch: (fromNodeId) => vscode.postMessage({ type: 'summariseBranch', fromNodeId }) });
+      header.showNotice(message, {
+        undo: undoCompaction,
+        summariseBranch: (fromNodeId) => vscode.postMessage({ type: 'summariseBranch', fromNodeId }),
+        runAction: (command) => vscode.postMessage({ type: 'runAction', command }),
+        // Asks for the chat again, as a page that just loaded does.
+        retryLoad: () => vscode.postMessage({ type: 'ready' }),
+      });
       if (message.level === 'error' && streamingId === undefined && !chat?.busy) {
         setBusy(false);
       }
@@ -311,6 +335,15 @@ function setBusy(value: boolean): void {
   busy = value;
   root.classList.toggle('busy', value);
   composer.setBusy(value);
+}
+
+/** Puts a message that was not stored back in the box, before anything typed since. */
+function restoreUnsent(unsent: NonNullable<PersistedState['unsent']>): void {
+  const typed = composer.text.trim();
+  const text = typed ? `${unsent.text}\n\n${composer.text}` : unsent.text;
+  const attachments = [...unsent.attachments, ...persisted.attachments.filter((a) => !unsent.attachments.some((u) => JSON.stringify(u) === JSON.stringify(a)))];
+  composer.restore(text, attachments);
+  save({ draft: text, attachments, unsent: undefined });
 }
 
 function save(patch: Partial<PersistedState>): void {

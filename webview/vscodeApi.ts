@@ -9,6 +9,11 @@ export interface PersistedState {
   conversationId?: string;
   draft: string;
   attachments: readonly Attachment[];
+  /**
+   * The message last sent, until the host has stored it (its answer started): a send that fails before
+   * (the team store unreachable) puts it back in the box, and a reload meanwhile restores it as the draft.
+   */
+  unsent?: { requestId: string; text: string; attachments: readonly Attachment[] };
 }
 
 /** What VS Code gives a webview script. */

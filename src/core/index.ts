@@ -187,7 +187,9 @@ export {
   type ConversationStorage,
 } from './storage/storage';
 export { SqlJsConversationStorage, type SqlJsStorageOptions } from './storage/sqlJsConversationStorage';
+export { PostgresConversationStorage, type PostgresStoreOptions } from './storage/postgres/postgresConversationStorage';
 export { JOURNAL_SUFFIX } from './storage/sqlJsConversationStorage';
+export { copyConversations, type CopyOptions, type CopyReport } from './storage/copyConversations';
 export { LEGACY_BACKUP_SUFFIX } from './storage/journaledDatabase';
 export { CURRENT_SCHEMA, formatSchemaVersion, type SchemaVersion } from './storage/schema';
 export {

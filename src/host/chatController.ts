@@ -15,6 +15,7 @@ import { bookmarkUpdate, chatTitle, editedUserMessage, noteUpdate, storedFileAtt
 import { editorValues, findWorkspaceFiles, insertIntoEditor, openWorkspaceFile, selectionAttachment } from './editorActions';
 import { runErrorAction } from './errorActions';
 import { toErrorView } from './errorView';
+import { teamStoreFailure } from './teamStoreErrors';
 import { tabLabel } from './tabClaims';
 import { Disposable, toDisposable } from './lifecycle';
 import { addPromptMessages, type PromptSendContext } from './promptSend';
@@ -300,7 +301,10 @@ export class ChatController extends Disposable {
       void this.postUsage();
     } catch (err) {
       this.services.logger.error(`Could not show conversation ${this.conversationId}`, err);
-      this.post({ type: 'notice', level: 'error', message: toErrorView(err).message });
+      const view = toErrorView(err);
+      // The team store unreachable: its fixes and Retry, which asks for the chat again once it answers.
+      const fixes = teamStoreFailure(err) ? { actions: view.actions ?? [], retryLoad: true } : {};
+      this.post({ type: 'notice', level: 'error', message: view.message, ...fixes });
     }
   }
 

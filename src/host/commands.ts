@@ -5,6 +5,7 @@ import { registerConversationCommands } from './conversationCommands';
 import { registerGeneralCommands } from './generalCommands';
 import { registerImportCommands } from './importCommands';
 import { registerNodeCommands } from './nodeCommands';
+import { registerTeamStoreCommands } from './teamStoreCommands';
 
 /** Registers every Arbor command (ids in `constants.ts`, titles in `package.json`). */
 export function registerCommands(context: vscode.ExtensionContext, deps: CommandDeps): void {
@@ -13,4 +14,5 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   registerNodeCommands(context, deps);
   registerBookmarkCommands(context, deps);
   registerGeneralCommands(context, deps);
+  registerTeamStoreCommands(context, deps);
 }

@@ -56,6 +56,9 @@ export const Commands = {
   activationTiming: 'arbor.debug.activationTiming',
   mcpRestartServer: 'arbor.mcp.restartServer',
   mcpShowOutput: 'arbor.mcp.showOutput',
+  setTeamStorePassword: 'arbor.setTeamStorePassword',
+  moveToTeamStore: 'arbor.conversation.moveToTeamStore',
+  copyToLocal: 'arbor.conversation.copyToLocal',
 } as const;
 
 /** Setting keys, without the `arbor.` section prefix (read through `getConfiguration('arbor')`). */
@@ -88,6 +91,11 @@ export const Settings = {
   instructionsEnabled: 'instructions.enabled',
   imagesMaxBytes: 'images.maxBytes',
   openaiSupportsVision: 'openai.supportsVision',
+  storageKind: 'storage.kind',
+  postgresUrl: 'storage.postgres.url',
+  postgresTeam: 'storage.postgres.team',
+  postgresSsl: 'storage.postgres.ssl',
+  postgresSslCaFile: 'storage.postgres.sslCaFile',
 } as const;
 
 /** Context keys set with `setContext`, used in `when` clauses. */
@@ -120,6 +128,9 @@ export const McpItemContext = {
 
 /** Where the API key lives in `SecretStorage`. */
 export const SECRET_OPENAI_KEY = 'arbor.openai.apiKey';
+
+/** Where the team store's database password lives in `SecretStorage`. */
+export const SECRET_TEAM_STORE_PASSWORD = 'arbor.storage.postgres.password';
 
 /** The scheme of the proposed side of an Apply or Restore Files to Here diff. */
 export const PROPOSED_SCHEME = 'arbor-proposed';

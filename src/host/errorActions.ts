@@ -18,6 +18,9 @@ export async function runErrorAction(command: ErrorActionCommand): Promise<void>
     case 'arbor.openSettings':
       await vscode.commands.executeCommand('workbench.action.openSettings', `@ext:${EXTENSION_ID}`);
       return;
+    case 'arbor.setTeamStorePassword':
+      await vscode.commands.executeCommand(Commands.setTeamStorePassword);
+      return;
     default:
       assertNever(command);
   }

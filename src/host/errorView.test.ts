@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidOperationError, lmProviderError, ProviderError } from '../core/index';
 import { MissingApiKeyError, MissingSystemPromptError, isNoServer, isUserAbort, toErrorView } from './errorView';
+import { TeamStoreUnavailableError, teamStoreFailure } from './teamStoreErrors';
 
 describe('toErrorView', () => {
   it('keeps a provider message, kind and retryable, and knows an unreachable server', () => {
@@ -47,5 +48,36 @@ describe('toErrorView', () => {
     ac.abort();
     expect(isUserAbort(aborted, ac.signal)).toBe(true);
     expect(isUserAbort(new ProviderError('401', { kind: 'auth', retryable: false, provider: 'openai' }), ac.signal)).toBe(false);
+  });
+});
+
+describe('toErrorView of the team store', () => {
+  it('names a server that refused the connection, with Retry and the settings and password actions', async () => {
+    const { createServer } = await import('node:net');
+    const { Client } = await import('pg');
+    // A port nothing listens on: take a free one, then close it.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const port = (probe.address() as { port: number }).port;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const refused = await new Client({ connectionString: `postgres://alice@127.0.0.1:${port}/arbor` }).connect().then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(teamStoreFailure(refused)).toBe('unreachable');
+    const view = toErrorView(refused);
+    expect(view).toMatchObject({ kind: 'connection', retryable: true });
+    expect(view.message).toMatch(/^Could not use the team store: .*ECONNREFUSED.*Check that the server is running/);
+    expect((view.actions ?? []).map((a) => a.command)).toEqual(['arbor.openSettings', 'arbor.setTeamStorePassword']);
+    const named = TeamStoreUnavailableError.wrap(refused, `alice@127.0.0.1:${port}/arbor`);
+    expect(named.message).toContain(`team store alice@127.0.0.1:${port}/arbor:`);
+  });
+
+  it('offers the password first when the role was refused, and leaves other errors alone', () => {
+    const refusedRole = Object.assign(new Error('password authentication failed for user "alice"'), { code: '28P01' });
+    expect(teamStoreFailure(refusedRole)).toBe('auth');
+    expect((toErrorView(refusedRole).actions ?? []).map((a) => a.command)).toEqual(['arbor.setTeamStorePassword', 'arbor.openSettings']);
+    expect(teamStoreFailure(Object.assign(new Error('duplicate key'), { code: '23505' }))).toBeUndefined();
+    expect(toErrorView(new Error('boom')).kind).toBe('unknown');
   });
 });

@@ -4,6 +4,7 @@
  */
 import { ArborError, ProviderError, VSCODE_PROVIDER_NAME } from '../core/index';
 import type { ErrorAction, ErrorView } from '../shared/protocol';
+import { TeamStoreUnavailableError, teamStoreFailure } from './teamStoreErrors';
 
 /** OpenAI's API was chosen and no key is stored: found before anything is sent. */
 export class MissingApiKeyError extends ArborError {}
@@ -14,6 +15,7 @@ export class MissingSystemPromptError extends ArborError {}
 export const SET_OPENAI_KEY: ErrorAction = { command: 'arbor.setOpenAIKey', title: 'Set OpenAI API Key' };
 export const SELECT_MODEL: ErrorAction = { command: 'arbor.selectModel', title: 'Select Model' };
 export const OPEN_SETTINGS: ErrorAction = { command: 'arbor.openSettings', title: 'Open Settings' };
+export const SET_TEAM_STORE_PASSWORD: ErrorAction = { command: 'arbor.setTeamStorePassword', title: 'Set Team Store Password' };
 
 /** The buttons that fix a failure: the key, the model, or the server address in the settings. */
 export function errorActions(err: unknown): ErrorAction[] {
@@ -40,6 +42,12 @@ export function isNoServer(err: unknown): boolean {
 
 /** The chat's view of an error (the providers' messages already say what to do). */
 export function toErrorView(err: unknown): ErrorView {
+  // The team store could not be reached or refused the role: Retry once it answers (the message waits as a draft).
+  if (err instanceof TeamStoreUnavailableError || teamStoreFailure(err)) {
+    const wrapped = TeamStoreUnavailableError.wrap(err);
+    const actions = wrapped.failure === 'auth' ? [SET_TEAM_STORE_PASSWORD, OPEN_SETTINGS] : [OPEN_SETTINGS, SET_TEAM_STORE_PASSWORD];
+    return { message: wrapped.message, kind: 'connection', retryable: true, actions };
+  }
   const actions = errorActions(err);
   const withActions = actions.length ? { actions } : {};
   // Once the key is set, Retry sends the message that waited for it.

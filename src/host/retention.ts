@@ -15,6 +15,11 @@ import type { Services } from './services';
 export function runRetentionAtStart(deps: { services: Services; panels: ChatPanels }): void {
   const days = deps.services.settings.retentionDays;
   if (days <= 0) return;
+  // The team store is the team's: one person's retention setting never deletes their colleagues' conversations.
+  if (deps.services.usesTeamStore) {
+    deps.services.logger.info(`Retention (arbor.retention.days = ${days}) applies to the local store only; conversations in the team store are kept.`);
+    return;
+  }
   void runRetention(deps, days);
 }
 

@@ -1,9 +1,9 @@
 import { ContextLengths } from './contextBudget';
-import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { LoggingMiddleware, modelKey, sameModel, OllamaProvider, OpenAIProvider, OpenConversations, RedactionMiddleware, SqlJsConversationStorage } from '../core/index';
+import { LoggingMiddleware, modelKey, sameModel, OllamaProvider, OpenAIProvider, OpenConversations, RedactionMiddleware } from '../core/index';
 import type {
+  ConversationStorage,
   ImportedConversation,
   ConversationManager,
   ConversationMetadata,
@@ -32,12 +32,15 @@ import { WorkspaceInstructions } from './workspaceInstructions';
 import { RoutingProvider } from './llm/routingProvider';
 import { VscodeLmProvider } from './llm/vscodeLmProvider';
 import { ForeignPromptStore } from './foreignPrompts';
+import { openLocalStorage, openTeamStorage, type OpenedStore } from './storeOpening';
+import { TeamStorePasswordStore } from './teamStorePassword';
 
-/** How often the store is checked for other windows' changes. */
-const STORE_POLL_MS = 2000;
+export { STORE_FILE } from './storeOpening';
 
-/** The conversation store's file name inside the extension's storage folder. */
-export const STORE_FILE = 'arbor.sqlite';
+/** The open store and the open conversations over it. */
+interface OpenStore extends OpenedStore {
+  conversations: OpenConversations;
+}
 
 /**
  * Everything the extension's features share, built once in `activate()` and loaded lazily: the
@@ -48,6 +51,8 @@ export const STORE_FILE = 'arbor.sqlite';
 export class Services extends Disposable {
   readonly logger: OutputChannelLogger;
   readonly apiKeys: ApiKeyStore;
+  /** The team store's password (secret storage). */
+  readonly teamStorePassword: TeamStorePasswordStore;
   readonly files = new VscodeWorkspaceFiles();
   readonly workspaceFiles: WorkspaceFileReader;
   /** The tools chats may offer, and the user's grants. */
@@ -70,6 +75,9 @@ export class Services extends Disposable {
   private readonly _onDidChangeConversation = this._register(new vscode.EventEmitter<string>());
   /** Fires with a conversation id after it changed, in this window or (on the next poll) in another. */
   readonly onDidChangeConversation = this._onDidChangeConversation.event;
+  private readonly _onDidSwitchStore = this._register(new vscode.EventEmitter<void>());
+  /** Fires after the store was switched (local ↔ team, another address or password): every view re-reads it. */
+  readonly onDidSwitchStore = this._onDidSwitchStore.event;
   private readonly _onDidChangeIndexSettings = this._register(new vscode.EventEmitter<void>());
   /** Fires when the retrieval settings changed and the index was dropped, to be rebuilt. */
   readonly onDidChangeIndexSettings = this._onDidChangeIndexSettings.event;
@@ -79,7 +87,7 @@ export class Services extends Disposable {
   readonly onDidLoadLibrary: vscode.Event<FileSystemPromptLibrary | undefined>;
 
   private current: ArborSettings;
-  private storePromise?: Promise<{ storage: SqlJsConversationStorage; conversations: OpenConversations }>;
+  private storePromise?: Promise<OpenStore>;
   /** Set once the store has opened (a manager exists only after that). */
   private openConversations?: OpenConversations;
   private providerPromise?: Promise<LLMProvider>;
@@ -96,6 +104,7 @@ export class Services extends Disposable {
     this.logger = new OutputChannelLogger('Arbor');
     this.middleware = [new RedactionMiddleware(), new LoggingMiddleware(this.logger)];
     this.apiKeys = new ApiKeyStore(context.secrets);
+    this.teamStorePassword = new TeamStorePasswordStore(context.secrets);
     this.tools = new ToolServices(context.workspaceState, context.globalState, (message) => this.logger.warn(message));
     this.codeApply = new CodeApply(this);
     this.vscodeLm = this._register(new VscodeLmProvider(this.logger, () => ({ maxAnswerChars: this.current.maxAnswerChars, maxAnswerMs: this.current.maxAnswerSeconds * 1000 })));
@@ -137,10 +146,11 @@ export class Services extends Disposable {
     this.lastEditor = vscode.window.activeTextEditor;
     this._register(this.logger);
     this._register(this.apiKeys);
+    this._register(this.teamStorePassword);
     this._register(this.workspace);
     this._register(this.instructions);
     // Disposal runs newest first: the store closes after the watchers, subscriptions and open conversations that use it.
-    this._register(toDisposable(() => void this.storePromise?.then((s) => s.storage.close()).catch(() => undefined)));
+    this._register(toDisposable(() => void this.closeStore()));
     this._register(
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (!e.affectsConfiguration(Settings.section)) return;
@@ -148,6 +158,9 @@ export class Services extends Disposable {
         this.current = this.readSettings();
         this.providerPromise = undefined;
         if (before.promptsFolder !== this.current.promptsFolder) this.workspace.reopenLibrary();
+        // The team store's settings matter only while it is in use (a Move opens it from them when asked).
+        const store = (x: ArborSettings) => (x.teamStore.kind === 'postgres' ? JSON.stringify(x.teamStore) : 'local');
+        if (store(before) !== store(this.current)) this.switchStore();
         const rag = (x: ArborSettings) => JSON.stringify([x.ragInclude, x.ragExclude, x.ragMaxFileBytes]);
         if (rag(before) !== rag(this.current)) {
           this.workspace.reopenIndex();
@@ -159,6 +172,14 @@ export class Services extends Disposable {
     this._register(
       this.apiKeys.onDidChange(() => {
         this.providerPromise = undefined;
+        this._onDidChangeSettings.fire(this.current);
+      }),
+    );
+    this._register(
+      this.teamStorePassword.onDidChange(() => {
+        if (!this.usesTeamStore) return;
+        this.switchStore();
+        // Open chats ask for their conversation again (a chat that could not load retries with the new password).
         this._onDidChangeSettings.fire(this.current);
       }),
     );
@@ -265,8 +286,13 @@ export class Services extends Disposable {
     return (this.context.storageUri ?? this.context.globalStorageUri).fsPath;
   }
 
-  /** The sql.js store, opened on first use. */
-  storage(): Promise<SqlJsConversationStorage> {
+  /** Whether conversations live in the team store (`arbor.storage.kind` is `postgres`). */
+  get usesTeamStore(): boolean {
+    return this.current.teamStore.kind === 'postgres';
+  }
+
+  /** The conversation store of the settings (the local sql.js file or the team store), opened on first use. */
+  storage(): Promise<ConversationStorage> {
     return this.openStore().then((s) => s.storage);
   }
 
@@ -275,64 +301,48 @@ export class Services extends Disposable {
     return this.openStore().then((s) => s.conversations);
   }
 
-  private openStore(): Promise<{ storage: SqlJsConversationStorage; conversations: OpenConversations }> {
+  private openStore(): Promise<OpenStore> {
     this.storePromise ??= (async () => {
-      const started = Date.now();
-      const dir = this.storageDir();
-      await fs.mkdir(dir, { recursive: true });
-      const file = path.join(dir, STORE_FILE);
-      const storage = await SqlJsConversationStorage.open(file, {
-        wasmPath: vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'sql-wasm.wasm').fsPath,
-        logger: this.logger,
-        notify: (message) => void vscode.window.showWarningMessage(`Arbor: ${message}`),
-      });
-      this.logger.info(`Opened the conversation store ${file} in ${Date.now() - started} ms${storage.readOnly ? ' (read-only)' : ''}`);
-      if (storage.readOnly) {
-        void vscode.window.showWarningMessage(`Arbor: the conversation store ${file} is read-only. Conversations show, but new messages cannot be saved until its folder is writable.`);
-      }
-      const conversations = this._register(new OpenConversations({ storage, managerOptions: () => this.managerOptions(), logger: this.logger }));
-      this._register(conversations.onDidChange((id) => this._onDidChangeConversation.fire(id)));
-      this.watchStore(dir);
+      const { storage, poll, unwatch } = this.usesTeamStore
+        ? await openTeamStorage(this.current.teamStore, await this.teamStorePassword.get(), this.logger)
+        : await openLocalStorage({
+            dir: this.storageDir(),
+            wasmPath: vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'sql-wasm.wasm').fsPath,
+            logger: this.logger,
+            poll: () => this.pollStorage(),
+          });
+      // The team store's feed reports other machines' writes through `storage.onDidChange`, which OpenConversations follows.
+      const conversations = new OpenConversations({ storage, managerOptions: () => this.managerOptions(), logger: this.logger });
+      const forwarding = conversations.onDidChange((id) => this._onDidChangeConversation.fire(id));
       this.openConversations = conversations;
-      return { storage, conversations };
+      return { storage, conversations, poll, unwatch: vscode.Disposable.from(unwatch, forwarding, conversations) };
     })();
     this.storePromise.catch(() => (this.storePromise = undefined));
     return this.storePromise;
   }
 
-  /** Reads changes other windows made (the tree and open chats then refresh). */
-  async pollStorage(): Promise<void> {
-    if (!this.storePromise) return;
-    const { storage } = await this.storePromise;
-    await storage.poll();
+  /** Closes the open store (its watchers and open conversations first). */
+  private async closeStore(): Promise<void> {
+    const open = this.storePromise;
+    this.storePromise = undefined;
+    const store = await open?.catch(() => undefined);
+    if (!store) return;
+    // A store opened meanwhile (a view asked for it) keeps its own.
+    if (this.openConversations === store.conversations) this.openConversations = undefined;
+    store.unwatch.dispose();
+    await store.storage.close().catch((err) => this.logger.warn('Could not close the conversation store', err));
   }
 
-  /**
-   * Other windows write the same store: poll it when its files change, when this window gets focus,
-   * and every few seconds (file events outside the workspace are not delivered everywhere; a poll
-   * with nothing new costs two `stat` calls).
-   */
-  private watchStore(dir: string): void {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const poll = () => {
-      if (timer) clearTimeout(timer);
-      timer = setTimeout(() => {
-        timer = undefined;
-        this.pollStorage().catch((err) => this.logger.warn('Could not read changes from other windows', err));
-      }, 100);
-    };
-    const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(dir), 'arbor.sqlite*'));
-    this._register(watcher);
-    this._register(watcher.onDidChange(poll));
-    this._register(watcher.onDidCreate(poll));
-    this._register(
-      vscode.window.onDidChangeWindowState((e) => {
-        if (e.focused) poll();
-      }),
-    );
-    this._register(toDisposable(() => timer && clearTimeout(timer)));
-    const interval = setInterval(poll, STORE_POLL_MS);
-    this._register(toDisposable(() => clearInterval(interval)));
+  /** The store's settings or password changed: close it, and let every view read the new one (which opens on first use). */
+  private switchStore(): void {
+    void this.closeStore().then(() => this._onDidSwitchStore.fire());
+  }
+
+  /** Reads changes other windows made (the tree and open chats then refresh). */
+  async pollStorage(): Promise<void> {
+    // A store that failed to open has nothing to poll: the next use opens it again.
+    const store = await this.storePromise?.catch(() => undefined);
+    await store?.poll?.();
   }
 
   /**

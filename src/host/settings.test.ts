@@ -116,3 +116,43 @@ describe('parseSettings', () => {
     ]);
   });
 });
+
+describe('team store settings', () => {
+  it('stays local by default, with TLS checked once the team store is chosen', () => {
+    const { settings, warnings } = parseSettings(from({}));
+    expect(warnings).toEqual([]);
+    expect(settings.teamStore).toEqual({ kind: 'local', url: '', ssl: 'verify-full' });
+  });
+
+  it('reads the team store address, team and TLS', () => {
+    const { settings, warnings } = parseSettings(
+      from({ 'storage.kind': 'postgres', 'storage.postgres.url': ' postgres://alice@db.example.com:5432/arbor ', 'storage.postgres.team': 'team_web', 'storage.postgres.ssl': 'require', 'storage.postgres.sslCaFile': '/etc/ssl/team-ca.pem' }),
+    );
+    expect(warnings).toEqual([]);
+    expect(settings.teamStore).toEqual({ kind: 'postgres', url: 'postgres://alice@db.example.com:5432/arbor', team: 'team_web', ssl: 'require', caFile: '/etc/ssl/team-ca.pem' });
+  });
+
+  it('refuses a password in the URL, in the user part or as a parameter, and points to the command', () => {
+    for (const url of ['postgres://alice:hunter2@db.example.com/arbor', 'postgresql://alice@db.example.com/arbor?password=hunter2']) {
+      const { settings } = parseSettings(from({ 'storage.kind': 'postgres', 'storage.postgres.url': url }));
+      expect(settings.teamStore.problem).toMatch(/contains a password/);
+      expect(settings.teamStore.problem).toContain('Arbor: Set Team Store Password');
+      expect(settings.teamStore.problem).not.toContain('hunter2');
+    }
+  });
+
+  it('says what to fix when the team store is chosen without a usable address', () => {
+    expect(parseSettings(from({ 'storage.kind': 'postgres' })).settings.teamStore.problem).toMatch(/arbor\.storage\.postgres\.url is empty/);
+    expect(parseSettings(from({ 'storage.kind': 'postgres', 'storage.postgres.url': 'http://db/arbor' })).settings.teamStore.problem).toMatch(/must start with postgres:\/\//);
+    expect(parseSettings(from({ 'storage.kind': 'postgres', 'storage.postgres.url': 'postgres://a@db/arbor?sslmode=disable' })).settings.teamStore.problem).toMatch(/sets "sslmode".*arbor\.storage\.postgres\.ssl/);
+    expect(parseSettings(from({ 'storage.kind': 'postgres', 'storage.postgres.url': 'postgres://a@db/arbor', 'storage.postgres.ssl': 'maybe' })).settings.teamStore.problem).toMatch(/arbor\.storage\.postgres\.ssl must be/);
+    expect(parseSettings(from({ 'storage.kind': 'postgres', 'storage.postgres.url': 'postgres://a@db/arbor', 'storage.postgres.sslCaFile': 'ca.pem' })).settings.teamStore.problem).toMatch(/absolute path/);
+  });
+
+  it('only warns about team store settings while the store is local, and about an unknown kind', () => {
+    const { settings, warnings } = parseSettings(from({ 'storage.kind': 'cloud', 'storage.postgres.url': 'postgres://a:pw@db/arbor' }));
+    expect(settings.teamStore.kind).toBe('local');
+    expect(settings.teamStore.problem).toBeUndefined();
+    expect(warnings.map((w) => w.split(' ')[0])).toEqual(['arbor.storage.kind', 'arbor.storage.postgres.url']);
+  });
+});

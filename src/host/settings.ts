@@ -4,6 +4,7 @@
  * the defaults with a warning instead of breaking the extension.
  */
 import { DEFAULT_KEEP_RECENT_TOKENS, DEFAULT_KEEP_TOOL_OUTPUT_TOKENS, DEFAULT_MAX_ANSWER_CHARS, DEFAULT_MAX_ANSWER_MS, DEFAULT_MAX_IMAGE_BYTES, INSTRUCTION_KINDS, isInstructionKind, type InstructionKind } from '../core/index';
+import { parseTeamStoreSettings, type TeamStoreSettings } from './teamStoreSettings';
 
 /** Which model server answers. */
 export type ProviderKind = 'ollama' | 'openai';
@@ -67,6 +68,8 @@ export interface ArborSettings {
   openaiSupportsVision: boolean;
   /** `arbor.images.maxBytes`: the largest image a message may carry. */
   imagesMaxBytes: number;
+  /** `arbor.storage.*`: the local store or the team store on PostgreSQL, and how to reach it. */
+  teamStore: TeamStoreSettings;
 }
 
 /** The system prompt new chats use when `arbor.systemPrompt` is not set: `prompts/system/default.*`, when there is one. */
@@ -283,6 +286,7 @@ export function parseSettings(get: (key: string) => unknown): ParsedSettings {
       instructionsEnabled: asInstructionKinds(get('instructions.enabled'), warnings),
       openaiSupportsVision: asBoolean(get('openai.supportsVision'), true, 'openai.supportsVision', warnings),
       imagesMaxBytes: asCap(get('images.maxBytes'), DEFAULT_MAX_IMAGE_BYTES, 'images.maxBytes', 'bytes', warnings) || DEFAULT_MAX_IMAGE_BYTES,
+      teamStore: parseTeamStoreSettings(get, warnings),
     },
     warnings,
   };

@@ -5,7 +5,9 @@ import { JOURNAL_SUFFIX } from '../core/index';
 import type { ConversationNode, ConversationSummary } from '../core/index';
 import type { ActivationClock } from './activationTiming';
 import { Commands, TreeItemContext, Views } from './constants';
+import { toErrorView } from './errorView';
 import { roleIcon } from './labels';
+import { teamStoreFailure } from './teamStoreErrors';
 import { Disposable, toDisposable } from './lifecycle';
 import { STORE_FILE, type Services } from './services';
 import { readSummaryCache, SUMMARY_CACHE_FILE, writeSummaryCache } from './summaryCache';
@@ -28,6 +30,9 @@ interface LoadedConversation {
  */
 export class ConversationsTreeProvider extends Disposable implements vscode.TreeDataProvider<TreeEntry> {
   private readonly _onDidChangeTreeData = this._register(new vscode.EventEmitter<TreeEntry | undefined>());
+  private readonly _onDidChangeMessage = this._register(new vscode.EventEmitter<string | undefined>());
+  /** Fires with what the view should say instead of the list (the team store unreachable), `undefined` once it lists again. */
+  readonly onDidChangeMessage = this._onDidChangeMessage.event;
   readonly onDidChangeTreeData = this._onDidChangeTreeData.event;
   private readonly loaded = new Map<string, LoadedConversation>();
   private readonly parents = new Map<string, TreeEntry>();
@@ -43,6 +48,8 @@ export class ConversationsTreeProvider extends Disposable implements vscode.Tree
         this.scheduleRefresh();
       }),
     );
+    // Another store (local ↔ team, another address or password): its conversations replace the list.
+    this._register(services.onDidSwitchStore(() => this.refresh()));
     this._register(toDisposable(() => this.refreshTimer && clearTimeout(this.refreshTimer)));
   }
 
@@ -128,8 +135,9 @@ export class ConversationsTreeProvider extends Disposable implements vscode.Tree
    * at once and the store opens in the background, then the tree refreshes with the real list.
    */
   private async listRoot(): Promise<ConversationSummary[]> {
-    const cacheFile = path.join(this.services.storageDir(), SUMMARY_CACHE_FILE);
-    if (!this.services.storageReady) {
+    // The cached list is the local store's: the team store's list is always read from the server.
+    const cacheFile = this.services.usesTeamStore ? undefined : path.join(this.services.storageDir(), SUMMARY_CACHE_FILE);
+    if (cacheFile && !this.services.storageReady) {
       // No store file yet means no conversations yet: nothing to wait for.
       const cached = (await readSummaryCache(cacheFile)) ?? ((await this.storeExists()) ? undefined : []);
       if (cached) {
@@ -140,10 +148,20 @@ export class ConversationsTreeProvider extends Disposable implements vscode.Tree
         return cached;
       }
     }
-    const storage = await this.services.storage();
-    const list = await storage.listConversations({ sortBy: 'updatedAt', sortOrder: 'desc', limit: LIST_LIMIT });
+    let list: ConversationSummary[];
+    try {
+      const storage = await this.services.storage();
+      list = await storage.listConversations({ sortBy: 'updatedAt', sortOrder: 'desc', limit: LIST_LIMIT });
+    } catch (err) {
+      if (!teamStoreFailure(err)) throw err;
+      // The view says why it is empty, and how to try again; nothing local is shown in its place.
+      this.services.logger.error('Could not list the team store\'s conversations', err);
+      this._onDidChangeMessage.fire(`${toErrorView(err).message} Then run "Arbor: Refresh" (the view's refresh button) to try again.`);
+      return [];
+    }
+    this._onDidChangeMessage.fire(undefined);
     const serialized = JSON.stringify(list);
-    if (serialized !== this.lastCached) {
+    if (cacheFile && serialized !== this.lastCached) {
       this.lastCached = serialized;
       writeSummaryCache(cacheFile, list).catch((err) => this.services.logger.debug('Could not write the conversation list cache', err));
     }
@@ -217,6 +235,7 @@ export function registerTreeView(context: vscode.ExtensionContext, deps: { servi
     if (view.visible) provider.refreshList();
   }, 60_000);
   context.subscriptions.push(provider, view, { dispose: () => clearInterval(clockTimer) });
+  context.subscriptions.push(provider.onDidChangeMessage((message) => (view.message = message)));
   const revealConversation = async (conversationId: string) => {
     provider.refreshList();
     const entry = (await provider.getChildren()).find((e) => e.conversationId === conversationId);

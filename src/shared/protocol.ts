@@ -253,7 +253,7 @@ export interface BranchPoint {
 }
 
 /** The commands an error may offer as buttons; the host runs only these. */
-export type ErrorActionCommand = 'arbor.setOpenAIKey' | 'arbor.selectModel' | 'arbor.openSettings';
+export type ErrorActionCommand = 'arbor.setOpenAIKey' | 'arbor.selectModel' | 'arbor.openSettings' | 'arbor.setTeamStorePassword';
 
 /** A button on an error that runs the fix (Set OpenAI API Key, Select Model, Open Settings). */
 export interface ErrorAction {
@@ -382,6 +382,10 @@ export interface NoticeMessage {
   readonly undoCompaction?: string;
   /** The reader left a branch ending at this node: the notice offers to carry a summary of it. */
   readonly offerBranchSummary?: string;
+  /** Buttons that fix the failure (the team store's settings or password). */
+  readonly actions?: readonly ErrorAction[];
+  /** The chat could not be loaded (the team store unreachable): the notice offers Retry, which asks for it again. */
+  readonly retryLoad?: boolean;
 }
 
 export type ToWebview =

@@ -449,6 +449,8 @@ describe('chat webview', () => {
     expect(await p.locator('[data-testid=notice]').textContent()).toContain('still streaming');
     expect(await outgoing.count()).toBe(0);
     expect(await p.locator('[data-testid=send]').isVisible()).toBe(true);
+    // The refused message was never stored: its text is back in the box, not lost.
+    expect(await input(p).inputValue()).toBe('again');
   });
 
   it('keeps the draft and the conversation id across a reload', async () => {

@@ -131,6 +131,16 @@ export class Composer {
     this.images.listen(this.input, this.element);
   }
 
+  /** The text in the box now. */
+  get text(): string {
+    return this.input.value;
+  }
+
+  /** Sends what is in the box, as Send does (Retry of a message that was not stored). */
+  sendDraft(): void {
+    this.submit();
+  }
+
   /** Restores a draft saved before a reload. */
   restore(draft: string, attachments: readonly Attachment[]): void {
     this.setText(draft);

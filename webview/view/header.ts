@@ -3,7 +3,7 @@
  * cost something too), the provider and model, a badge in
  * restricted mode, and the notice banner for problems not tied to one answer (no model server…).
  */
-import type { ChatState, NoticeMessage } from '../../src/shared/protocol';
+import type { ChatState, ErrorActionCommand, NoticeMessage } from '../../src/shared/protocol';
 import { h, icon, iconButton, textButton } from '../dom';
 import { formatCost } from '../format';
 import type { MarkdownRenderer } from '../render/markdown';
@@ -56,7 +56,10 @@ export class Header {
   }
 
   /** Shows a notice; the same text replaces an older copy instead of stacking. `undo` answers its Undo button. */
-  showNotice(notice: NoticeMessage, offers: { undo?: (nodeId: string) => void; summariseBranch?: (fromNodeId: string) => void } = {}): void {
+  showNotice(
+    notice: NoticeMessage,
+    offers: { undo?: (nodeId: string) => void; summariseBranch?: (fromNodeId: string) => void; runAction?: (command: ErrorActionCommand) => void; retryLoad?: () => void } = {},
+  ): void {
     const { undo } = offers;
     for (const old of Array.from(this.notices.children)) {
       if ((old as HTMLElement).dataset.message === notice.message) {
@@ -91,6 +94,20 @@ export class Header {
         textButton('Carry a Summary', 'notice-summarise-branch', 'Summarise the branch you left into this one', () => {
           summarise(fromNodeId);
           banner.remove();
+        }),
+      );
+    }
+    const { runAction, retryLoad } = offers;
+    for (const fix of runAction ? (notice.actions ?? []) : []) {
+      const button = textButton(fix.title, 'notice-action', fix.title, () => runAction?.(fix.command), { secondary: true });
+      button.dataset.command = fix.command;
+      banner.append(button);
+    }
+    if (notice.retryLoad && retryLoad) {
+      banner.append(
+        textButton('Retry', 'notice-retry', 'Load the chat again', () => {
+          banner.remove();
+          retryLoad();
         }),
       );
     }

@@ -12,7 +12,7 @@ import type { MarkdownRenderer } from '../render/markdown';
 import type { StreamSnapshot } from '../streamBuffer';
 import type { MessageActions } from './actions';
 import { LiveBubble } from './liveBubble';
-import { renderMessage, renderPlaceholder } from './messageView';
+import { errorBlock, renderMessage, renderPlaceholder } from './messageView';
 import { renderOutgoing } from './outgoingMessage';
 
 /** What code block buttons ask for. */
@@ -218,6 +218,22 @@ export class MessageList {
     this.outgoing = { requestId, element: renderOutgoing(requestId, text, attachments, this.renderer) };
     this.element.append(this.outgoing.element);
     this.scrollToBottom();
+  }
+
+  /**
+   * Marks the outgoing bubble of a request that failed before its message was stored (the store could
+   * not be reached) with the error, its fixes and Retry; the text is back in the box meanwhile.
+   */
+  failOutgoing(requestId: string, error: ErrorView, retry: () => void): boolean {
+    if (this.outgoing?.requestId !== requestId) {
+      return false;
+    }
+    const element = this.outgoing.element;
+    element.classList.add('failed');
+    element.dataset.failed = 'true';
+    element.setAttribute('aria-label', 'You (not stored)');
+    element.append(errorBlock(this.renderer.renderInline(error.message), error.retryable, { retry, runAction: (command) => this.actions.runAction(command) }, error.actions));
+    return true;
   }
 
   /** Removes the outgoing bubble of a request the host refused. */

@@ -6,6 +6,8 @@
  * get distinct ids and positions. Each person keeps their own current node (`reader_positions`).
  * Row-level security on the connecting role decides which conversations exist for it.
  */
+import { postgresClientConfig } from './clientConfig';
+import { PostgresFileStore } from './postgresFiles';
 import pg from 'pg';
 import { ConversationNotFoundError, InvalidArgumentError, StorageError } from '../../errors';
 import { Emitter, type ArborEvent } from '../../emitter';
@@ -56,28 +58,11 @@ export interface PostgresFiles {
   copyForFork(client: pg.PoolClient, keyMap: ReadonlyMap<string, string>): Promise<void>;
 }
 
-/**
- * The default file store: `PostgresFileStore` of `./postgresFiles` (built in parallel, on branch
- * `pgfiles`), loaded the first time it is needed. The module is named through a variable so this file
- * compiles before that one exists; undefined when it is not there. The lead replaces this with a static
- * import when both are merged (the bundler does not follow a variable import).
- */
-async function loadFiles(pool: pg.Pool): Promise<PostgresFiles | undefined> {
-  const specifier = './postgresFiles';
-  let module: { PostgresFileStore?: new (pool: pg.Pool) => PostgresFiles };
-  try {
-    module = (await import(/* @vite-ignore */ specifier)) as typeof module;
-  } catch {
-    return undefined;
-  }
-  return module.PostgresFileStore ? new module.PostgresFileStore(pool) : undefined;
-}
-
 /** See the file's comment. Open with `PostgresConversationStorage.open`. */
 export class PostgresConversationStorage implements ConversationStorage {
   private closed = false;
   private readonly changeEmitter = new Emitter<string>();
-  private filesLoad: Promise<PostgresFiles | undefined> | undefined;
+  private filesLoad: Promise<PostgresFiles> | undefined;
 
   private feed: { dispose(): Promise<void> } | undefined;
   /** The newest change the role could see when the store opened: the feed reports every one after it. */
@@ -108,17 +93,17 @@ export class PostgresConversationStorage implements ConversationStorage {
     private team: string | undefined,
     /** The collation case-insensitive search folds letters with (see `foldCollation`). */
     private readonly fold: FoldCollation,
-    private readonly filesFactory: ((pool: pg.Pool) => PostgresFiles | Promise<PostgresFiles | undefined>) | undefined,
+    private readonly filesFactory: ((pool: pg.Pool) => PostgresFiles | Promise<PostgresFiles>) | undefined,
   ) {}
 
   /**
    * Connects, brings the schema up to date (or checks it is) and finds the team of new conversations.
-   * `files` makes the file and image store (default: `PostgresFileStore` of `./postgresFiles`, loaded
-   * the first time a file or image is used).
+   * `files` makes the file and image store (default: `PostgresFileStore`, made the first time a file or
+   * image is used).
    */
   static async open(options: PostgresStoreOptions, files?: (pool: pg.Pool) => PostgresFiles): Promise<PostgresConversationStorage> {
     requireString(options?.connectionString, 'connectionString');
-    const pool = new pg.Pool({ connectionString: options.connectionString, password: options.password, ssl: options.ssl, max: options.poolSize ?? 4 });
+    const pool = new pg.Pool({ ...postgresClientConfig(options), max: options.poolSize ?? 4 });
     // An idle connection the server drops must not crash the process; the next query reconnects.
     pool.on('error', () => undefined);
     try {
@@ -339,21 +324,19 @@ export class PostgresConversationStorage implements ConversationStorage {
     }
   }
 
-  private filesLoaded(): Promise<PostgresFiles | undefined> {
-    this.filesLoad ??= this.filesFactory ? Promise.resolve(this.filesFactory(this.pool)) : loadFiles(this.pool);
+  private filesLoaded(): Promise<PostgresFiles> {
+    this.filesLoad ??= Promise.resolve(this.filesFactory ? this.filesFactory(this.pool) : new PostgresFileStore(this.pool));
     return this.filesLoad;
   }
 
-  /** The file store when its module is part of this build, else undefined. */
-  private async optionalFiles(): Promise<PostgresFiles | undefined> {
+  /** The file and image store. */
+  private async optionalFiles(): Promise<PostgresFiles> {
     this.ensureOpen();
     return this.filesLoaded();
   }
 
   private async requireFiles(): Promise<PostgresFiles> {
-    const files = await this.optionalFiles();
-    if (!files) throw new StorageError('This build of Arbor has no file and image storage for the team store (module postgresFiles): file changes and images cannot be stored there yet.');
-    return files;
+    return this.optionalFiles();
   }
 
   private async withFiles<T>(fn: (files: PostgresFiles) => Promise<T>): Promise<T> {

@@ -7,6 +7,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { InvalidArgumentError, StorageError } from '../../../../src/core/errors';
 import { formatNodeId } from '../../../../src/core/nodeIds';
 import { PostgresConversationStorage, type PostgresFiles } from '../../../../src/core/storage/postgres/postgresConversationStorage';
+import { POSTGRES_SCHEMA_VERSION } from '../../../../src/core/storage/postgres/postgresSchema';
 import { sampleConversation } from '../../../../src/core/storage/storageTestData';
 import { describeWithPostgres } from '../../../fixtures/postgresServer';
 import { newNode } from '../storageSuite';
@@ -98,9 +99,9 @@ describeWithPostgres('PostgresConversationStorage on its own', (server) => {
     const empty = await server().createDatabase(undefined, 'arbor_admin');
     const refused = await open('alice', empty).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(StorageError);
-    expect(String((refused as Error).message)).toMatch(/schema version 0; this version of Arbor needs version 1\. Role "alice" may not create or change the tables/);
+    expect(String((refused as Error).message)).toMatch(new RegExp(`schema version 0; this version of Arbor needs version ${POSTGRES_SCHEMA_VERSION}\\. Role "alice" may not create or change the tables`));
     const notAsked = await open('arbor_admin', empty, { migrate: false }).catch((error: unknown) => error);
-    expect(String((notAsked as Error).message)).toMatch(/needs version 1\. Role "arbor_admin" was opened without running migrations/);
+    expect(String((notAsked as Error).message)).toMatch(new RegExp(`needs version ${POSTGRES_SCHEMA_VERSION}\\. Role "arbor_admin" was opened without running migrations`));
     expect(await server().psql(`SELECT to_regclass('conversations') IS NULL;`, empty)).toMatch(/^t/);
     const admin = await open('arbor_admin', empty);
     await admin.close();
@@ -108,7 +109,7 @@ describeWithPostgres('PostgresConversationStorage on its own', (server) => {
     const alice = await open('alice', empty, { migrate: false });
     await alice.close();
     await server().psql('UPDATE arbor_schema SET version = 99;', empty);
-    await expect(open('alice', empty)).rejects.toThrow(/schema version 99, newer than this version of Arbor knows \(1\)/);
+    await expect(open('alice', empty)).rejects.toThrow(new RegExp(`schema version 99, newer than this version of Arbor knows \\(${POSTGRES_SCHEMA_VERSION}\\)`));
   });
 
   it('puts new conversations in the role\'s team, or the one chosen, and forks into the source\'s team', async () => {
