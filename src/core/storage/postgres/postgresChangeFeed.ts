@@ -16,6 +16,7 @@
  * it already reported.
  */
 import pg from 'pg';
+import { postgresClientConfig } from './clientConfig';
 import { CHANGES_CHANNEL } from './postgresSchema';
 
 /** How the feed connects and whom it tells. */
@@ -103,8 +104,8 @@ export class PostgresChangeFeed {
   }
 
   private async connect(): Promise<void> {
-    const { connectionString, password, ssl } = this.options;
-    const client = new pg.Client({ connectionString, password, ssl, keepAlive: true, application_name: 'arbor change feed' });
+    // The URL parsed first: pg drops a password given beside a connection string (see clientConfig.ts).
+    const client = new pg.Client({ ...postgresClientConfig(this.options), keepAlive: true, application_name: 'arbor change feed' });
     let lost = false;
     const onLost = (error?: Error) => {
       if (lost) return;
