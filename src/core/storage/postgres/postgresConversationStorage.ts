@@ -23,6 +23,7 @@ import { forkedState, insertState, loadStateRows } from './postgresNodes';
 import { countMatching, foldCollation, messagesWithMetadata, queryMessages, querySummaries, removeMatching, timeParam, type FoldCollation } from './postgresQueries';
 import { applyNodeChanges } from './postgresChanges';
 import { translateError } from './postgresErrors';
+import { keepChangeFeed } from './postgresChangeFeed';
 
 /** How to reach the team store. */
 export interface PostgresStoreOptions {
@@ -63,8 +64,26 @@ export class PostgresConversationStorage implements ConversationStorage {
   private readonly changeEmitter = new Emitter<string>();
   private filesLoad: Promise<PostgresFiles> | undefined;
 
-  /** Fires a conversation id after each change this instance made (other clients' changes come through the change feed). */
-  readonly onDidChange: ArborEvent<string> = this.changeEmitter.event;
+  private feed: { dispose(): Promise<void> } | undefined;
+  /** The newest change the role could see when the store opened: the feed reports every one after it. */
+  private changesAtOpen = 0;
+  private readonly feedStatusEmitter = new Emitter<{ status: 'connected' | 'reconnecting'; error?: Error }>();
+
+  /**
+   * Fires a conversation id after each change, made by this instance (at once) or by anyone of the
+   * role's teams (through the change feed of `./postgresChangeFeed`, which the first subscription
+   * starts: a change of this instance is reported by both).
+   */
+  readonly onDidChange: ArborEvent<string> = (listener) => {
+    if (!this.closed) {
+      const { connectionString, password, ssl } = this.options;
+      this.feed ??= keepChangeFeed({ connectionString, password, ssl, pool: this.pool, startAfter: this.changesAtOpen, onChange: (id) => this.changeEmitter.fire(id), onStatus: (status, error) => this.feedStatusEmitter.fire({ status, error }) });
+    }
+    return this.changeEmitter.event(listener);
+  };
+
+  /** The change feed's connection came up, or was lost and is being re-made (with the error). */
+  readonly onDidChangeFeedStatus = this.feedStatusEmitter.event;
 
   private constructor(
     /** The connections, for the file store and the change feed. */
@@ -92,7 +111,9 @@ export class PostgresConversationStorage implements ConversationStorage {
       try {
         await migrate(client, options.migrate ?? true);
         const team = await resolveTeam(client, options.team);
-        return new PostgresConversationStorage(pool, { ...options }, team, await foldCollation(client), files);
+        const store = new PostgresConversationStorage(pool, { ...options }, team, await foldCollation(client), files);
+        store.changesAtOpen = Number((await client.query<{ max: string }>('SELECT coalesce(max(id), 0)::text AS max FROM changes')).rows[0].max);
+        return store;
       } finally {
         client.release();
       }
@@ -267,6 +288,8 @@ export class PostgresConversationStorage implements ConversationStorage {
     if (this.closed) return;
     this.closed = true;
     this.changeEmitter.dispose();
+    this.feedStatusEmitter.dispose();
+    await this.feed?.dispose();
     await this.pool.end();
   }
 
