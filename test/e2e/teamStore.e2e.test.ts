@@ -109,4 +109,45 @@ describeWithPostgres('team store in two windows', (server) => {
     expect(await bobChat.messagesOf('user').count()).toBe(2);
     await bob().screenshot('teamStore-bob-sees-alice');
   });
+
+  it('copies a team conversation to the local store, and moves a local one to the team store, where Alice sees it', async () => {
+    const bobSandbox = windows[1].sandbox;
+    // The setting as a person changes it in settings.json; the window is reloaded so it reads it at once.
+    const useStore = async (kind: 'local' | 'postgres') => {
+      await writeUserSettings(bobSandbox, { 'arbor.storage.kind': kind }, { merge: true });
+      await bob().reload();
+      await bob().openArborView();
+    };
+    // Copy to Local on the team conversation, from the tree's menu.
+    await bob().openArborView();
+    const teamRow = bob().treeRow(question).first();
+    await teamRow.click({ button: 'right' });
+    await bob().pickMenuItem('Copy to Local');
+    await bob().page.locator('.notification-toast', { hasText: '1 conversation copied to the local store.' }).first().waitFor({ timeout: 30_000 });
+
+    // Bob's window on the local store: the copy is there, with both exchanges.
+    await useStore('local');
+    await expect.poll(() => bob().treeRow(question).count(), { timeout: 30_000 }).toBe(1);
+    await expect.poll(() => bob().treeRow(/Only on Bob's machine/).count(), { timeout: 5_000 }).toBe(0);
+
+    // A conversation of his own, local only, then Move to Team Store.
+    await bob().runCommand('Arbor: New Conversation');
+    const bobChat = new ChatPage(bob());
+    await bobChat.waitReady();
+    const local = "Only on Bob's machine: birch or beech?";
+    await bobChat.ask(local, echo(local));
+    await bob().openArborView();
+    const localRow = bob().treeRow(/Only on Bob's machine/).first();
+    await localRow.waitFor({ timeout: 15_000 });
+    await localRow.click({ button: 'right' });
+    await bob().pickMenuItem('Move to Team Store');
+    await bob().page.locator('.notification-toast', { hasText: '1 conversation moved to the team store.' }).first().waitFor({ timeout: 30_000 });
+    // Moved: gone from the local store.
+    await expect.poll(() => bob().treeRow(/Only on Bob's machine/).count(), { timeout: 15_000 }).toBe(0);
+
+    // Alice's window, on the team store all along, gets it through the feed.
+    await alice().openArborView();
+    await expect.poll(() => alice().treeRow(/Only on Bob's machine/).count(), { timeout: 30_000 }).toBe(1);
+    await useStore('postgres');
+  });
 });
