@@ -217,14 +217,18 @@ function handle(message: ToWebview): void {
         const unsent = persisted.unsent?.requestId === message.requestId ? persisted.unsent : undefined;
         if (unsent) {
           // Not stored: the text goes back in the box. Refused while busy, the bubble goes; when the store
-          // could not be reached, it stays with the error and Retry.
+          // could not be reached, it stays with the error, and the notice offers the fixes and Retry.
           restoreUnsent(unsent);
           if (message.error.kind === 'busy' || !list.failOutgoing(message.requestId, message.error, () => composer.sendDraft())) list.dropOutgoing(message.requestId);
         } else {
           // Refused before it streamed (e.g. another answer is still streaming): say why, keep the rest.
           list.dropOutgoing(message.requestId);
         }
-        header.showNotice({ type: 'notice', level: 'error', message: message.error.message });
+        const resend = unsent && message.error.kind !== 'busy' && message.error.retryable;
+        header.showNotice(
+          { type: 'notice', level: 'error', message: message.error.message, ...(resend ? { actions: message.error.actions, retryLoad: true } : {}) },
+          resend ? { runAction: (command) => vscode.postMessage({ type: 'runAction', command }), retryLoad: () => composer.sendDraft(), retryTitle: 'Send the message again' } : {},
+        );
       } else if (persisted.unsent?.requestId === message.requestId) {
         save({ unsent: undefined });
       }

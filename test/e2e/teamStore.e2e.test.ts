@@ -123,7 +123,7 @@ describeWithPostgres('team store in two windows', (server) => {
     const teamRow = bob().treeRow(question).first();
     await teamRow.click({ button: 'right' });
     await bob().pickMenuItem('Copy to Local');
-    await bob().page.locator('.notification-toast', { hasText: '1 conversation copied to the local store.' }).first().waitFor({ timeout: 30_000 });
+    await bob().page.locator('.notification-toast', { hasText: '1 conversation copied to the local store.' }).first().waitFor({ timeout: 60_000 });
 
     // Bob's window on the local store: the copy is there, with both exchanges.
     await useStore('local');
@@ -141,13 +141,34 @@ describeWithPostgres('team store in two windows', (server) => {
     await localRow.waitFor({ timeout: 15_000 });
     await localRow.click({ button: 'right' });
     await bob().pickMenuItem('Move to Team Store');
-    await bob().page.locator('.notification-toast', { hasText: '1 conversation moved to the team store.' }).first().waitFor({ timeout: 30_000 });
-    // Moved: gone from the local store.
-    await expect.poll(() => bob().treeRow(/Only on Bob's machine/).count(), { timeout: 15_000 }).toBe(0);
+    // Moved: gone from the local store (the notification may have closed by the time it is looked for).
+    await expect.poll(() => bob().treeRow(/Only on Bob's machine/).count(), { timeout: 60_000 }).toBe(0);
 
     // Alice's window, on the team store all along, gets it through the feed.
     await alice().openArborView();
     await expect.poll(() => alice().treeRow(/Only on Bob's machine/).count(), { timeout: 30_000 }).toBe(1);
     await useStore('postgres');
+  });
+
+  it('says so in the chat when the server goes away, keeps the typed message, and stores it on Retry once the server is back', async () => {
+    await alice().runCommand('Arbor: New Conversation');
+    const aliceChat = new ChatPage(alice());
+    await aliceChat.waitReady();
+    await aliceChat.ask('Before the outage: oak?', echo('Before the outage: oak?'));
+    await server().halt();
+    try {
+      const typed = 'During the outage: which bark is corky?';
+      await aliceChat.send(typed);
+      // The chat says the team store cannot be reached, with Retry; the text is back in the box, not lost.
+      const notice = aliceChat.frame.locator('[data-testid="notice"]', { hasText: /team store/i }).last();
+      await notice.waitFor({ timeout: 60_000 });
+      await notice.locator('[data-testid="notice-retry"]').waitFor({ timeout: 15_000 });
+      await expect.poll(() => aliceChat.input().inputValue(), { timeout: 15_000 }).toBe(typed);
+      await alice().screenshot('teamStore-server-gone');
+    } finally {
+      await server().resume();
+    }
+    await aliceChat.frame.locator('[data-testid="notice-retry"]').last().click();
+    await expect.poll(() => aliceChat.textOf(aliceChat.lastAnswer()), { timeout: 60_000 }).toBe(echo('During the outage: which bark is corky?'));
   });
 });

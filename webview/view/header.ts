@@ -58,7 +58,14 @@ export class Header {
   /** Shows a notice; the same text replaces an older copy instead of stacking. `undo` answers its Undo button. */
   showNotice(
     notice: NoticeMessage,
-    offers: { undo?: (nodeId: string) => void; summariseBranch?: (fromNodeId: string) => void; runAction?: (command: ErrorActionCommand) => void; retryLoad?: () => void } = {},
+    offers: {
+      undo?: (nodeId: string) => void;
+      summariseBranch?: (fromNodeId: string) => void;
+      runAction?: (command: ErrorActionCommand) => void;
+      retryLoad?: () => void;
+      /** What Retry does, when not loading the chat again (sending a message that was not stored). */
+      retryTitle?: string;
+    } = {},
   ): void {
     const { undo } = offers;
     for (const old of Array.from(this.notices.children)) {
@@ -105,7 +112,7 @@ export class Header {
     }
     if (notice.retryLoad && retryLoad) {
       banner.append(
-        textButton('Retry', 'notice-retry', 'Load the chat again', () => {
+        textButton('Retry', 'notice-retry', offers.retryTitle ?? 'Load the chat again', () => {
           banner.remove();
           retryLoad();
         }),
