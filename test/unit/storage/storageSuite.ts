@@ -290,9 +290,14 @@ export function storageSuite(open: () => Promise<ConversationStorage>): void {
     const subscription = storage.onDidChange?.((id) => seen.push(id));
     await storage.saveConversation(sampleConversation('e1', 1));
     await storage.updateMetadata('e1', { x: 1 });
+    // Each write is reported once it returns; a store with a change feed (the team store) may report a
+    // write of its own a second time when the feed brings it back, which listeners take as a refresh.
+    expect(seen.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(seen)).toEqual(new Set(['e1']));
     subscription?.dispose();
+    const before = seen.length;
     await storage.deleteConversation('e1');
-    expect(seen).toEqual(['e1', 'e1']);
+    expect(seen.length).toBe(before);
     await storage.close();
   });
 }
