@@ -5,6 +5,7 @@ import { registerConversationCommands } from './conversationCommands';
 import { registerGeneralCommands } from './generalCommands';
 import { registerImportCommands } from './importCommands';
 import { registerNodeCommands } from './nodeCommands';
+import { registerOtherStoreCommands } from './otherStoreCommands';
 import { registerTeamStoreCommands } from './teamStoreCommands';
 
 /** Registers every Arbor command (ids in `constants.ts`, titles in `package.json`). */
@@ -15,4 +16,5 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   registerBookmarkCommands(context, deps);
   registerGeneralCommands(context, deps);
   registerTeamStoreCommands(context, deps);
+  registerOtherStoreCommands(context, deps);
 }

@@ -59,6 +59,7 @@ export const Commands = {
   setTeamStorePassword: 'arbor.setTeamStorePassword',
   moveToTeamStore: 'arbor.conversation.moveToTeamStore',
   copyToLocal: 'arbor.conversation.copyToLocal',
+  findOtherWorkspaceConversations: 'arbor.findOtherWorkspaceConversations',
 } as const;
 
 /** Setting keys, without the `arbor.` section prefix (read through `getConfiguration('arbor')`). */

@@ -1,0 +1,114 @@
+/**
+ * Finds the Arbor stores that other workspace identities of the same folders left behind: VS Code
+ * gives a folder opened alone, the same folder in a multi-root workspace, a `.code-workspace` file
+ * and a second code-server window (`<id>-1`) each their own workspace-storage folder, so their
+ * conversations seem to vanish. Only stores whose folders are part of the current workspace are
+ * read, and only read-only.
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import type { Logger } from '../../files';
+import type { SqlJsWasmOptions } from '../databaseFile';
+import { JOURNAL_SUFFIX, SqlJsConversationStorage } from '../sqlJsConversationStorage';
+import { normalizeFolder, readStorageIdentity } from './workspaceIdentity';
+
+/** Another workspace identity's store of (some of) the current folders. */
+export interface OtherStore {
+  /** The workspace-storage folder's name (`<id>`). */
+  storageId: string;
+  /** The current workspace's folders this store belongs to (as given in `folders`); empty for a sibling without `workspace.json`. */
+  folders: string[];
+  /** The `.code-workspace` file it was made for, if any. */
+  workspaceFile?: string;
+  /** The store's database file. */
+  path: string;
+  /** Bytes of the database file and its journal. */
+  size: number;
+  /** The newest modification time of the database file and its journal. */
+  lastUsed: Date;
+  /** How many conversations it holds. */
+  conversations: number;
+}
+
+/** Where to look and what the current workspace is. */
+export interface FindOtherStoresOptions extends SqlJsWasmOptions {
+  /** The workspace-storage root: the parent of the `<id>` folders. */
+  storageRoot: string;
+  /** The current store's folder, `<root>/<id>/<extension id>`. */
+  currentStoreDir: string;
+  /** The current workspace's folder paths. */
+  folders: readonly string[];
+  /** The store's file name in its folder, e.g. `arbor.sqlite`. */
+  storeFile: string;
+  logger?: Pick<Logger, 'warn'>;
+}
+
+/**
+ * The other stores of the current workspace's folders, most recently used first. A storage folder
+ * counts when its `workspace.json` names one of the folders, or a workspace file listing one, or when
+ * it is a numbered sibling (`<id>-1`, `<id>-2`, or `<id>` itself for `<id>-1`) of the current one and
+ * names no other folder. Empty stores and stores that cannot be read are left out (the latter logged).
+ */
+export async function findOtherStores(options: FindOtherStoresOptions): Promise<OtherStore[]> {
+  const currentDir = path.resolve(options.currentStoreDir);
+  const extensionDir = path.basename(currentDir);
+  const currentId = path.basename(path.dirname(currentDir));
+  const baseId = currentId.replace(/-\d+$/, '');
+  const wanted = new Map(options.folders.map((folder) => [normalizeFolder(folder), folder]));
+  let entries: string[];
+  try {
+    entries = await fs.readdir(options.storageRoot);
+  } catch {
+    return [];
+  }
+  const found: OtherStore[] = [];
+  for (const storageId of entries.sort()) {
+    if (storageId === currentId) continue;
+    const storageFolder = path.join(options.storageRoot, storageId);
+    const storePath = path.join(storageFolder, extensionDir, options.storeFile);
+    const files = await fileStats(storePath);
+    if (!files) continue;
+    const identity = await readStorageIdentity(storageFolder);
+    const sibling = storageId === baseId || new RegExp(`^${escapeRegExp(baseId)}-\\d+$`).test(storageId);
+    const folders = identity ? identity.folders.flatMap((folder) => (wanted.has(folder) ? [wanted.get(folder) as string] : [])) : [];
+    if (folders.length === 0 && !(sibling && !identity)) continue;
+    const conversations = await countConversations(storePath, options);
+    if (!conversations) continue;
+    found.push({ storageId, folders: [...new Set(folders)], ...(identity?.workspaceFile ? { workspaceFile: identity.workspaceFile } : {}), path: storePath, ...files, conversations });
+  }
+  return found.sort((a, b) => b.lastUsed.getTime() - a.lastUsed.getTime());
+}
+
+async function fileStats(storePath: string): Promise<{ size: number; lastUsed: Date } | undefined> {
+  let size = 0;
+  let newest = -1;
+  for (const file of [storePath, storePath + JOURNAL_SUFFIX]) {
+    try {
+      const stat = await fs.stat(file);
+      if (!stat.isFile()) continue;
+      size += stat.size;
+      newest = Math.max(newest, stat.mtimeMs);
+    } catch {
+      // A store without a journal (or a journal whose database is not written yet) is fine.
+    }
+  }
+  return newest < 0 ? undefined : { size, lastUsed: new Date(newest) };
+}
+
+/** Conversations in the store, opened read-only (nothing of it is written); undefined when it cannot be read. */
+async function countConversations(storePath: string, options: FindOtherStoresOptions): Promise<number | undefined> {
+  let store: SqlJsConversationStorage | undefined;
+  try {
+    store = await SqlJsConversationStorage.open(storePath, { readOnly: true, wasmPath: options.wasmPath, wasmBinary: options.wasmBinary, logger: options.logger });
+    return await store.countConversations();
+  } catch (error) {
+    options.logger?.warn(`Could not read the conversation store ${storePath}: ${error instanceof Error ? error.message : String(error)}`);
+    return undefined;
+  } finally {
+    await store?.close().catch(() => undefined);
+  }
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -1,0 +1,155 @@
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SqlJsConversationStorage } from '../sqlJsConversationStorage';
+import { sampleConversation } from '../storageTestData';
+import { findOtherStores } from './findOtherStores';
+import { mergeStoreInto } from './mergeStore';
+
+const EXT = 'arbor-dev.arbor';
+const FILE = 'arbor.sqlite';
+
+describe('findOtherStores over a real workspace-storage folder', () => {
+  let tmp: string;
+  let root: string;
+  let project: string;
+  let other: string;
+
+  /** Makes `<root>/<id>` with its workspace.json and, when `conversations` is given, an Arbor store holding that many. */
+  async function storage(id: string, workspaceJson: object | undefined, conversations?: number): Promise<string> {
+    const dir = path.join(root, id);
+    await fs.mkdir(path.join(dir, EXT), { recursive: true });
+    if (workspaceJson) await fs.writeFile(path.join(dir, 'workspace.json'), JSON.stringify(workspaceJson));
+    if (conversations !== undefined) {
+      const store = await SqlJsConversationStorage.open(path.join(dir, EXT, FILE));
+      for (let i = 0; i < conversations; i++) await store.saveConversation(sampleConversation(`${id}-c${i}`, 3));
+      await store.close();
+    }
+    return path.join(dir, EXT);
+  }
+
+  const find = (currentStoreDir: string, folders: string[]) => findOtherStores({ storageRoot: root, currentStoreDir, folders, storeFile: FILE });
+
+  beforeEach(async () => {
+    tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'arbor-other-'));
+    root = path.join(tmp, 'workspaceStorage');
+    project = path.join(tmp, 'project');
+    other = path.join(tmp, 'unrelated');
+    await fs.mkdir(project);
+    await fs.mkdir(other);
+  });
+  afterEach(async () => {
+    await fs.rm(tmp, { recursive: true, force: true });
+  });
+
+  it('finds the folder-alone store from a multi-root workspace and never an unrelated folder’s', async () => {
+    await storage('alone', { folder: pathToFileURL(project).href }, 2);
+    await storage('unrelated', { folder: pathToFileURL(other).href }, 3);
+    const wsFile = path.join(tmp, 'both.code-workspace');
+    await fs.writeFile(wsFile, `{\n  // two folders\n  "folders": [{ "path": "project" }, { "path": "./other-one" },],\n}`);
+    const current = await storage('multi', { workspace: pathToFileURL(wsFile).href }, 0);
+
+    const found = await find(current, [project, path.join(tmp, 'other-one')]);
+    expect(found.map((s) => s.storageId)).toEqual(['alone']);
+    expect(found[0]).toMatchObject({ folders: [project], conversations: 2, path: path.join(root, 'alone', EXT, FILE) });
+    expect(found[0].size).toBeGreaterThan(0);
+    expect(found[0].lastUsed).toBeInstanceOf(Date);
+  });
+
+  it('finds a workspace file’s store (folders relative to the file) from the folder opened alone', async () => {
+    const wsDir = path.join(tmp, 'ws');
+    await fs.mkdir(wsDir);
+    const wsFile = path.join(wsDir, 'team.code-workspace');
+    await fs.writeFile(wsFile, JSON.stringify({ folders: [{ path: '../project' }, { path: other }] }));
+    await storage('multi', { workspace: pathToFileURL(wsFile).href }, 4);
+    const current = await storage('alone', { folder: pathToFileURL(project).href });
+
+    const found = await find(current, [project]);
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatchObject({ storageId: 'multi', folders: [project], workspaceFile: wsFile, conversations: 4 });
+  });
+
+  it('finds numbered siblings of the current storage (code-server’s -1) but not a sibling naming another folder', async () => {
+    const current = await storage('abc123', { folder: pathToFileURL(project).href }, 1);
+    await storage('abc123-1', undefined, 1);
+    await storage('abc123-2', { folder: pathToFileURL(project).href }, 2);
+    await storage('abc123-3', { folder: pathToFileURL(other).href }, 5);
+    await storage('abc1234', undefined, 6);
+
+    const found = await find(current, [project]);
+    expect(found.map((s) => s.storageId).sort()).toEqual(['abc123-1', 'abc123-2']);
+    const fromSibling = await find(path.join(root, 'abc123-1', EXT), [project]);
+    expect(fromSibling.map((s) => s.storageId).sort()).toEqual(['abc123', 'abc123-2']);
+  });
+
+  it('leaves out empty stores, storage folders without a store, and the current store', async () => {
+    const current = await storage('now', { folder: pathToFileURL(project).href }, 3);
+    await storage('empty', { folder: pathToFileURL(project).href }, 0);
+    await storage('nostore', { folder: pathToFileURL(project).href });
+    expect(await find(current, [project])).toEqual([]);
+  });
+
+  it('counts without writing: the found store’s files keep their bytes and no lock or checkpoint appears', async () => {
+    const current = await storage('now', { folder: pathToFileURL(project).href });
+    const dir = await storage('old', { folder: pathToFileURL(project).href }, 2);
+    // Another window's write after its last checkpoint: a journal a writable open would fold in.
+    const writer = await SqlJsConversationStorage.open(path.join(dir, FILE));
+    await writer.saveConversation(sampleConversation('late', 2));
+    const before = await snapshot(dir);
+    expect(Object.keys(before)).toContain(FILE + '.arbor-journal');
+    const found = await find(current, [project]);
+    expect(found[0].conversations).toBe(3);
+    expect(await snapshot(dir)).toEqual(before);
+    await writer.close();
+  });
+});
+
+describe('mergeStoreInto with real sql.js file stores', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'arbor-merge-'));
+  });
+  afterEach(async () => {
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  it('copies every conversation once under its id, twice duplicates nothing, and leaves the source’s bytes alone', async () => {
+    const sourcePath = path.join(dir, 'old', FILE);
+    const writer = await SqlJsConversationStorage.open(sourcePath);
+    for (let i = 0; i < 3; i++) await writer.saveConversation(sampleConversation(`old-${i}`, 4));
+    await writer.close();
+    const sourceBytes = await snapshot(path.dirname(sourcePath));
+
+    const target = await SqlJsConversationStorage.open(path.join(dir, 'new', FILE));
+    await target.saveConversation(sampleConversation('old-1', 2));
+    await target.saveConversation(sampleConversation('mine', 2));
+
+    const source = await SqlJsConversationStorage.open(sourcePath, { readOnly: true });
+    const first = await mergeStoreInto(source, target);
+    expect(first.copied.sort()).toEqual(['old-0', 'old-2']);
+    expect(first.skipped).toEqual([{ conversationId: 'old-1', reason: 'exists' }]);
+    const second = await mergeStoreInto(source, target);
+    expect(second.copied).toEqual([]);
+    expect(second.skipped).toHaveLength(3);
+    await source.close();
+
+    expect((await target.listConversations()).map((c) => c.conversationId).sort()).toEqual(['mine', 'old-0', 'old-1', 'old-2']);
+    expect((await target.loadConversation('old-0'))?.nodes).toHaveLength(4);
+    // The target's own old-1 was not overwritten.
+    expect((await target.loadConversation('old-1'))?.nodes).toHaveLength(2);
+    await target.close();
+    expect(await snapshot(path.dirname(sourcePath))).toEqual(sourceBytes);
+  });
+});
+
+/** Every file of `dir` with its bytes (base64), to compare before and after. */
+async function snapshot(dir: string): Promise<Record<string, string>> {
+  const result: Record<string, string> = {};
+  for (const name of await fs.readdir(dir)) {
+    const file = path.join(dir, name);
+    if ((await fs.stat(file)).isFile()) result[name] = (await fs.readFile(file)).toString('base64');
+  }
+  return result;
+}

@@ -1,0 +1,91 @@
+/**
+ * Reads what VS Code writes beside each workspace-storage folder (`<root>/<id>/workspace.json`): the
+ * folder, or the `.code-workspace` file, that the storage belongs to, turned into folder paths so a
+ * store can be matched with the current workspace's folders.
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
+
+/** The folders a workspace-storage folder belongs to, as `workspace.json` names them. */
+export interface StorageIdentity {
+  /** Absolute folder paths (the folder itself, or the folders of the workspace file). */
+  folders: string[];
+  /** The `.code-workspace` file, when the storage belongs to one. */
+  workspaceFile?: string;
+}
+
+/**
+ * The path a workspace URI names, or undefined for a URI that is not a local path. `file:` URIs give
+ * their path; `vscode-remote:` ones (code-server names its folders so, with a host and port that
+ * change between runs) give the path on the machine whose storage this is.
+ */
+export function uriToPath(uri: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(uri);
+  } catch {
+    return undefined;
+  }
+  if (parsed.protocol === 'file:') return normalizeFolder(fileURLToPath(parsed));
+  if (parsed.protocol === 'vscode-remote:') return normalizeFolder(decodeURIComponent(parsed.pathname));
+  return undefined;
+}
+
+/** A folder path in the form used for comparisons: absolute, no trailing separator, lower case where the file system ignores case. */
+export function normalizeFolder(folder: string): string {
+  const resolved = path.resolve(folder);
+  return process.platform === 'win32' || process.platform === 'darwin' ? resolved.toLowerCase() : resolved;
+}
+
+/**
+ * What `<storageFolder>/workspace.json` names, or undefined when it is missing, unreadable or names
+ * nothing this machine can read (then the storage is never matched by its folders).
+ */
+export async function readStorageIdentity(storageFolder: string): Promise<StorageIdentity | undefined> {
+  const json = await readJsonc(path.join(storageFolder, 'workspace.json'));
+  if (!json || typeof json !== 'object') return undefined;
+  const record = json as Record<string, unknown>;
+  if (typeof record.folder === 'string') {
+    const folder = uriToPath(record.folder);
+    return folder ? { folders: [folder] } : undefined;
+  }
+  if (typeof record.workspace === 'string') {
+    const workspaceFile = uriToPath(record.workspace);
+    if (!workspaceFile) return undefined;
+    return { folders: await workspaceFileFolders(workspaceFile), workspaceFile };
+  }
+  return undefined;
+}
+
+/**
+ * The folders a `.code-workspace` file lists (JSON with comments): `path` entries relative to the
+ * file's folder or absolute, and `uri` entries. Empty when the file is gone or unreadable.
+ */
+export async function workspaceFileFolders(workspaceFile: string): Promise<string[]> {
+  const json = await readJsonc(workspaceFile);
+  const folders = json && typeof json === 'object' ? (json as { folders?: unknown }).folders : undefined;
+  if (!Array.isArray(folders)) return [];
+  const base = path.dirname(workspaceFile);
+  const result: string[] = [];
+  for (const entry of folders) {
+    if (!entry || typeof entry !== 'object') continue;
+    const { path: folderPath, uri } = entry as { path?: unknown; uri?: unknown };
+    const folder = typeof folderPath === 'string' ? normalizeFolder(path.resolve(base, folderPath)) : typeof uri === 'string' ? uriToPath(uri) : undefined;
+    if (folder) result.push(folder);
+  }
+  return result;
+}
+
+async function readJsonc(file: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const errors: ParseError[] = [];
+  const value: unknown = parseJsonc(text, errors, { allowTrailingComma: true });
+  return errors.length > 0 && value === undefined ? undefined : value;
+}

@@ -1,0 +1,104 @@
+/**
+ * "Find Conversations from Other Workspaces": the stores VS Code left under other workspace identities
+ * of the current folders (folder alone, a `.code-workspace`, code-server's `-1` window) listed with
+ * their size and last use, and the picked ones merged into the current store (ids kept, the sources
+ * only read).
+ */
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { findOtherStores, mergeStoreInto, SqlJsConversationStorage, type ConversationStorage, type CopyReport, type OtherStore } from '../core/index';
+import type { CommandDeps } from './commandDeps';
+import { Commands } from './constants';
+import { toErrorView } from './errorView';
+import { STORE_FILE } from './storeOpening';
+
+/** Registers `arbor.findOtherWorkspaceConversations`. */
+export function registerOtherStoreCommands(context: vscode.ExtensionContext, deps: CommandDeps): void {
+  context.subscriptions.push(vscode.commands.registerCommand(Commands.findOtherWorkspaceConversations, () => findAndMerge(deps)));
+}
+
+async function findAndMerge(deps: CommandDeps): Promise<void> {
+  const { services } = deps;
+  const folders = services.folderPaths();
+  if (!vscode.workspace.workspaceFolders?.length || folders.length === 0) {
+    void vscode.window.showInformationMessage('Arbor: open a folder first; conversations from other workspaces are found by the folders they belong to.');
+    return;
+  }
+  if (!services.trusted) {
+    const read = await vscode.window.showWarningMessage(
+      'This workspace is not trusted. Read the Arbor conversation stores that other workspaces of these folders left in VS Code\'s workspace storage?',
+      { modal: true, detail: 'They are only read; nothing is copied until you pick them.' },
+      'Read Them',
+    );
+    if (read !== 'Read Them') return;
+  }
+  const currentStoreDir = services.storageDir();
+  const wasmPath = vscode.Uri.joinPath(services.extensionUri, 'dist', 'sql-wasm.wasm').fsPath;
+  let found: OtherStore[];
+  try {
+    found = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Arbor: looking for conversations from other workspaces' }, () =>
+      findOtherStores({ storageRoot: path.dirname(path.dirname(currentStoreDir)), currentStoreDir, folders, storeFile: STORE_FILE, wasmPath, logger: services.logger }),
+    );
+  } catch (err) {
+    services.logger.error('Could not look for other workspaces\' stores', err);
+    void vscode.window.showErrorMessage(`Arbor: could not look for conversations from other workspaces: ${toErrorView(err).message}`);
+    return;
+  }
+  if (found.length === 0) {
+    void vscode.window.showInformationMessage(`Arbor: no other workspace of ${folders.length === 1 ? 'this folder' : 'these folders'} has conversations.`);
+    return;
+  }
+  const picks = await vscode.window.showQuickPick(
+    found.map((store) => ({ label: describeFolders(store), description: `${store.conversations} conversation${store.conversations === 1 ? '' : 's'} · ${formatSize(store.size)} · last used ${store.lastUsed.toLocaleString()}`, detail: store.path, store })),
+    { canPickMany: true, title: 'Conversations from other workspaces', placeHolder: 'Pick the stores to open here (their conversations are copied into this workspace\'s store; they stay as they are)', ignoreFocusOut: true },
+  );
+  if (!picks?.length) return;
+  await merge(deps, picks.map((p) => p.store), wasmPath);
+}
+
+async function merge(deps: CommandDeps, stores: OtherStore[], wasmPath: string): Promise<void> {
+  const { services } = deps;
+  const total: CopyReport = { copied: [], skipped: [], failed: [] };
+  const unreadable: string[] = [];
+  await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Arbor: opening conversations from other workspaces' }, async (progress) => {
+    const target = await services.storage();
+    for (const [i, store] of stores.entries()) {
+      progress.report({ message: `${describeFolders(store)} (${i + 1} of ${stores.length})` });
+      let source: ConversationStorage | undefined;
+      try {
+        source = await SqlJsConversationStorage.open(store.path, { readOnly: true, wasmPath, logger: services.logger });
+        const report = await mergeStoreInto(source, target);
+        total.copied.push(...report.copied);
+        total.skipped.push(...report.skipped);
+        total.failed.push(...report.failed);
+      } catch (err) {
+        services.logger.error(`Could not merge the conversation store ${store.path}`, err);
+        unreadable.push(`${store.path}: ${toErrorView(err).message}`);
+      } finally {
+        await source?.close().catch((err) => services.logger.warn(`Could not close ${store.path}`, err));
+      }
+    }
+  });
+  deps.tree.provider.refresh();
+  const copied = total.copied.length;
+  const exists = total.skipped.filter((s) => s.reason === 'exists').length;
+  const parts = [`${copied} conversation${copied === 1 ? '' : 's'} opened here.`];
+  if (exists) parts.push(`${exists} ${exists === 1 ? 'was' : 'were'} here already.`);
+  if (total.failed.length) parts.push(`${total.failed.length} could not be copied: ${toErrorView(total.failed[0].error).message}`);
+  if (unreadable.length) parts.push(`Could not read ${unreadable.join('; ')}.`);
+  const message = `Arbor: ${parts.join(' ')} The other stores were left as they were.`;
+  if (total.failed.length || unreadable.length) void vscode.window.showErrorMessage(message);
+  else void vscode.window.showInformationMessage(message);
+}
+
+function describeFolders(store: OtherStore): string {
+  const names = store.folders.map((f) => path.basename(f));
+  const where = store.workspaceFile ? `${path.basename(store.workspaceFile)}: ${names.join(', ')}` : names.length ? names.join(', ') : 'this folder, another window';
+  return where;
+}
+
+function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
