@@ -71,7 +71,7 @@ describe('conversations from other workspaces', () => {
           await workbench.runCommand('Notifications: Show Notifications');
           return (await workbench.page.locator('.notifications-center').allTextContents()).join('\n');
         },
-        { timeout: 30_000, intervals: [2_000] },
+        { timeout: 30_000, interval: 2_000 },
       )
       .toMatch(/1 was here already/);
     expect(await workbench.treeRow(title).count()).toBe(1);
