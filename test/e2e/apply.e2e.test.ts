@@ -51,7 +51,14 @@ describe('Apply a code block to its file', () => {
   async function pressApply(target = file): Promise<void> {
     await expect.poll(() => chat().lastAnswer().locator('[data-testid="apply-code"]').count(), { timeout: 30_000 }).toBe(1);
     await chat().waitIdle();
-    await chat().lastAnswer().locator('[data-testid="apply-code"]').click();
+    // A click that lands while the chat redraws the answer (a state post) is lost; the reader would press
+    // Apply again, and so does the test when neither the question nor a merge's progress shows.
+    const { page } = session.workbench;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      await chat().lastAnswer().locator('[data-testid="apply-code"]').click();
+      const shown = (locator: ReturnType<typeof toastFor>) => locator.waitFor({ timeout: 10_000 }).then(() => true, () => false);
+      if (await Promise.race([shown(toastFor(target)), shown(page.locator('.notification-toast', { hasText: 'to merge the change into' }).first())])) break;
+    }
     await toastFor(target).waitFor({ timeout: 30_000 });
     await session.workbench.tab(`${target} ↔ Arbor's change`).first().waitFor({ timeout: 15_000 });
   }
