@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { readConversationMetadata, readNodeMetadata, ROOT_NODE_ID, type ConversationMetadata, type FileSystemPromptLibrary, type ForeignPromptSet, type NodeMetadata } from '../core/index';
 import { assertNever, isStreamedRequest, severalModelsProblem } from '../shared/protocol';
 import type { AnswerMessage, Attachment, NoticeMessage, EditMessage, FromWebview, RegenerateMessage, RequestMessage, RetryMessage, SendMessage, SendSeveralMessage, ToWebview } from '../shared/protocol';
-import { imageSupport, imageViews, sendImages } from './chatImages';
+import { ImageSupportCache, imageViews, sendImages } from './chatImages';
 import { buildChatState, promptSummaries } from './chatView';
 import { ChatAnswers, type AnswerFields } from './chatAnswers';
 import { ChatBranching } from './chatBranching';
@@ -56,6 +56,8 @@ export class ChatController extends Disposable {
   private compacting = false;
   /** Branch from Here and the unanswered question. */
   private readonly branching = new ChatBranching();
+  /** Whether each model takes images, learned in the background (a redraw follows a "no"). */
+  private readonly imageSupport = new ImageSupportCache(() => void this.postState());
   /** The header's system prompt and request options. */
   private readonly options: ChatOptions;
   /** The context meter, compactions and branch summaries. */
@@ -292,7 +294,7 @@ export class ChatController extends Disposable {
             fileChanges,
             instructions: { excluded: readConversationMetadata(metadata, 'excludedInstructions') ?? [], versions },
             images,
-            imageSupport: await imageSupport(manager, model, s.imagesMaxBytes),
+            imageSupport: this.imageSupport.get(manager, model, s.imagesMaxBytes),
           },
           this.window,
         ),

@@ -1,6 +1,11 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ConversationManager, OllamaProvider, SqlJsConversationStorage } from '../core/index';
+import { FakeLlmServer } from '../../test/fixtures/fakeLlmServer';
 import { makePng } from '../../test/fixtures/pngImages';
-import { imagesFromWebview, sendImages } from './chatImages';
+import { ImageSupportCache, imagesFromWebview, sendImages } from './chatImages';
 
 const dataUrl = (bytes: Uint8Array, mime = 'image/png') => `data:${mime};base64,${Buffer.from(bytes).toString('base64')}`;
 
@@ -37,5 +42,31 @@ describe('images a send carries', () => {
     expect(attachments.map((a) => a.path)).toEqual(['src/app.ts', 'media/other.png']);
     expect(reads).toEqual(['media/logo.png']);
     await expect(sendImages([], [{ kind: 'file', path: 'big.png' }], async () => makePng(200, 200), 500)).rejects.toThrow(/arbor\.images\.maxBytes/);
+  });
+});
+
+describe('ImageSupportCache', () => {
+  it('answers at once, asks the model server once per model in the background, and redraws when a model takes no images', async () => {
+    const server = new FakeLlmServer({ defaultTokenDelayMs: 0, capabilities: { 'arbor-test-model-2': ['completion'] } });
+    await server.start();
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'arbor-image-support-'));
+    const storage = await SqlJsConversationStorage.open(path.join(dir, 'store.db'));
+    try {
+      const manager = await ConversationManager.create({ llm: new OllamaProvider({ host: server.url, model: 'arbor-test-model' }), storage });
+      let redraws = 0;
+      const cache = new ImageSupportCache(() => redraws++);
+      // Not known yet: taken to take images, without waiting for the server.
+      expect(cache.get(manager, 'arbor-test-model-2', 1000)).toEqual({ maxBytes: 1000, maxCount: 20, model: 'arbor-test-model-2', supportsVision: true });
+      await expect.poll(() => redraws).toBe(1);
+      expect(cache.get(manager, 'arbor-test-model-2', 1000).supportsVision).toBe(false);
+      cache.get(manager, 'arbor-test-model', 1000);
+      await expect.poll(() => server.requests.filter((r) => r.path === '/api/show').length).toBe(2);
+      expect(cache.get(manager, 'arbor-test-model', 1000).supportsVision).toBe(true);
+      expect(redraws).toBe(1);
+    } finally {
+      await storage.close();
+      await server.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

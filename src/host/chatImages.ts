@@ -64,10 +64,34 @@ export function imagesFromWebview(images: unknown, maxBytes: number): CheckedIma
   return checkImages(inputs, maxBytes);
 }
 
-/** The composer's view of image support for the chat's model; a model whose capabilities cannot be read is assumed to take images. */
-export async function imageSupport(manager: ConversationManager, model: string, maxBytes: number): Promise<ImageSupport> {
-  const supportsVision = await manager.modelTakesImages(model).catch(() => true);
-  return { maxBytes, maxCount: MAX_IMAGES_PER_MESSAGE, model, supportsVision };
+/**
+ * The limits of images and whether the chat's model takes them, for the composer. Whether a model takes
+ * images is asked once per model in the background, so a chat's state never waits on the model server (a
+ * server that is down would hold every redraw up to its timeout); until it answers, the model is taken to
+ * take them, and `onLearned` redraws when it says it does not. A failed ask is tried again next time.
+ */
+export class ImageSupportCache {
+  private readonly known = new Map<string, boolean>();
+  private readonly asking = new Set<string>();
+
+  constructor(private readonly onLearned: () => void) {}
+
+  get(manager: ConversationManager, model: string, maxBytes: number): ImageSupport {
+    if (!this.known.has(model) && !this.asking.has(model)) {
+      this.asking.add(model);
+      void manager
+        .modelTakesImages(model)
+        .then(
+          (takes) => {
+            this.known.set(model, takes);
+            if (!takes) this.onLearned();
+          },
+          () => undefined,
+        )
+        .finally(() => this.asking.delete(model));
+    }
+    return { maxBytes, maxCount: MAX_IMAGES_PER_MESSAGE, model, supportsVision: this.known.get(model) ?? true };
+  }
 }
 
 /** A picked workspace file that is an image by its name: attached whole, it goes as an image, not as text. */

@@ -135,7 +135,7 @@ export class PostgresConversationStorage implements ConversationStorage {
     const stripped = extracted?.state ?? state;
     const createdAt = timeParam(state.createdAt, 'state.createdAt');
     const updatedAt = timeParam(state.updatedAt, 'state.updatedAt');
-    const files = extracted ? await this.requireFiles() : undefined;
+    const files = extracted ? await this.files() : undefined;
     await this.transaction(async (client) => {
       const existing = await client.query<{ key: string }>('SELECT key FROM conversations WHERE id = $1 FOR UPDATE', [state.conversationId]);
       let key: string;
@@ -161,7 +161,7 @@ export class PostgresConversationStorage implements ConversationStorage {
   async applyChange(conversationId: string, change: ConversationChange): Promise<ChangeResult> {
     checkChange(conversationId, change);
     prepareChangeImages(change);
-    const files = change.addImages?.some((images) => images?.length) ? await this.requireFiles() : undefined;
+    const files = change.addImages?.some((images) => images?.length) ? await this.files() : undefined;
     const result = await this.transaction(async (client) => {
       const applied = await applyNodeChanges(client, conversationId, change);
       for (const [i, images] of (change.addImages ?? []).entries()) {
@@ -232,7 +232,7 @@ export class PostgresConversationStorage implements ConversationStorage {
   /** Copies a conversation (or the path root→a node) into the source's team, with its file changes and images. */
   async forkConversation(sourceId: string, newId: string, options: { upToNodeId?: string } = {}): Promise<ConversationState> {
     requireString(sourceId, 'sourceId');
-    const files = await this.optionalFiles();
+    const files = await this.files();
     const state = await this.transaction(async (client) => {
       const source = await loadStateRows(client, sourceId);
       if (!source) throw new ConversationNotFoundError(sourceId);
@@ -330,17 +330,13 @@ export class PostgresConversationStorage implements ConversationStorage {
   }
 
   /** The file and image store. */
-  private async optionalFiles(): Promise<PostgresFiles> {
+  private async files(): Promise<PostgresFiles> {
     this.ensureOpen();
     return this.filesLoaded();
   }
 
-  private async requireFiles(): Promise<PostgresFiles> {
-    return this.optionalFiles();
-  }
-
   private async withFiles<T>(fn: (files: PostgresFiles) => Promise<T>): Promise<T> {
-    const files = await this.requireFiles();
+    const files = await this.files();
     try {
       return await fn(files);
     } catch (error) {

@@ -3,8 +3,6 @@
  * a new database whose tables an administrator role created (by opening the store once), used by
  * `alice`, a member of the team role `team_a`.
  */
-import { existsSync } from 'node:fs';
-import * as path from 'node:path';
 import { beforeAll, describe } from 'vitest';
 import { PostgresConversationStorage } from '../../../../src/core/storage/postgres/postgresConversationStorage';
 import { describeWithPostgres } from '../../../fixtures/postgresServer';
@@ -19,8 +17,7 @@ describeWithPostgres('PostgresConversationStorage', (server) => {
   describe('the shared storage cases', () => {
     storageSuite(async () => PostgresConversationStorage.open({ connectionString: server().url('alice', await teamDatabase(server())) }));
   });
-  // The file store (`PostgresFileStore`, branch pgfiles) is built apart; its cases run here once it is merged.
-  describe.skipIf(!existsSync(path.join(__dirname, '../../../../src/core/storage/postgres/postgresFiles.ts')))('the shared file and image cases', () => {
+  describe('the shared file and image cases', () => {
     fileStorageSuite(async () => PostgresConversationStorage.open({ connectionString: server().url('alice', await teamDatabase(server())) }));
   });
 });
