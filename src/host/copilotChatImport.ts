@@ -75,6 +75,8 @@ export async function pickCopilotSessions(context: vscode.ExtensionContext): Pro
   items.push({ label: '', kind: vscode.QuickPickItemKind.Separator }, { label: `$(folder-opened) ${pickFile}` });
   const picked = await vscode.window.showQuickPick(items, {
     canPickMany: true,
+    // Ticking several takes a while; a chat tab that takes the focus meanwhile must not close the list.
+    ignoreFocusOut: true,
     title: 'Import Copilot Chat Sessions',
     placeHolder: `${sessions.length} session${sessions.length === 1 ? '' : 's'} of this workspace: pick the ones to import (they are only read)`,
   });

@@ -80,8 +80,7 @@ describe('Branch from Here', () => {
     await detail.waitFor({ timeout: 15_000 });
     expect(await brief.textContent()).toContain('just now');
     // The full question is in the row's hover.
-    await detail.hover();
-    await workbench.page.locator('.monaco-hover, .workbench-hover', { hasText: 'You: Explain the eviction in detail' }).first().waitFor({ timeout: 15_000 });
+    await workbench.hoverFor(detail, 'You: Explain the eviction in detail');
     await workbench.screenshot('branch-labels-in-tree');
 
     await detail.click({ button: 'right' });

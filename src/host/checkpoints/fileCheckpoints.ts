@@ -154,15 +154,20 @@ export async function restoreFilesTo(services: Services, manager: ConversationMa
 const FOCUS_GROUP_COMMANDS = ['First', 'Second', 'Third', 'Fourth', 'Fifth', 'Sixth', 'Seventh', 'Eighth'].map((n) => `workbench.action.focus${n}EditorGroup`);
 
 /**
- * The multi-file diff opens in the active editor group (its command takes no column): when that group
+ * The multi-file diff opens in the active editor group (its command takes no column): when a group
  * shows a chat, another group (a new one to the right when there is none) takes the focus first, so
- * the chat stays in view beside the diff, as with Apply.
+ * the chat stays in view beside the diff, as with Apply. The focus is always set, never skipped on
+ * the host's view of which group is active: that view lags behind a click in the chat, and a diff
+ * opened on a stale one covered the chat.
  */
 async function focusBesideChat(): Promise<void> {
-  const active = vscode.window.tabGroups.activeTabGroup;
-  const input = active.activeTab?.input;
-  if (!(input instanceof vscode.TabInputWebview) || !input.viewType.endsWith(Views.chatPanel)) return;
-  const other = vscode.window.tabGroups.all.find((g) => g.viewColumn !== active.viewColumn);
+  const showsChat = (g: vscode.TabGroup) => {
+    const input = g.activeTab?.input;
+    return input instanceof vscode.TabInputWebview && input.viewType.endsWith(Views.chatPanel);
+  };
+  const groups = vscode.window.tabGroups.all;
+  if (!groups.some(showsChat)) return;
+  const other = groups.find((g) => !showsChat(g));
   const command = other ? FOCUS_GROUP_COMMANDS[other.viewColumn - 1] : 'workbench.action.newGroupRight';
   if (command) await vscode.commands.executeCommand(command);
 }

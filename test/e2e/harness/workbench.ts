@@ -123,6 +123,21 @@ export class Workbench {
     }
   }
 
+  /**
+   * Hovers `target` until a hover holding `text` shows, and returns it. A tree that redraws its rows
+   * under the pointer (a store change, a "just now" that ages) drops a pending hover: the pointer
+   * leaves and comes back until one shows.
+   */
+  async hoverFor(target: Locator, text: string | RegExp): Promise<Locator> {
+    const hover = this.page.locator('.monaco-hover, .workbench-hover', { hasText: text }).first();
+    for (let attempt = 0; ; attempt++) {
+      await this.page.mouse.move(0, 0);
+      await target.hover();
+      if (await hover.waitFor({ state: 'visible', timeout: 5_000 }).then(() => true, () => false)) return hover;
+      if (attempt >= 4) throw new Error(`no hover with "${String(text)}" showed after five tries`);
+    }
+  }
+
   /** Picks an entry of an open context menu by its label. */
   async pickMenuItem(label: string | RegExp): Promise<void> {
     const item = this.page.locator('.context-view .monaco-menu .action-item', { hasText: label }).first();
