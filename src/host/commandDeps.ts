@@ -3,7 +3,7 @@ import type { ChatPanels } from './chatPanel';
 import type { Indexing } from './indexing';
 import type { Services } from './services';
 import type { TreeViewHandle } from './treeView';
-import type { ConversationEntry, RunEntry, TreeEntry } from './treeModel';
+import { isTreeEntry, type ConversationEntry, type RunEntry, type TreeEntry } from './treeModel';
 
 /** What the command handlers use; built once in `activate()`. */
 export interface CommandDeps {
@@ -17,7 +17,8 @@ export interface CommandDeps {
 /** A tree item a context-menu command was invoked on, or the tree's selection when run otherwise. */
 export function targetOf(deps: CommandDeps, arg: unknown): TreeEntry | undefined {
   if (arg && typeof arg === 'object' && 'kind' in arg && 'conversationId' in arg) return arg as TreeEntry;
-  return deps.tree.view.selection[0];
+  const selected = deps.tree.view.selection[0];
+  return isTreeEntry(selected) ? selected : undefined;
 }
 
 /**
@@ -28,7 +29,7 @@ export function targetOf(deps: CommandDeps, arg: unknown): TreeEntry | undefined
 export function targetsOf(deps: CommandDeps, arg: unknown, selected?: unknown): TreeEntry[] {
   const target = targetOf(deps, arg);
   if (!target) return [];
-  const selection: readonly TreeEntry[] = Array.isArray(selected) ? selected : arg === undefined ? deps.tree.view.selection : [];
+  const selection: readonly TreeEntry[] = Array.isArray(selected) ? selected.filter(isTreeEntry) : arg === undefined ? deps.tree.view.selection.filter(isTreeEntry) : [];
   return selection.some((e) => itemKey(e) === itemKey(target)) ? selection.filter((e) => e.kind === target.kind) : [target];
 }
 

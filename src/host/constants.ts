@@ -60,6 +60,8 @@ export const Commands = {
   moveToTeamStore: 'arbor.conversation.moveToTeamStore',
   copyToLocal: 'arbor.conversation.copyToLocal',
   findOtherWorkspaceConversations: 'arbor.findOtherWorkspaceConversations',
+  openOtherStoresOffer: 'arbor.openOtherStoresOffer',
+  dismissOtherStoresOffer: 'arbor.dismissOtherStoresOffer',
 } as const;
 
 /** Setting keys, without the `arbor.` section prefix (read through `getConfiguration('arbor')`). */
@@ -116,6 +118,7 @@ export const TreeItemContext = {
   bookmarked: '.bookmarked',
   noted: '.noted',
   step: '.step',
+  offer: 'arbor.offer',
 } as const;
 
 /** Context values of the MCP Servers view's rows (`viewItem == …` in menus). */

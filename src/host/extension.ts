@@ -7,6 +7,7 @@ import { ContextKeys } from './constants';
 import { Indexing } from './indexing';
 import type { McpHost } from './mcp/mcpHost';
 import { registerMcp } from './mcp/mcpView';
+import { registerOtherStoresOffer } from './otherStoresOffer';
 import { registerPromptDiagnostics } from './promptDiagnostics';
 import { registerPromptVersions } from './promptVersions';
 import { runRetentionAtStart } from './retention';
@@ -62,6 +63,7 @@ export function activate(context: vscode.ExtensionContext): void {
   if (!services.trusted) services.logger.info('Restricted Mode: chat works; workspace prompts and indexing are off until the workspace is trusted.');
   indexing.start();
   runRetentionAtStart({ services, panels });
+  registerOtherStoresOffer(context, { services, tree });
   clock.activated();
 }
 

@@ -2,7 +2,8 @@
  * "Find Conversations from Other Workspaces": the stores VS Code left under other workspace identities
  * of the current folders (folder alone, a `.code-workspace`, code-server's `-1` window) listed with
  * their size and last use, and the picked ones merged into the current store (ids kept, the sources
- * only read).
+ * only read). The offer made at start when this workspace's store is empty (`otherStoresOffer.ts`)
+ * uses the same search and merge.
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -10,11 +11,22 @@ import { findOtherStores, mergeStoreInto, SqlJsConversationStorage, type Convers
 import type { CommandDeps } from './commandDeps';
 import { Commands } from './constants';
 import { toErrorView } from './errorView';
+import type { Services } from './services';
 import { STORE_FILE } from './storeOpening';
 
 /** Registers `arbor.findOtherWorkspaceConversations`. */
 export function registerOtherStoreCommands(context: vscode.ExtensionContext, deps: CommandDeps): void {
   context.subscriptions.push(vscode.commands.registerCommand(Commands.findOtherWorkspaceConversations, () => findAndMerge(deps)));
+}
+
+/** The stores other workspaces of the current folders left, most recently used first (the sources only read). */
+export function findStoresOfFolders(services: Services): Promise<OtherStore[]> {
+  const currentStoreDir = services.storageDir();
+  return findOtherStores({ storageRoot: path.dirname(path.dirname(currentStoreDir)), currentStoreDir, folders: services.folderPaths(), storeFile: STORE_FILE, wasmPath: wasmPathOf(services), logger: services.logger });
+}
+
+function wasmPathOf(services: Services): string {
+  return vscode.Uri.joinPath(services.extensionUri, 'dist', 'sql-wasm.wasm').fsPath;
 }
 
 async function findAndMerge(deps: CommandDeps): Promise<void> {
@@ -32,13 +44,9 @@ async function findAndMerge(deps: CommandDeps): Promise<void> {
     );
     if (read !== 'Read Them') return;
   }
-  const currentStoreDir = services.storageDir();
-  const wasmPath = vscode.Uri.joinPath(services.extensionUri, 'dist', 'sql-wasm.wasm').fsPath;
   let found: OtherStore[];
   try {
-    found = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Arbor: looking for conversations from other workspaces' }, () =>
-      findOtherStores({ storageRoot: path.dirname(path.dirname(currentStoreDir)), currentStoreDir, folders, storeFile: STORE_FILE, wasmPath, logger: services.logger }),
-    );
+    found = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Arbor: looking for conversations from other workspaces' }, () => findStoresOfFolders(services));
   } catch (err) {
     services.logger.error('Could not look for other workspaces\' stores', err);
     void vscode.window.showErrorMessage(`Arbor: could not look for conversations from other workspaces: ${toErrorView(err).message}`);
@@ -53,11 +61,13 @@ async function findAndMerge(deps: CommandDeps): Promise<void> {
     { canPickMany: true, title: 'Conversations from other workspaces', placeHolder: 'Pick the stores to open here (their conversations are copied into this workspace\'s store; they stay as they are)', ignoreFocusOut: true },
   );
   if (!picks?.length) return;
-  await merge(deps, picks.map((p) => p.store), wasmPath);
+  await mergeStores(deps, picks.map((p) => p.store));
 }
 
-async function merge(deps: CommandDeps, stores: OtherStore[], wasmPath: string): Promise<void> {
+/** Copies the conversations of `stores` into the current store (ids kept, none twice) and says what happened. */
+export async function mergeStores(deps: Pick<CommandDeps, 'services' | 'tree'>, stores: OtherStore[]): Promise<void> {
   const { services } = deps;
+  const wasmPath = wasmPathOf(services);
   const total: CopyReport = { copied: [], skipped: [], failed: [] };
   const unreadable: string[] = [];
   await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Arbor: opening conversations from other workspaces' }, async (progress) => {
@@ -91,13 +101,15 @@ async function merge(deps: CommandDeps, stores: OtherStore[], wasmPath: string):
   else void vscode.window.showInformationMessage(message);
 }
 
-function describeFolders(store: OtherStore): string {
+/** The folders (and workspace file) a store was made for, in a few words. */
+export function describeFolders(store: OtherStore): string {
   const names = store.folders.map((f) => path.basename(f));
   const where = store.workspaceFile ? `${path.basename(store.workspaceFile)}: ${names.join(', ')}` : names.length ? names.join(', ') : 'this folder, another window';
   return where;
 }
 
-function formatSize(bytes: number): string {
+/** Bytes in B, KB or MB. */
+export function formatSize(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ConversationNode, Role } from '../core/index';
 import { conversationTitle } from './conversationRules';
-import { branchTip, buildRuns, conversationEntry, distinctWords, findRun, hasMessages } from './treeModel';
+import { branchTip, buildRuns, conversationEntry, distinctWords, findRun, hasMessages, otherStoresOffer, untrustedOtherStoresOffer } from './treeModel';
 
 /** Fixtures spell the tree as dot paths for readability; the code under test reads only parentId and position. */
 function node(nodeId: string, role: Role, content: string, extra: Partial<ConversationNode> = {}): ConversationNode {
@@ -186,5 +186,44 @@ describe('hasMessages', () => {
   it('lists a conversation once it has a message beside its root', () => {
     expect(hasMessages({ nodeCount: 1 })).toBe(false);
     expect(hasMessages({ nodeCount: 2 })).toBe(true);
+  });
+});
+
+describe('the offer of conversations other workspaces left', () => {
+  const commands = { open: 'open', dismiss: 'dismiss' };
+  const now = Date.parse('2026-03-10T12:00:00Z');
+
+  it('counts a conversation two stores kept once, and says when the newest was last used', () => {
+    const offer = otherStoresOffer(
+      [
+        { where: 'project', conversationIds: ['a', 'b'], size: '12.0 KB', lastUsed: new Date('2026-03-08T12:00:00Z') },
+        { where: 'team.code-workspace: project, lib', conversationIds: ['b', 'c'], size: '4.0 KB', lastUsed: new Date('2026-03-10T11:00:00Z') },
+      ],
+      2,
+      commands,
+      now,
+    );
+    expect(offer.label).toBe('Conversations from these folders were found in 2 other workspaces');
+    expect(offer.description).toBe('3 conversations, last used 1 h ago');
+    expect(offer.tooltip).toContain('• project: 2 conversations, 12.0 KB, last used 2 days ago');
+    expect(offer.children.map((c) => [c.label, c.command])).toEqual([
+      ['Open Them Here', 'open'],
+      ['Dismiss', 'dismiss'],
+    ]);
+  });
+
+  it('speaks of this folder and another workspace when there is one of each, and of one conversation', () => {
+    const offer = otherStoresOffer([{ where: 'project', conversationIds: ['a'], size: '1 KB', lastUsed: new Date('2026-03-10T11:59:30Z') }], 1, commands, now);
+    expect(offer.label).toBe('Conversations from this folder were found in another workspace');
+    expect(offer.description).toBe('1 conversation, last used just now');
+  });
+
+  it('in an untrusted workspace offers to look, without having read anything', () => {
+    const offer = untrustedOtherStoresOffer(1, commands);
+    expect(offer.description).toBe('not looked for: this workspace is not trusted');
+    expect(offer.children.map((c) => [c.label, c.command])).toEqual([
+      ['Look for Them…', 'open'],
+      ['Dismiss', 'dismiss'],
+    ]);
   });
 });

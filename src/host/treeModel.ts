@@ -51,8 +51,31 @@ export interface ConversationEntry {
   tooltip: string;
 }
 
-/** Anything the Conversations tree shows. */
+/** Anything the Conversations tree shows for a conversation. */
 export type TreeEntry = ConversationEntry | RunEntry;
+
+/**
+ * The offer above the list to open conversations that other workspaces of these folders left
+ * (`otherStoresOffer.ts`): its row, and under it one row per answer, each running `command`.
+ */
+export interface OfferEntry {
+  kind: 'offer';
+  label: string;
+  description?: string;
+  tooltip?: string;
+  icon: string;
+  /** The answers under the offer's row; an answer row has none and a command. */
+  children: OfferEntry[];
+  command?: string;
+}
+
+/** Every row of the Conversations view. */
+export type ViewEntry = TreeEntry | OfferEntry;
+
+/** Whether a row is one of a conversation (what conversation commands act on). */
+export function isTreeEntry(entry: ViewEntry | undefined): entry is TreeEntry {
+  return entry !== undefined && entry.kind !== 'offer';
+}
 
 /**
  * Whether a conversation is listed (tree, Open Conversation): once it has a message. A chat just
@@ -259,4 +282,56 @@ export function branchTip(nodes: readonly ConversationNode[], nodeId: string): s
     if (next.length === 0) return id;
     id = next[next.length - 1].nodeId;
   }
+}
+
+/** What the offer's rows say about the stores found (`otherStoresOffer.ts` runs the answers). */
+export interface OfferStore {
+  /** "project", "team.code-workspace: app, lib"… */
+  where: string;
+  conversationIds: readonly string[];
+  size: string;
+  lastUsed: Date;
+}
+
+/**
+ * The offer's row and its two answers: "Conversations from this folder were found in another
+ * workspace", described with how many (a conversation two stores kept counts once) and when last used.
+ */
+export function otherStoresOffer(stores: readonly OfferStore[], folderCount: number, commands: { open: string; dismiss: string }, now: number = Date.now()): OfferEntry {
+  const count = new Set(stores.flatMap((s) => s.conversationIds)).size;
+  const newest = Math.max(...stores.map((s) => s.lastUsed.getTime()));
+  const from = folderCount > 1 ? 'these folders' : 'this folder';
+  const inWhat = stores.length > 1 ? `${stores.length} other workspaces` : 'another workspace';
+  const described = `${count} conversation${count === 1 ? '' : 's'}, last used ${relativeTime(new Date(newest).toISOString(), now)}`;
+  return {
+    kind: 'offer',
+    label: `Conversations from ${from} were found in ${inWhat}`,
+    description: described,
+    tooltip: [
+      `Conversations from ${from} were found in ${inWhat} (${described}):`,
+      ...stores.map((s) => `• ${s.where}: ${s.conversationIds.length} conversation${s.conversationIds.length === 1 ? '' : 's'}, ${s.size}, last used ${relativeTime(s.lastUsed.toISOString(), now)}`),
+      'Open Them Here copies them into this workspace (the other stores stay as they are).',
+    ].join('\n'),
+    icon: 'history',
+    children: [
+      { kind: 'offer', label: 'Open Them Here', icon: 'check', children: [], command: commands.open, tooltip: `Copy the ${described.split(',')[0]} into this workspace's store` },
+      { kind: 'offer', label: 'Dismiss', icon: 'close', children: [], command: commands.dismiss, tooltip: 'Do not offer them again in this workspace ("Arbor: Find Conversations from Other Workspaces" still finds them)' },
+    ],
+  };
+}
+
+/** In an untrusted workspace nothing is read before the user asks: the offer is to look. */
+export function untrustedOtherStoresOffer(folderCount: number, commands: { open: string; dismiss: string }): OfferEntry {
+  const of = folderCount > 1 ? 'these folders' : 'this folder';
+  return {
+    kind: 'offer',
+    label: `Conversations of ${of} may be in other workspaces`,
+    description: 'not looked for: this workspace is not trusted',
+    tooltip: `Other workspaces of ${of} may have left conversations in VS Code's workspace storage. Arbor reads them only when asked, since this workspace is not trusted.`,
+    icon: 'history',
+    children: [
+      { kind: 'offer', label: 'Look for Them…', icon: 'search', children: [], command: commands.open },
+      { kind: 'offer', label: 'Dismiss', icon: 'close', children: [], command: commands.dismiss },
+    ],
+  };
 }

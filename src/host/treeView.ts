@@ -12,7 +12,7 @@ import { Disposable, toDisposable } from './lifecycle';
 import { STORE_FILE, type Services } from './services';
 import { readSummaryCache, SUMMARY_CACHE_FILE, writeSummaryCache } from './summaryCache';
 import { jsonUrisOf } from './uriList';
-import { buildRuns, conversationEntry, hasMessages, type ConversationEntry, type RunEntry, type TreeEntry } from './treeModel';
+import { buildRuns, conversationEntry, hasMessages, type ConversationEntry, type OfferEntry, type RunEntry, type TreeEntry, type ViewEntry } from './treeModel';
 
 /** How many conversations the tree lists. */
 const LIST_LIMIT = 200;
@@ -28,8 +28,8 @@ interface LoadedConversation {
  * (shaped by `treeModel.ts`). It refreshes whenever any conversation changes, in this window or,
  * through the store's poll, in another.
  */
-export class ConversationsTreeProvider extends Disposable implements vscode.TreeDataProvider<TreeEntry> {
-  private readonly _onDidChangeTreeData = this._register(new vscode.EventEmitter<TreeEntry | undefined>());
+export class ConversationsTreeProvider extends Disposable implements vscode.TreeDataProvider<ViewEntry> {
+  private readonly _onDidChangeTreeData = this._register(new vscode.EventEmitter<ViewEntry | undefined>());
   private readonly _onDidChangeMessage = this._register(new vscode.EventEmitter<string | undefined>());
   /** Fires with what the view should say instead of the list (the team store unreachable), `undefined` once it lists again. */
   readonly onDidChangeMessage = this._onDidChangeMessage.event;
@@ -39,6 +39,7 @@ export class ConversationsTreeProvider extends Disposable implements vscode.Tree
   private conversations: ConversationEntry[] = [];
   private lastCached?: string;
   private refreshTimer?: ReturnType<typeof setTimeout>;
+  private offer?: OfferEntry;
 
   constructor(private readonly services: Services, private readonly clock?: ActivationClock) {
     super();
@@ -51,6 +52,12 @@ export class ConversationsTreeProvider extends Disposable implements vscode.Tree
     // Another store (local ↔ team, another address or password): its conversations replace the list.
     this._register(services.onDidSwitchStore(() => this.refresh()));
     this._register(toDisposable(() => this.refreshTimer && clearTimeout(this.refreshTimer)));
+  }
+
+  /** Shows `offer` above the conversations (undefined removes it). */
+  setOffer(offer: OfferEntry | undefined): void {
+    this.offer = offer;
+    this._onDidChangeTreeData.fire(undefined);
   }
 
   /** Reloads everything now. */
@@ -72,7 +79,17 @@ export class ConversationsTreeProvider extends Disposable implements vscode.Tree
     }, 60);
   }
 
-  getTreeItem(entry: TreeEntry): vscode.TreeItem {
+  getTreeItem(entry: ViewEntry): vscode.TreeItem {
+    if (entry.kind === 'offer') {
+      const item = new vscode.TreeItem(entry.label, entry.children.length ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
+      item.id = `offer:${entry.command ?? 'row'}`;
+      item.description = entry.description;
+      item.tooltip = entry.tooltip;
+      item.iconPath = new vscode.ThemeIcon(entry.icon);
+      item.contextValue = TreeItemContext.offer;
+      if (entry.command) item.command = { command: entry.command, title: entry.label };
+      return item;
+    }
     if (entry.kind === 'conversation') {
       const item = new vscode.TreeItem(entry.label, vscode.TreeItemCollapsibleState.Collapsed);
       item.id = `conversation:${entry.conversationId}`;
@@ -105,14 +122,14 @@ export class ConversationsTreeProvider extends Disposable implements vscode.Tree
     return item;
   }
 
-  async getChildren(entry?: TreeEntry): Promise<TreeEntry[]> {
+  async getChildren(entry?: ViewEntry): Promise<ViewEntry[]> {
     if (!entry) {
       this.clock?.treeRequested();
       try {
         const summaries = await this.listRoot();
         const now = Date.now();
         this.conversations = summaries.filter(hasMessages).map((s) => conversationEntry(s, now));
-        return this.conversations;
+        return this.offer ? [this.offer, ...this.conversations] : this.conversations;
       } catch (err) {
         this.services.logger.error('Could not list conversations', err);
         void vscode.window.showErrorMessage(`Arbor could not open its conversation store: ${err instanceof Error ? err.message : String(err)}`);
@@ -121,6 +138,7 @@ export class ConversationsTreeProvider extends Disposable implements vscode.Tree
         this.clock?.treeRendered();
       }
     }
+    if (entry.kind === 'offer') return entry.children;
     if (entry.kind === 'conversation') {
       const loaded = await this.load(entry.conversationId);
       for (const run of loaded?.runs ?? []) this.parents.set(run.firstNodeId + '\u0000' + run.conversationId, entry);
@@ -175,7 +193,8 @@ export class ConversationsTreeProvider extends Disposable implements vscode.Tree
     return found.some(Boolean);
   }
 
-  getParent(entry: TreeEntry): TreeEntry | undefined {
+  getParent(entry: ViewEntry): ViewEntry | undefined {
+    if (entry.kind === 'offer') return entry.command && this.offer?.children.includes(entry) ? this.offer : undefined;
     if (entry.kind === 'conversation') return undefined;
     return this.parents.get(entry.firstNodeId + '\u0000' + entry.conversationId);
   }
@@ -196,7 +215,7 @@ export class ConversationsTreeProvider extends Disposable implements vscode.Tree
 /** What the tree registration gives the commands. */
 export interface TreeViewHandle {
   provider: ConversationsTreeProvider;
-  view: vscode.TreeView<TreeEntry>;
+  view: vscode.TreeView<ViewEntry>;
   /** Redraws the list and selects a conversation in it (without taking the focus). */
   revealConversation(conversationId: string): Promise<void>;
 }
@@ -238,7 +257,7 @@ export function registerTreeView(context: vscode.ExtensionContext, deps: { servi
   context.subscriptions.push(provider.onDidChangeMessage((message) => (view.message = message)));
   const revealConversation = async (conversationId: string) => {
     provider.refreshList();
-    const entry = (await provider.getChildren()).find((e) => e.conversationId === conversationId);
+    const entry = (await provider.getChildren()).find((e) => e.kind === 'conversation' && e.conversationId === conversationId);
     if (entry) await view.reveal(entry, { select: true, focus: false });
   };
   return { provider, view, revealConversation };

@@ -43,7 +43,9 @@ export async function setup(project: TestProject): Promise<() => Promise<void>> 
     const verbose = process.env.ARBOR_E2E_VERBOSE === '1';
     fake = await startFakeLlm({ echo: verbose });
     const provider = process.env.ARBOR_E2E_PROVIDER === 'openai' ? 'openai' : 'ollama';
-    await writeUserSettings(sandbox, fakeLlmSettings(fake, provider));
+    // The suite's files share one folder whose storage folder may change between windows (`<id>-1`):
+    // the offer of the other one's conversations is tested on its own (otherStores.e2e.test.ts).
+    await writeUserSettings(sandbox, { ...fakeLlmSettings(fake, provider), 'arbor.otherWorkspaces.offer': false });
     log(`fake model server on port ${fake.port} (${provider} wire format)`);
     codeServer = await startCodeServer(sandbox, { echo: verbose });
     log(`code-server on ${codeServer.url} (setup took ${Date.now() - started} ms)`);

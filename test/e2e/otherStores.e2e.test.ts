@@ -1,9 +1,11 @@
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqlJsConversationStorage } from '../../src/core/storage/sqlJsConversationStorage';
 import { sampleConversation } from '../../src/core/storage/storageTestData';
+import { ChatPage } from './harness/chat';
+import { writeUserSettings } from './harness/codeServer';
 import { useWorkbench } from './harness/session';
 import { waitForStoreDir } from './harness/store';
 import { EXTENSION_ID } from './harness/workbench';
@@ -12,7 +14,8 @@ import { EXTENSION_ID } from './harness/workbench';
  * History that follows the folder (issue 15): a store of this folder kept by another workspace (its
  * `workspace.json` names the folder, as VS Code writes it) is listed by "Find Conversations from Other
  * Workspaces" and its conversation opened here; doing it twice duplicates nothing; a store of an
- * unrelated folder is never listed.
+ * unrelated folder is never listed. Then the folder goes into a multi-root workspace, whose new and
+ * empty store gets the offer in the Conversations view.
  */
 describe('conversations from other workspaces', () => {
   const session = useWorkbench();
@@ -34,15 +37,19 @@ describe('conversations from other workspaces', () => {
 
   beforeAll(async () => {
     await session.workbench.openArborView();
-    const current = await waitForStoreDir({ root: session.env.dataDir, dataDir: session.env.dataDir, extensionsDir: session.env.extensionsDir, workspace: session.env.workspace });
+    const current = await waitForStoreDir(sandbox());
     const root = path.dirname(path.dirname(current));
     await otherStore(root, 'e2e-follow-same-folder', session.env.workspace, 'follow-e2e-larch', title);
     await otherStore(root, 'e2e-follow-unrelated', path.join(path.dirname(session.env.workspace), 'unrelated-folder'), 'follow-e2e-spruce', unrelatedTitle);
   });
 
   afterAll(async () => {
+    // The rest of the suite shares this folder and runs without the offer.
+    await writeUserSettings(sandbox(), { 'arbor.otherWorkspaces.offer': false }, { merge: true });
     for (const dir of made) await rm(dir, { recursive: true, force: true });
   });
+
+  const sandbox = () => ({ root: path.dirname(session.env.dataDir), dataDir: session.env.dataDir, extensionsDir: session.env.extensionsDir, workspace: session.env.workspace });
 
   /** Runs the command and picks the store kept by `e2e-follow-same-folder`; the unrelated one is never listed. */
   async function openFromOtherWorkspace(): Promise<void> {
@@ -76,5 +83,62 @@ describe('conversations from other workspaces', () => {
       .toMatch(/1 was here already/);
     expect(await workbench.treeRow(title).count()).toBe(1);
     expect(await workbench.treeRow(unrelatedTitle).count()).toBe(0);
+  });
+
+  it('offers, in a multi-root workspace of this folder, the conversations made with the folder alone, and opens them once', async () => {
+    const { workbench, env } = session;
+    const chat = new ChatPage(workbench);
+    const question = 'Made with the folder alone: birch bark';
+    await workbench.runCommand('Arbor: New Conversation');
+    await chat.send(question);
+    await chat.waitIdle();
+    await expect.poll(() => workbench.treeRow(question).count(), { timeout: 15_000 }).toBe(1);
+
+    // The suite runs without the offer; this test turns it on, then puts the folder into a workspace with another.
+    await writeUserSettings(sandbox(), { 'arbor.otherWorkspaces.offer': true }, { merge: true });
+    const parent = path.dirname(env.workspace);
+    const second = path.join(parent, 'follow-second-root');
+    await mkdir(second, { recursive: true });
+    const workspaceFile = path.join(parent, `follow-${Date.now()}.code-workspace`);
+    await writeFile(workspaceFile, JSON.stringify({ folders: [{ path: env.workspace }, { path: second }] }, null, 2));
+    made.push(workspaceFile, second);
+    const storageRoot = path.dirname(path.dirname(await waitForStoreDir(sandbox())));
+    const before = new Set(await readdir(storageRoot));
+    await workbench.page.goto(`${env.url.split('?')[0]}?workspace=${encodeURIComponent(workspaceFile)}`);
+    await workbench.waitReady();
+    await workbench.openArborView();
+
+    // Its own store is empty: the view offers what the folder's other workspaces left.
+    const offer = workbench.treeRow(/Conversations from these folders were found in \d+ other workspaces|Conversations from these folders were found in another workspace/).first();
+    await offer.waitFor({ timeout: 30_000 });
+    expect(await offer.textContent()).toMatch(/\d+ conversations?, last used/);
+    expect(await workbench.treeRow(question).count()).toBe(0);
+    await workbench.screenshot('offer-from-other-workspaces');
+    await workbench.treeRow(/^Open Them Here/).first().click();
+    await expect.poll(() => workbench.treeRow(question).count(), { timeout: 60_000 }).toBe(1);
+    expect(await workbench.treeRow(title).count()).toBe(1);
+    expect(await workbench.treeRow(unrelatedTitle).count()).toBe(0);
+    expect(await offer.count()).toBe(0);
+    // The multi-root workspace has a storage folder of its own, which now holds them.
+    made.push(...(await readdir(storageRoot)).filter((id) => !before.has(id)).map((id) => path.join(storageRoot, id)));
+
+    // By hand again: every store is picked, and nothing is copied twice.
+    await workbench.runCommand('Arbor: Find Conversations from Other Workspaces');
+    const widget = workbench.page.locator('.quick-input-widget');
+    await widget.locator('.monaco-list-row').first().waitFor({ timeout: 30_000 });
+    expect((await widget.locator('.monaco-list-row').allTextContents()).join('\n')).not.toContain('e2e-follow-unrelated');
+    await widget.locator('.quick-input-check-all').check();
+    await widget.locator('.quick-input-box input').press('Enter');
+    await expect
+      .poll(
+        async () => {
+          await workbench.runCommand('Notifications: Show Notifications');
+          return (await workbench.page.locator('.notifications-center').allTextContents()).join('\n');
+        },
+        { timeout: 30_000, interval: 2_000 },
+      )
+      .toMatch(/0 conversations opened here\. \d+ were here already/);
+    expect(await workbench.treeRow(question).count()).toBe(1);
+    expect(await workbench.treeRow(title).count()).toBe(1);
   });
 });

@@ -10,7 +10,13 @@ import * as path from 'node:path';
 import type { Logger } from '../../files';
 import type { SqlJsWasmOptions } from '../databaseFile';
 import { JOURNAL_SUFFIX, SqlJsConversationStorage } from '../sqlJsConversationStorage';
+import { listAllConversationIds } from './mergeStore';
 import { normalizeFolder, readStorageIdentity } from './workspaceIdentity';
+
+/** The distinct conversations of `stores` (one kept by two stores counts once). */
+export function distinctConversations(stores: readonly OtherStore[]): number {
+  return new Set(stores.flatMap((store) => store.conversationIds)).size;
+}
 
 /** Another workspace identity's store of (some of) the current folders. */
 export interface OtherStore {
@@ -28,6 +34,8 @@ export interface OtherStore {
   lastUsed: Date;
   /** How many conversations it holds. */
   conversations: number;
+  /** Their ids (the same conversation kept by two stores is one to open). */
+  conversationIds: string[];
 }
 
 /** Where to look and what the current workspace is. */
@@ -45,7 +53,8 @@ export interface FindOtherStoresOptions extends SqlJsWasmOptions {
 
 /**
  * The other stores of the current workspace's folders, most recently used first. A storage folder
- * counts when its `workspace.json` names one of the folders, or a workspace file listing one, or when
+ * counts when its `workspace.json` (else Arbor's record beside its store) names one of the folders,
+ * or a workspace file listing one, or when
  * it is a numbered sibling (`<id>-1`, `<id>-2`, or `<id>` itself for `<id>-1`) of the current one and
  * names no other folder. Empty stores and stores that cannot be read are left out (the latter logged).
  */
@@ -68,13 +77,21 @@ export async function findOtherStores(options: FindOtherStoresOptions): Promise<
     const storePath = path.join(storageFolder, extensionDir, options.storeFile);
     const files = await fileStats(storePath);
     if (!files) continue;
-    const identity = await readStorageIdentity(storageFolder);
+    const identity = await readStorageIdentity(storageFolder, extensionDir);
     const sibling = storageId === baseId || new RegExp(`^${escapeRegExp(baseId)}-\\d+$`).test(storageId);
     const folders = identity ? identity.folders.flatMap((folder) => (wanted.has(folder) ? [wanted.get(folder) as string] : [])) : [];
     if (folders.length === 0 && !(sibling && !identity)) continue;
-    const conversations = await countConversations(storePath, options);
-    if (!conversations) continue;
-    found.push({ storageId, folders: [...new Set(folders)], ...(identity?.workspaceFile ? { workspaceFile: identity.workspaceFile } : {}), path: storePath, ...files, conversations });
+    const conversationIds = await listConversationIds(storePath, options);
+    if (!conversationIds?.length) continue;
+    found.push({
+      storageId,
+      folders: [...new Set(folders)],
+      ...(identity?.workspaceFile ? { workspaceFile: identity.workspaceFile } : {}),
+      path: storePath,
+      ...files,
+      conversations: conversationIds.length,
+      conversationIds,
+    });
   }
   return found.sort((a, b) => b.lastUsed.getTime() - a.lastUsed.getTime());
 }
@@ -95,12 +112,12 @@ async function fileStats(storePath: string): Promise<{ size: number; lastUsed: D
   return newest < 0 ? undefined : { size, lastUsed: new Date(newest) };
 }
 
-/** Conversations in the store, opened read-only (nothing of it is written); undefined when it cannot be read. */
-async function countConversations(storePath: string, options: FindOtherStoresOptions): Promise<number | undefined> {
+/** The ids of the store's conversations, opened read-only (nothing of it is written); undefined when it cannot be read. */
+async function listConversationIds(storePath: string, options: FindOtherStoresOptions): Promise<string[] | undefined> {
   let store: SqlJsConversationStorage | undefined;
   try {
     store = await SqlJsConversationStorage.open(storePath, { readOnly: true, wasmPath: options.wasmPath, wasmBinary: options.wasmBinary, logger: options.logger });
-    return await store.countConversations();
+    return await listAllConversationIds(store);
   } catch (error) {
     options.logger?.warn(`Could not read the conversation store ${storePath}: ${error instanceof Error ? error.message : String(error)}`);
     return undefined;

@@ -8,12 +8,16 @@ import type { ConversationStorage } from '../storage';
  * only read.
  */
 export async function mergeStoreInto(source: ConversationStorage, target: ConversationStorage, options: Pick<CopyOptions, 'onProgress'> = {}): Promise<CopyReport> {
+  return copyConversations(source, target, await listAllConversationIds(source), options);
+}
+
+/** Every conversation id of `storage`, a page at a time. */
+export async function listAllConversationIds(storage: Pick<ConversationStorage, 'listConversations'>): Promise<string[]> {
   const ids: string[] = [];
   const pageSize = 500;
   for (let offset = 0; ; offset += pageSize) {
-    const page = await source.listConversations({ limit: pageSize, offset, sortBy: 'conversationId', sortOrder: 'asc' });
+    const page = await storage.listConversations({ limit: pageSize, offset, sortBy: 'conversationId', sortOrder: 'asc' });
     ids.push(...page.map((summary) => summary.conversationId));
-    if (page.length < pageSize) break;
+    if (page.length < pageSize) return ids;
   }
-  return copyConversations(source, target, ids, options);
 }

@@ -5,8 +5,9 @@ import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqlJsConversationStorage } from '../sqlJsConversationStorage';
 import { sampleConversation } from '../storageTestData';
-import { findOtherStores } from './findOtherStores';
+import { distinctConversations, findOtherStores } from './findOtherStores';
 import { mergeStoreInto } from './mergeStore';
+import { ARBOR_IDENTITY_FILE, writeArborIdentity } from './workspaceIdentity';
 
 const EXT = 'arbor-dev.arbor';
 const FILE = 'arbor.sqlite';
@@ -82,6 +83,52 @@ describe('findOtherStores over a real workspace-storage folder', () => {
     expect(found.map((s) => s.storageId).sort()).toEqual(['abc123-1', 'abc123-2']);
     const fromSibling = await find(path.join(root, 'abc123-1', EXT), [project]);
     expect(fromSibling.map((s) => s.storageId).sort()).toEqual(['abc123', 'abc123-2']);
+  });
+
+  it('matches by Arbor’s own record where the host wrote no workspace.json (VS Code in a browser), VS Code’s taking precedence', async () => {
+    const current = await storage('multi-root-in-browser', undefined, 0);
+    await writeArborIdentity(current, { folders: [project, other] });
+    const alone = await storage('alone-in-browser', undefined, 2);
+    await writeArborIdentity(alone, { folders: [project] });
+    const unrelated = await storage('unrelated-in-browser', undefined, 3);
+    await writeArborIdentity(unrelated, { folders: [path.join(tmp, 'elsewhere')] });
+    // VS Code's own file says this one is of another folder, whatever Arbor's record says.
+    const moved = await storage('vscode-says-other', { folder: pathToFileURL(path.join(tmp, 'elsewhere')).href }, 1);
+    await writeArborIdentity(moved, { folders: [project] });
+
+    const found = await find(current, [project, other]);
+    expect(found.map((s) => s.storageId)).toEqual(['alone-in-browser']);
+    expect(found[0]).toMatchObject({ folders: [project], conversations: 2, conversationIds: ['alone-in-browser-c0', 'alone-in-browser-c1'] });
+  });
+
+  it('writes its record only when it changed, whole, and ignores one that names no absolute folder', async () => {
+    const dir = await storage('record', undefined, 1);
+    await writeArborIdentity(dir, { folders: [project], workspaceFile: path.join(tmp, 'x.code-workspace') });
+    const file = path.join(dir, ARBOR_IDENTITY_FILE);
+    const first = await fs.stat(file);
+    expect(JSON.parse(await fs.readFile(file, 'utf8'))).toEqual({ version: 1, folders: [project], workspaceFile: path.join(tmp, 'x.code-workspace') });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await writeArborIdentity(dir, { folders: [project], workspaceFile: path.join(tmp, 'x.code-workspace') });
+    expect((await fs.stat(file)).mtimeMs).toBe(first.mtimeMs);
+    expect((await fs.readdir(dir)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+
+    const current = await storage('now', { folder: pathToFileURL(project).href });
+    await fs.writeFile(file, JSON.stringify({ version: 1, folders: ['relative/project'] }));
+    // A sibling rule does not apply (the names are unrelated), and the record names nothing usable.
+    expect(await find(current, [project])).toEqual([]);
+  });
+
+  it('counts a conversation kept by two stores once', async () => {
+    const current = await storage('now', { folder: pathToFileURL(project).href });
+    await storage('a', { folder: pathToFileURL(project).href }, 2);
+    const b = await storage('b', { folder: pathToFileURL(project).href });
+    const store = await SqlJsConversationStorage.open(path.join(b, FILE));
+    await store.saveConversation(sampleConversation('a-c0', 3));
+    await store.saveConversation(sampleConversation('b-only', 3));
+    await store.close();
+    const found = await find(current, [project]);
+    expect(found.map((s) => s.conversations).sort()).toEqual([2, 2]);
+    expect(distinctConversations(found)).toBe(3);
   });
 
   it('leaves out empty stores, storage folders without a store, and the current store', async () => {

@@ -1,7 +1,9 @@
 /**
  * Reads what VS Code writes beside each workspace-storage folder (`<root>/<id>/workspace.json`): the
  * folder, or the `.code-workspace` file, that the storage belongs to, turned into folder paths so a
- * store can be matched with the current workspace's folders.
+ * store can be matched with the current workspace's folders. Not every host writes that file (VS Code
+ * in a browser, code-server, keeps it to itself), so Arbor also writes its own record beside its store
+ * (`<root>/<id>/<extension>/workspace-folders.json`), read when VS Code's is missing.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -39,11 +41,53 @@ export function normalizeFolder(folder: string): string {
   return process.platform === 'win32' || process.platform === 'darwin' ? resolved.toLowerCase() : resolved;
 }
 
+/** The file Arbor writes in its store's folder naming the workspace's folders. */
+export const ARBOR_IDENTITY_FILE = 'workspace-folders.json';
+
+/** What Arbor's own record holds. */
+interface ArborIdentityRecord {
+  version: 1;
+  folders: string[];
+  workspaceFile?: string;
+}
+
 /**
- * What `<storageFolder>/workspace.json` names, or undefined when it is missing, unreadable or names
- * nothing this machine can read (then the storage is never matched by its folders).
+ * Writes (when it changed) Arbor's record of which folders the store in `storeDir` belongs to, so a
+ * later workspace of the same folders finds it where the host writes no `workspace.json`.
  */
-export async function readStorageIdentity(storageFolder: string): Promise<StorageIdentity | undefined> {
+export async function writeArborIdentity(storeDir: string, identity: StorageIdentity): Promise<void> {
+  const record: ArborIdentityRecord = { version: 1, folders: identity.folders.map((f) => path.resolve(f)), ...(identity.workspaceFile ? { workspaceFile: path.resolve(identity.workspaceFile) } : {}) };
+  const text = `${JSON.stringify(record, null, 2)}\n`;
+  const file = path.join(storeDir, ARBOR_IDENTITY_FILE);
+  if ((await fs.readFile(file, 'utf8').catch(() => undefined)) === text) return;
+  await fs.mkdir(storeDir, { recursive: true });
+  // Written whole under another name, then renamed: a reader never sees half a record.
+  const temp = `${file}.${process.pid}.tmp`;
+  await fs.writeFile(temp, text);
+  await fs.rename(temp, file);
+}
+
+/**
+ * The folders a workspace-storage folder belongs to: what VS Code's `<storageFolder>/workspace.json`
+ * names, else what Arbor's record in `<storageFolder>/<extensionDir>` names. Undefined when neither
+ * is there or readable, or they name nothing this machine can read (then the storage is never matched
+ * by its folders).
+ */
+export async function readStorageIdentity(storageFolder: string, extensionDir?: string): Promise<StorageIdentity | undefined> {
+  return (await readVsCodeIdentity(storageFolder)) ?? (extensionDir ? await readArborIdentity(path.join(storageFolder, extensionDir)) : undefined);
+}
+
+async function readArborIdentity(storeDir: string): Promise<StorageIdentity | undefined> {
+  const json = await readJsonc(path.join(storeDir, ARBOR_IDENTITY_FILE));
+  if (!json || typeof json !== 'object') return undefined;
+  const { folders, workspaceFile } = json as { folders?: unknown; workspaceFile?: unknown };
+  if (!Array.isArray(folders)) return undefined;
+  const paths = folders.filter((f): f is string => typeof f === 'string' && path.isAbsolute(f)).map(normalizeFolder);
+  if (paths.length === 0) return undefined;
+  return { folders: paths, ...(typeof workspaceFile === 'string' && path.isAbsolute(workspaceFile) ? { workspaceFile } : {}) };
+}
+
+async function readVsCodeIdentity(storageFolder: string): Promise<StorageIdentity | undefined> {
   const json = await readJsonc(path.join(storageFolder, 'workspace.json'));
   if (!json || typeof json !== 'object') return undefined;
   const record = json as Record<string, unknown>;
