@@ -9,6 +9,8 @@ import { PromptBuilder } from './promptBuilder';
 export interface PromptCheckReport {
   problems: PromptDiagnostic[];
   prompts: number;
+  /** Flows of `flows/` that loaded (their problems are in `problems`, as the library reports them). */
+  flows: number;
   rendered: number;
   errors: number;
   warnings: number;
@@ -16,14 +18,14 @@ export interface PromptCheckReport {
 
 /**
  * Loads a prompt folder and renders every system, user and messages prompt with its defaults and no
- * retrieval (placeholders empty), collecting load problems and render failures. Missing required params
+ * retrieval (placeholders empty), collecting load problems (flows' too) and render failures. Missing required params
  * are not problems here (a caller gives them); everything that would break a render is.
  */
 export async function checkPromptFolder(dir: string, files: WorkspaceFiles = nodeFiles): Promise<PromptCheckReport> {
   const stat = await files.stat(dir);
   if (stat?.type !== 'directory') {
     const problem: PromptDiagnostic = { file: '.', line: 1, column: 1, severity: 'error', message: `${dir} is not a folder of prompts (expected system/, user/, messages/, rag/ inside)` };
-    return { problems: [problem], prompts: 0, rendered: 0, errors: 1, warnings: 0 };
+    return { problems: [problem], prompts: 0, flows: 0, rendered: 0, errors: 1, warnings: 0 };
   }
   const library = await FileSystemPromptLibrary.open(dir, { files });
   try {
@@ -57,7 +59,7 @@ export async function checkPromptFolder(dir: string, files: WorkspaceFiles = nod
       }
     }
     const errors = problems.filter((d) => d.severity === 'error').length;
-    return { problems, prompts: prompts.length, rendered, errors, warnings: problems.length - errors };
+    return { problems, prompts: prompts.length, flows: library.listFlows().length, rendered, errors, warnings: problems.length - errors };
   } finally {
     library.dispose();
   }

@@ -13,7 +13,7 @@ export interface CliIo {
 const USAGE = `usage: arbor-prompts check [dir] [--root <folder>]
 
 Loads a folder of prompt templates (default: prompts in the --root folder), renders every prompt with its defaults and no
-retrieval, checks the other tools' prompt files of the workspace folder (--root, default: the current
+retrieval, checks the flows of its flows/ folder and the other tools' prompt files of the workspace folder (--root, default: the current
 folder): ${FOREIGN_FOLDERS.map((f) => f.folder).join(', ')}, and prints each problem as
 path:line:col: severity: message. Exits 1 when there is an error.`;
 
@@ -40,7 +40,7 @@ export async function runPromptsCli(argv: string[], io: CliIo = { out: (l) => co
   const foreign = await loadForeignPrompts(root);
   // Without a folder named on the command line, a workspace whose prompts are all other tools' needs no prompts/.
   const ownMissing = args.dir === undefined && foreign.prompts.length + foreign.diagnostics.length > 0 && !(await isFolder(nodePath.resolve(dir)));
-  const report: PromptCheckReport = ownMissing ? { problems: [], prompts: 0, rendered: 0, errors: 0, warnings: 0 } : await checkPromptFolder(nodePath.resolve(dir));
+  const report: PromptCheckReport = ownMissing ? { problems: [], prompts: 0, flows: 0, rendered: 0, errors: 0, warnings: 0 } : await checkPromptFolder(nodePath.resolve(dir));
   for (const d of report.problems) {
     const file = d.file === '.' ? dir : nodePath.join(dir, d.file);
     io.out(`${printable(file)}:${d.line}:${d.column}: ${d.severity}: ${printable(d.message)}`);
@@ -52,7 +52,8 @@ export async function runPromptsCli(argv: string[], io: CliIo = { out: (l) => co
   }
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
   const others = foreign.prompts.length > 0 ? ` and ${plural(foreign.prompts.length, 'prompt file')} of other tools` : '';
-  const summary = `arbor-prompts: ${plural(report.prompts, 'prompt')} checked in ${printable(dir)}${others}, ${plural(report.errors, 'error')}, ${plural(report.warnings, 'warning')}`;
+  const flows = report.flows > 0 ? ` and ${plural(report.flows, 'flow')}` : '';
+  const summary = `arbor-prompts: ${plural(report.prompts, 'prompt')}${flows} checked in ${printable(dir)}${others}, ${plural(report.errors, 'error')}, ${plural(report.warnings, 'warning')}`;
   if (report.errors > 0) {
     io.err(summary);
     return 1;

@@ -5,6 +5,8 @@ import type { Disposable, FileStat, WorkspaceFiles } from '../files';
 import { nodeFiles } from '../nodeFiles';
 import type { PromptDiagnostic, PromptInfo, PromptKind, PromptTemplate } from './libraryTypes';
 import { PartialResolver, type ResolvedTemplate } from './partialResolver';
+import { loadFlows } from '../flows/loadFlows';
+import type { FlowDefinition } from '../flows/flowTypes';
 import { parsePromptFile, PROMPT_EXTENSIONS, type ParsedPromptFile } from './promptFile';
 import { promptReadPath, promptRealRoot } from './promptPaths';
 import { limitError, resolvePromptLimits, type PromptLimits } from './promptLimits';
@@ -48,6 +50,8 @@ interface CachedFile {
  */
 export class FileSystemPromptLibrary implements Disposable {
   private prompts = new Map<string, PromptTemplate>();
+  private flows = new Map<string, FlowDefinition>();
+  private flowFiles: Array<{ path: string; sha256: string }> = [];
   private fileProblems: PromptDiagnostic[] = [];
   private templateProblems: PromptDiagnostic[] = [];
   private readonly cache = new Map<string, CachedFile>();
@@ -106,6 +110,16 @@ export class FileSystemPromptLibrary implements Disposable {
   /** The retrieval config of `prompts/rag/<name>.*` (the first, when the file lists several). */
   getRagConfig(name: string): RagConfig | undefined {
     return this.prompts.get(`rag/${name}`)?.ragConfigs?.[0];
+  }
+
+  /** The flow of `prompts/flows/` with that name (its `name:` field, else its file name). */
+  getFlow(name: string): FlowDefinition | undefined {
+    return this.flows.get(name);
+  }
+
+  /** Every flow that loaded without errors, sorted by name. */
+  listFlows(): FlowDefinition[] {
+    return [...this.flows.values()].sort((a, b) => a.name.localeCompare(b.name));
   }
 
   /** Every loaded prompt, sorted by kind then name. */
@@ -172,7 +186,7 @@ export class FileSystemPromptLibrary implements Disposable {
   }
 
   private async load(): Promise<PromptLibraryChange> {
-    const before = new Map([...this.prompts.values()].map((p) => [p.path, p.sha256]));
+    const before = new Map([...this.prompts.values(), ...this.flowFiles].map((p) => [p.path, p.sha256]));
     const prompts = new Map<string, PromptTemplate>();
     const problems: PromptDiagnostic[] = [];
     const refused = new Map<string, PromptError>();
@@ -214,8 +228,13 @@ export class FileSystemPromptLibrary implements Disposable {
     this.fileProblems = problems;
     this.resolver.prune(new Set([...prompts.values()].map((p) => `${p.path}\0${p.sha256}`)));
     this.templateProblems = this.checkTemplates();
+    // Flows name prompts, so they load after them; their problems show with the prompts'.
+    const flows = await loadFlows(this.promptDir, { files: this.files, prompts: this });
+    this.flows = new Map(flows.flows.map((f) => [f.name, f]));
+    this.flowFiles = flows.read;
+    this.fileProblems.push(...flows.problems);
 
-    const after = new Map([...prompts.values()].map((p) => [p.path, p.sha256]));
+    const after = new Map([...prompts.values(), ...flows.read].map((p) => [p.path, p.sha256]));
     const paths = new Set<string>();
     for (const [path, sha] of after) if (before.get(path) !== sha) paths.add(path);
     for (const path of before.keys()) if (!after.has(path)) paths.add(path);
