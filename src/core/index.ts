@@ -253,6 +253,29 @@ export { loadForeignPrompts, type ForeignLoadOptions, type ForeignPromptSet } fr
 export { renderForeignPrompt, editorValue, type ForeignEditorContext, type ForeignRenderInput, type ForeignRenderResult } from './prompts/foreign/renderForeignPrompt';
 export { filterAllowedTools, type AllowableTool } from './prompts/foreign/toolAllowList';
 export {
+  DEFAULT_FLOW_MAX_STEPS,
+  FlowError,
+  FlowExpressionError,
+  type FlowDefinition,
+  type FlowState,
+  type AgentState,
+  type ToolState,
+  type FinishState,
+  type FlowTemplate,
+  type FlowTransition,
+  type FlowConductor,
+  type FlowNodeInfo,
+  type FlowEvent,
+} from './flows/flowTypes';
+export { compileExpression, type CompiledExpression } from './flows/flowExpressions';
+export { parseFlowFile, type ParsedFlowFile } from './flows/flowFile';
+export { loadFlows, flowPromptProblems, FLOWS_FOLDER, type LoadedFlows, type FlowPromptLookup } from './flows/loadFlows';
+export { flowEdges, conductorChoices, checkFlowGraph, type FlowEdge, type FlowGraphProblem } from './flows/flowGraph';
+export { FlowRunner, initialMemory, type FlowRunOptions } from './flows/flowRunner';
+export { flowToolsFrom, runFlow, resumeFlow } from './flows/flowApi';
+export { flowNodeInfo, flowRunAt } from './flows/flowMarks';
+export type { FlowToolRun, FlowToolProvider } from './flows/flowSteps';
+export {
   forEachToken,
   tokenize,
   STOP_WORDS,

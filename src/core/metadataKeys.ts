@@ -4,6 +4,7 @@
  * goes through a reader that checks the value's shape and leaves out what does not fit.
  */
 import { parseChatRequestOptions, type ChatRequestOptions } from './conversation/chatRequestOptions';
+import type { FlowNodeInfo } from './flows/flowTypes';
 import type { PromptModelSettings, PromptRef, RagMetadata } from './prompts/types';
 import type { FinishReason, Usage } from './types';
 
@@ -165,6 +166,8 @@ export interface NodeMetadata {
   severalRun?: string;
   /** Answer made by Merge: the answer nodes it fused, in the order the merge request listed them. */
   mergedFrom?: string[];
+  /** Any node a flow wrote: the flow, its version, run, state and step, and the memory around the step (see `FlowNodeInfo`). */
+  flow?: FlowNodeInfo;
 }
 
 /** The keys of a conversation's `metadata` that Arbor writes or reads. */
@@ -227,6 +230,18 @@ function instructionRef(v: unknown): InstructionRef | undefined {
 
 function promptRef(v: unknown): PromptRef | undefined {
   return isObject(v) && typeof v.name === 'string' ? (v as unknown as PromptRef) : undefined;
+}
+
+function flowNodeInfo(v: unknown): FlowNodeInfo | undefined {
+  if (!isObject(v) || typeof v.name !== 'string' || typeof v.runId !== 'string' || typeof v.state !== 'string') return undefined;
+  const step = finite(v.step);
+  if (step === undefined) return undefined;
+  const info: FlowNodeInfo = { name: v.name, version: text(v.version) ?? '', runId: v.runId, state: v.state, step };
+  if (isObject(v.memoryIn)) info.memoryIn = v.memoryIn;
+  if (isObject(v.memory)) info.memory = v.memory;
+  if (v.next === null || typeof v.next === 'string') info.next = v.next;
+  if (v.conductor === true) info.conductor = true;
+  return info;
 }
 
 function compactionInfo(v: unknown): CompactionInfo | undefined {
@@ -298,6 +313,7 @@ const NODE_PARSERS: Parsers<NodeMetadata> = {
     const ids = texts(v);
     return ids && ids.length > 0 ? ids : undefined;
   },
+  flow: flowNodeInfo,
 };
 
 const CONVERSATION_PARSERS: Parsers<ConversationMetadata> = {

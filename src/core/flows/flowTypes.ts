@@ -110,6 +110,8 @@ export interface FlowNodeInfo {
   memory?: Record<string, unknown>;
   /** With `memory`: the state chosen next; `null` after a finish step. */
   next?: string | null;
+  /** The conductor's question or answer (it picked the next state). */
+  conductor?: boolean;
 }
 
 /** A flow run's progress, as `runFlow` and `resumeFlow` yield it. */

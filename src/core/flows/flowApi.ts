@@ -1,0 +1,40 @@
+/**
+ * The flow API as free functions over a manager (the manager's `runFlow` and `resumeFlow` do the same),
+ * and `flowToolsFrom`, which gives each step an executor over the tools it names, for callers without a
+ * host of their own (tests, scripts).
+ */
+import type { ConversationManager } from '../conversation/conversationManager';
+import type { Tool } from '../tools/tool';
+import { ToolExecutor, type ToolExecutorOptions } from '../tools/toolExecutor';
+import type { ToolApprover, ToolCallEvent } from '../tools/toolLoop';
+import type { FlowRunOptions } from './flowRunner';
+import type { FlowToolProvider } from './flowSteps';
+import type { FlowDefinition, FlowEvent } from './flowTypes';
+
+/** Runs `flow` in `manager`'s conversation below its current node: `manager.runFlow`. */
+export function runFlow(manager: ConversationManager, flow: FlowDefinition, inputs: Record<string, unknown> = {}, options: FlowRunOptions = {}): AsyncGenerator<FlowEvent> {
+  return manager.runFlow(flow, inputs, options);
+}
+
+/**
+ * Goes on with a flow run of `manager`'s conversation: from `fromNodeId` (a node of one of its steps) that
+ * step runs again on a new branch; without it the run continues after its last completed step on the
+ * current path. `manager.resumeFlow`.
+ */
+export function resumeFlow(manager: ConversationManager, flow: FlowDefinition, fromNodeId?: string, options: FlowRunOptions = {}): AsyncGenerator<FlowEvent> {
+  return manager.resumeFlow(flow, { ...options, ...(fromNodeId !== undefined ? { fromNodeId } : {}) });
+}
+
+/**
+ * A tool provider over a fixed set of tools: each step gets a new executor holding only the tools it
+ * names (disposed when the step ends), with `approve` deciding every call.
+ */
+export function flowToolsFrom(tools: readonly Tool[], approve: ToolApprover, options: ToolExecutorOptions & { onEvent?: (event: ToolCallEvent) => void } = {}): FlowToolProvider {
+  const { onEvent, ...executorOptions } = options;
+  return (names) => {
+    const wanted = tools.filter((t) => names.includes(t.name));
+    if (wanted.length === 0) return undefined;
+    const executor = new ToolExecutor(wanted, executorOptions);
+    return { executor, approve, ...(onEvent ? { onEvent } : {}), done: () => executor.dispose() };
+  };
+}
