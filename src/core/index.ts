@@ -133,6 +133,7 @@ export {
 export { nodeFiles } from './nodeFiles';
 export { compileOutputSchema, outputSchemaHash, extractJsonText, type OutputSchema, type OutputCheck } from './structured/outputSchema';
 export { DEFAULT_OUTPUT_RETRIES, MAX_OUTPUT_RETRIES } from './structured/structuredRun';
+export { schemaInstruction, withSchemaInstruction } from './llm/responseFormat';
 export {
   type CompletionOptions,
   type ResponseFormat,
