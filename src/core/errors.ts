@@ -73,6 +73,30 @@ export class PromptValidationError extends ArborError {
   }
 }
 
+/** One way a model's structured answer failed its JSON Schema: where (`$.items[0].name`, `$` for the whole answer) and what. */
+export interface OutputProblem {
+  path: string;
+  message: string;
+}
+
+/**
+ * A model's answer still did not match the requested JSON Schema (`CompleteOptions.outputSchema`) after
+ * every retry. The message lists what was wrong; `rawAnswer` is the last answer's text as the model wrote
+ * it and `nodeId` its node, which stays stored (as do all the earlier attempts).
+ */
+export class OutputValidationError extends ArborError {
+  constructor(
+    message: string,
+    readonly problems: OutputProblem[],
+    readonly rawAnswer: string,
+    readonly nodeId: string,
+    /** How many answers were asked for in all (1 + retries). */
+    readonly attempts: number,
+  ) {
+    super(message);
+  }
+}
+
 /** A prompt template could not be parsed or found. */
 export class PromptError extends ArborError {
   constructor(message: string, readonly file?: string, readonly line?: number, readonly column?: number) {

@@ -102,6 +102,8 @@ export {
   type ToolResultInfo,
   type ToolResultStatus,
   type InstructionRef,
+  type StructuredAttempt,
+  type StructuredOutputInfo,
 } from './metadataKeys';
 export {
   ArborError,
@@ -113,6 +115,8 @@ export {
   ProviderError,
   StorageError,
   PromptValidationError,
+  OutputValidationError,
+  type OutputProblem,
   PromptError,
   PromptLimitError,
   type PromptLimitName,
@@ -127,8 +131,12 @@ export {
   type Logger,
 } from './files';
 export { nodeFiles } from './nodeFiles';
+export { compileOutputSchema, outputSchemaHash, extractJsonText, type OutputSchema, type OutputCheck } from './structured/outputSchema';
+export { DEFAULT_OUTPUT_RETRIES, MAX_OUTPUT_RETRIES } from './structured/structuredRun';
+export { schemaInstruction, withSchemaInstruction } from './llm/responseFormat';
 export {
   type CompletionOptions,
+  type ResponseFormat,
   type ModelInfo,
   type LLMProvider,
 } from './llm/provider';

@@ -6,6 +6,7 @@
 import { parseChatRequestOptions, type ChatRequestOptions } from './conversation/chatRequestOptions';
 import type { FlowNodeInfo } from './flows/flowTypes';
 import type { PromptModelSettings, PromptRef, RagMetadata } from './prompts/types';
+import type { OutputProblem } from './errors';
 import type { FinishReason, Usage } from './types';
 
 /**
@@ -91,6 +92,30 @@ export interface ToolResultInfo {
   endedAt: string;
 }
 
+/**
+ * One step of a structured answer (`CompleteOptions.outputSchema`), on its node's `metadata.structured`:
+ * an answer the model gave (`kind: 'answer'`, with `problems` when it failed the schema), or the user turn
+ * Arbor added to send an invalid answer's problems back (`kind: 'correction'`, after answer `attempt`).
+ */
+export interface StructuredAttempt {
+  kind: 'answer' | 'correction';
+  /** Which answer it is (1: the first), or for a correction, which answer it corrects. */
+  attempt: number;
+  /** How many answers the call could ask for in all (1 + retries). */
+  attempts: number;
+  /** The schema's hash (`outputSchemaHash`), the same on every step of one call. */
+  schemaHash: string;
+  /** Where and how the answer failed the schema; absent on a valid answer. */
+  problems?: OutputProblem[];
+}
+
+/** The accepted structured answer's value, on its node's `metadata.structuredOutput`. */
+export interface StructuredOutputInfo {
+  /** The answer's JSON, parsed; valid against the schema. */
+  value: unknown;
+  schemaHash: string;
+}
+
 const TOOL_RESULT_STATUSES: readonly ToolResultStatus[] = ['done', 'failed', 'denied', 'cancelled', 'interrupted'];
 
 /** The keys of a message node's `metadata` that Arbor writes or reads. */
@@ -168,6 +193,10 @@ export interface NodeMetadata {
   mergedFrom?: string[];
   /** Any node a flow wrote: the flow, its version, run, state and step, and the memory around the step (see `FlowNodeInfo`). */
   flow?: FlowNodeInfo;
+  /** Answer or correction turn of a structured answer: which attempt and what was wrong (see `StructuredAttempt`). */
+  structured?: StructuredAttempt;
+  /** The accepted answer of a structured call: its parsed value (see `StructuredOutputInfo`); the chat shows it as a card. */
+  structuredOutput?: StructuredOutputInfo;
 }
 
 /** The keys of a conversation's `metadata` that Arbor writes or reads. */
@@ -264,6 +293,18 @@ function compactionInfo(v: unknown): CompactionInfo | undefined {
   return info;
 }
 
+function structuredAttempt(v: unknown): StructuredAttempt | undefined {
+  if (!isObject(v) || (v.kind !== 'answer' && v.kind !== 'correction')) return undefined;
+  const attempt = finite(v.attempt);
+  const attempts = finite(v.attempts);
+  if (attempt === undefined || attempts === undefined || typeof v.schemaHash !== 'string') return undefined;
+  const out: StructuredAttempt = { kind: v.kind, attempt, attempts, schemaHash: v.schemaHash };
+  if (Array.isArray(v.problems)) {
+    out.problems = v.problems.filter((p): p is OutputProblem => isObject(p) && typeof p.path === 'string' && typeof p.message === 'string').map((p) => ({ path: p.path, message: p.message }));
+  }
+  return out;
+}
+
 const NODE_PARSERS: Parsers<NodeMetadata> = {
   bookmarked: flag,
   note: text,
@@ -314,6 +355,8 @@ const NODE_PARSERS: Parsers<NodeMetadata> = {
     return ids && ids.length > 0 ? ids : undefined;
   },
   flow: flowNodeInfo,
+  structured: structuredAttempt,
+  structuredOutput: (v) => (isObject(v) && 'value' in v && typeof v.schemaHash === 'string' ? { value: v.value, schemaHash: v.schemaHash } : undefined),
 };
 
 const CONVERSATION_PARSERS: Parsers<ConversationMetadata> = {

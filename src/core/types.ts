@@ -77,6 +77,11 @@ export interface LLMResponse {
   costUsd?: number;
   /** Set by the manager: the cost of every call on the path root→this answer. */
   cumulativeCostUsd?: number;
+  /**
+   * Set by the manager when the call asked for `outputSchema`: the answer's JSON, parsed and valid against
+   * the schema (the text stays in `content`).
+   */
+  parsed?: unknown;
   metadata: Record<string, unknown>;
 }
 

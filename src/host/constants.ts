@@ -94,6 +94,7 @@ export const Settings = {
   instructionsEnabled: 'instructions.enabled',
   imagesMaxBytes: 'images.maxBytes',
   openaiSupportsVision: 'openai.supportsVision',
+  openaiJsonSchema: 'openai.jsonSchema',
   storageKind: 'storage.kind',
   postgresUrl: 'storage.postgres.url',
   postgresTeam: 'storage.postgres.team',

@@ -360,7 +360,7 @@ export class Services extends Disposable {
     const limits = { maxAnswerChars: s.maxAnswerChars, maxAnswerMs: s.maxAnswerSeconds * 1000 };
     if (s.provider === 'openai') {
       const apiKey = await this.apiKeys.get();
-      return new OpenAIProvider({ baseURL: s.openaiBaseUrl, apiKey, model: s.model, pricing: s.pricing, contextLengths: s.contextLengths, supportsTools: s.openaiSupportsTools, supportsVision: s.openaiSupportsVision, ...limits });
+      return new OpenAIProvider({ baseURL: s.openaiBaseUrl, apiKey, model: s.model, pricing: s.pricing, contextLengths: s.contextLengths, supportsTools: s.openaiSupportsTools, supportsVision: s.openaiSupportsVision, jsonSchema: s.openaiJsonSchema, ...limits });
     }
     return new OllamaProvider({ host: s.ollamaHost, model: s.model, numCtx: s.ollamaNumCtx, contextLengths: s.contextLengths, ...limits });
   }

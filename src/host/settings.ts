@@ -66,6 +66,8 @@ export interface ArborSettings {
   instructionsEnabled: InstructionKind[];
   /** `arbor.openai.supportsVision`: whether the OpenAI-compatible server's models take images. */
   openaiSupportsVision: boolean;
+  /** `arbor.openai.jsonSchema`: whether structured answers ask the OpenAI-compatible server for `json_schema` (else `json_object`). */
+  openaiJsonSchema: boolean;
   /** `arbor.images.maxBytes`: the largest image a message may carry. */
   imagesMaxBytes: number;
   /** `arbor.storage.*`: the local store or the team store on PostgreSQL, and how to reach it. */
@@ -285,6 +287,7 @@ export function parseSettings(get: (key: string) => unknown): ParsedSettings {
       openaiSupportsTools: asBoolean(get('openai.supportsTools'), true, 'openai.supportsTools', warnings),
       instructionsEnabled: asInstructionKinds(get('instructions.enabled'), warnings),
       openaiSupportsVision: asBoolean(get('openai.supportsVision'), true, 'openai.supportsVision', warnings),
+      openaiJsonSchema: asBoolean(get('openai.jsonSchema'), true, 'openai.jsonSchema', warnings),
       imagesMaxBytes: asCap(get('images.maxBytes'), DEFAULT_MAX_IMAGE_BYTES, 'images.maxBytes', 'bytes', warnings) || DEFAULT_MAX_IMAGE_BYTES,
       teamStore: parseTeamStoreSettings(get, warnings),
     },

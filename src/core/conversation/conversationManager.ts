@@ -36,6 +36,7 @@ import type { FlowDefinition, FlowEvent } from '../flows/flowTypes';
 import { requireRecord, requireString } from '../validation';
 import { StreamingParents } from './streamingParents';
 import { streamWithPartial } from './streamWithPartial';
+import { drain, runStructured, type StructuredSteps } from '../structured/structuredRun';
 import type { ConversationNode, ConversationState, LLMMessage, LLMResponse, LLMStreamChunk, ToolDefinition } from '../types';
 
 const clone = <T>(value: T): T => structuredClone(value);
@@ -155,6 +156,7 @@ export class ConversationManager extends ConversationReader {
   complete(options: CompleteOptions = {}): Promise<LLMResponse> {
     return this.queue.run(async () => {
       await this.closeOpenCalls();
+      if (options.outputSchema !== undefined) return drain(runStructured(this.structuredSteps(false), this.current, options));
       const prepared = await this.prepareCall(options);
       const raw = await this.options.llm.complete(prepared.messages, prepared.callOptions);
       const response = await runResponseMiddleware(this.options.middleware ?? [], raw, prepared.state);
@@ -170,23 +172,33 @@ export class ConversationManager extends ConversationReader {
    * `metadata.error`), then re-throws the failure, the cap's error or the cancel (a `break` just ends).
    * The generator's return value is the final response. With `parentNodeId` it answers that node instead
    * of the current one, so several streams can answer one question at once (each commit moves to its answer).
+   * With `outputSchema` each attempt streams in turn (each ends with its own `done` chunk), `onStored` is
+   * told every answer and correction turn, and the return value carries `parsed` (see `runStructured`).
    */
   async *streamComplete(options: CompleteOptions = {}): AsyncGenerator<LLMStreamChunk, LLMResponse> {
-    const prepared = await this.queue.run(async () => {
+    const start = await this.queue.run(async () => {
       await this.closeOpenCalls();
-      return this.prepareCall(options, options.parentNodeId === undefined ? this.current : this.requireNode(options.parentNodeId).nodeId);
+      const from = options.parentNodeId === undefined ? this.current : this.requireNode(options.parentNodeId).nodeId;
+      return options.outputSchema === undefined ? this.prepareCall(options, from) : from;
     });
+    if (typeof start === 'string') return yield* runStructured(this.structuredSteps(true), start, options);
+    const prepared = start;
     return yield* this.streaming.track(prepared.parentId, this.streamUnder(prepared, options, options.onStored));
   }
 
-  private async *streamUnder(prepared: PreparedCall, options: CompleteOptions, onCommitted?: (node: ConversationNode) => void): AsyncGenerator<LLMStreamChunk, LLMResponse> {
+  private async *streamUnder(
+    prepared: PreparedCall,
+    options: CompleteOptions,
+    onCommitted?: (node: ConversationNode) => void,
+    finalExtra?: (response: LLMResponse) => Record<string, unknown>,
+  ): AsyncGenerator<LLMStreamChunk, LLMResponse> {
     const assembled = yield* streamWithPartial(this.options.llm, prepared.messages, prepared.callOptions, ({ partial, error, reason }) => {
       const extra: Record<string, unknown> = { interrupted: true, stopReason: reason };
       if (error !== undefined) extra.error = error instanceof Error ? error.message : String(error);
       return this.queue.run(() => this.attachAnswer(prepared, partial, options, extra, onCommitted));
     });
     const response = await runResponseMiddleware(this.options.middleware ?? [], assembled, prepared.state);
-    return this.queue.run(() => this.attachAnswer(prepared, response, options, {}, onCommitted));
+    return this.queue.run(() => this.attachAnswer(prepared, response, options, finalExtra?.(response) ?? {}, onCommitted));
   }
 
   /**
@@ -488,6 +500,32 @@ export class ConversationManager extends ConversationReader {
       },
       commit: async (node) => copyNode(await this.queue.run(() => this.commitNewNode(node))),
       hold: (nodeId) => this.streaming.hold(nodeId),
+    };
+  }
+
+  /**
+   * How a structured answer's attempts are asked for and stored: streamed (each step queued, as
+   * `streamComplete`), or whole from inside the queue `complete` already holds.
+   */
+  private structuredSteps(streamed: boolean): StructuredSteps {
+    if (streamed) {
+      return {
+        prepare: (options, from) => this.queue.run(() => this.prepareCall(options, from)),
+        answer: (prepared, options, extra, onStored) => this.streaming.track(prepared.parentId, this.streamUnder(prepared, options, onStored, extra)),
+        commit: async (node) => copyNode(await this.queue.run(() => this.commitNewNode(node))),
+      };
+    }
+    const llm = this.options.llm;
+    const middleware = this.options.middleware ?? [];
+    const attach = (prepared: PreparedCall, response: LLMResponse, options: CompleteOptions, extra: Record<string, unknown>, onStored: (node: ConversationNode) => void) =>
+      this.attachAnswer(prepared, response, options, extra, onStored);
+    return {
+      prepare: (options, from) => this.prepareCall(options, from),
+      answer: async function* (prepared, options, extra, onStored) {
+        const response = await runResponseMiddleware(middleware, await llm.complete(prepared.messages, prepared.callOptions), prepared.state);
+        return attach(prepared, response, options, extra(response), onStored);
+      },
+      commit: async (node) => copyNode(await this.commitNewNode(node)),
     };
   }
 

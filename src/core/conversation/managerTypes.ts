@@ -87,15 +87,30 @@ export interface CompleteOptions {
    * middleware is applied to them; the answer is still stored under the node it answers.
    */
   requestMessages?: readonly LLMMessage[];
-  /** `streamComplete`: told the answer's node once it is stored (a stopped or failed one's too). */
+  /**
+   * `streamComplete`: told the answer's node once it is stored (a stopped or failed one's too). With
+   * `outputSchema`, told every node the call stores, in order: each attempt's answer and each correction turn.
+   */
   onStored?: (node: ConversationNode) => void;
+  /**
+   * Ask for a JSON answer matching this JSON Schema (draft-07 by default; draft 2019-09 or 2020-12 when its
+   * `$schema` says so). The provider is asked for JSON in its own way (`CompletionOptions.responseFormat`);
+   * the answer (bare JSON, or one ```json fence) is parsed and validated with Ajv. An answer that fails gets
+   * a correction turn (a user node listing each problem with its JSON path) and is asked again, up to
+   * `retries` times; the valid value is returned as `LLMResponse.parsed` and stored on its node
+   * (`metadata.structuredOutput`). After the last failure `OutputValidationError`. Not with `tools` or
+   * `requestMessages`. See `src/core/structured/structuredRun.ts`.
+   */
+  outputSchema?: object;
+  /** With `outputSchema`: how many more answers to ask for after an invalid one (default 2; 0 to 10). */
+  retries?: number;
 }
 
 /**
  * Options of `runWithTools`: the loop's (tools, approval, limit, Stop, events) and those of `complete`
  * for each of its answers (the tools offered come from the executor; the branch name goes on the first).
  */
-export interface ToolRunOptions extends Omit<CompleteOptions, 'tools'>, ToolLoopOptions {}
+export interface ToolRunOptions extends Omit<CompleteOptions, 'tools' | 'outputSchema' | 'retries'>, ToolLoopOptions {}
 
 /** A child of a node, as the branch picker shows it. */
 export interface BranchInfo {

@@ -287,6 +287,8 @@ export class OllamaProvider implements LLMProvider {
       messages: toOllamaMessages(messages, this.options.sendThinking) as Message[],
       ...(options.tools?.length ? { tools: options.tools as unknown as Tool[] } : {}),
       ...(think !== undefined ? { think } : {}),
+      // Ollama constrains the answer to the schema itself (structured outputs).
+      ...(options.responseFormat ? { format: options.responseFormat.schema as ChatRequest['format'] } : {}),
       options: modelOptions,
       ...(this.options.keepAlive !== undefined ? { keep_alive: this.options.keepAlive } : {}),
     };

@@ -1,4 +1,4 @@
-import { OpenAI } from 'openai';
+import { APIError, OpenAI } from 'openai';
 import type { LLMMessage, LLMResponse, LLMStreamChunk, Usage } from '../types';
 import { AnswerBudget, DEFAULT_MAX_ANSWER_CHARS, DEFAULT_MAX_ANSWER_MS } from './answerLimits';
 import { CallGuard } from './callGuard';
@@ -7,6 +7,7 @@ import { openaiConnectionHint, toOpenAIProviderError } from './openaiErrors';
 import { sameModel } from './modelNames';
 import { PricingTable, type PriceEntry } from './pricing';
 import type { CompletionOptions, LLMProvider, ModelInfo } from './provider';
+import { openAIResponseFormat, refusesJsonSchema, withSchemaInstruction } from './responseFormat';
 import { answerLimitError, brokenStreamError, configuredSecrets, unknownError, type ErrorContext } from './providerErrors';
 import { fromOpenAIToolCalls, openAIFinishReason, reasoningOf, toOpenAIMessages, ToolCallAccumulator } from './wireMessages';
 
@@ -45,6 +46,13 @@ export interface OpenAIProviderOptions {
   supportsTools?: boolean | readonly string[];
   /** Which models take images, as the server cannot say: `true` (default) every model, `false` none, or the list of those that do. */
   supportsVision?: boolean | readonly string[];
+  /**
+   * Which models take a JSON Schema in `response_format` (`json_schema`), for `CompletionOptions.responseFormat`:
+   * `true` (default) every model, `false` none, or the list of those that do. The others get `json_object` with
+   * the schema in the system text; so does a model whose server refuses `json_schema` with a 400 naming
+   * `response_format` (the request is sent again that way, and the model remembered).
+   */
+  jsonSchema?: boolean | readonly string[];
 }
 
 const DEFAULT_TIMEOUT_MS = 300_000;
@@ -65,6 +73,8 @@ export class OpenAIProvider implements LLMProvider {
   private readonly maxAnswerChars: number;
   private readonly maxAnswerMs: number;
   private readonly secrets: string[];
+  /** Models whose server refused `json_schema`: they get `json_object` from then on. */
+  private readonly refusedJsonSchema = new Set<string>();
 
   constructor(private readonly options: OpenAIProviderOptions) {
     this.model = options.model;
@@ -98,9 +108,11 @@ export class OpenAIProvider implements LLMProvider {
     const guard = new CallGuard(options.signal, this.timeoutMs, this.maxAnswerMs);
     const ctx = this.context(model, guard);
     try {
-      const res = await this.client.chat.completions.create(
-        { ...this.requestBody(messages, options, model), stream: false } as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
-        { signal: guard.signal },
+      const res = await this.withJsonFallback(options, model, () =>
+        this.client.chat.completions.create(
+          { ...this.requestBody(messages, options, model), stream: false } as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
+          { signal: guard.signal },
+        ),
       );
       const choice = res.choices?.[0];
       if (!choice) throw unknownError(ctx, new Error('its answer is not a chat completion (no "choices"); check that the base URL points at an OpenAI-compatible API'));
@@ -136,9 +148,11 @@ export class OpenAIProvider implements LLMProvider {
     try {
       let stream: AsyncIterable<OpenAI.Chat.ChatCompletionChunk>;
       try {
-        stream = await this.client.chat.completions.create(
-          { ...this.requestBody(messages, options, model), stream: true, stream_options: { include_usage: true } } as OpenAI.Chat.ChatCompletionCreateParamsStreaming,
-          { signal: guard.signal },
+        stream = await this.withJsonFallback(options, model, () =>
+          this.client.chat.completions.create(
+            { ...this.requestBody(messages, options, model), stream: true, stream_options: { include_usage: true } } as OpenAI.Chat.ChatCompletionCreateParamsStreaming,
+            { signal: guard.signal },
+          ),
         );
       } catch (err) {
         throw toOpenAIProviderError(err, ctx);
@@ -246,8 +260,35 @@ export class OpenAIProvider implements LLMProvider {
     }
   }
 
+  /** Whether `model` is sent `json_schema` (the `jsonSchema` option, and no refusal seen). */
+  takesJsonSchema(model: string = this.model): boolean {
+    if (this.refusedJsonSchema.has(model)) return false;
+    const setting = this.options.jsonSchema ?? true;
+    return typeof setting === 'boolean' ? setting : setting.some((m) => sameModel(m, model));
+  }
+
+  /**
+   * Runs `send`; when it asked for `json_schema` and the server refused that field with a 400, remembers the
+   * model and runs it once more, which now asks for `json_object`.
+   */
+  private async withJsonFallback<T>(options: CompletionOptions, model: string, send: () => Promise<T>): Promise<T> {
+    const usedSchema = options.responseFormat !== undefined && this.takesJsonSchema(model);
+    try {
+      return await send();
+    } catch (err) {
+      if (!usedSchema || !(err instanceof APIError) || !refusesJsonSchema(err.status, `${err.message} ${JSON.stringify(err.error ?? '')}`)) throw err;
+      this.refusedJsonSchema.add(model);
+      return send();
+    }
+  }
+
   private requestBody(messages: LLMMessage[], options: CompletionOptions, model: string): Record<string, unknown> {
-    const body: Record<string, unknown> = { ...passThrough(options.extra), model, messages: toOpenAIMessages(messages, this.options.sendThinking) };
+    const format = options.responseFormat;
+    const jsonObject = format !== undefined && !this.takesJsonSchema(model);
+    // `json_object` takes no schema (and OpenAI wants the word JSON in the messages): the system text carries it.
+    const sent = format && jsonObject ? withSchemaInstruction(messages, format) : messages;
+    const body: Record<string, unknown> = { ...passThrough(options.extra), model, messages: toOpenAIMessages(sent, this.options.sendThinking) };
+    if (format) body.response_format = openAIResponseFormat(format, jsonObject);
     if (options.temperature !== undefined) body.temperature = options.temperature;
     if (options.maxTokens !== undefined) body[this.maxTokensField(model)] = options.maxTokens;
     if (options.topP !== undefined) body.top_p = options.topP;

@@ -21,7 +21,22 @@ export interface CompletionOptions {
    * Ollama, an `options` object here is merged into the request's `options` (`num_ctx`, `top_k`…).
    */
   extra?: Record<string, unknown>;
+  /**
+   * Ask for a JSON answer matching `schema` (a JSON Schema), each provider in its own way: OpenAI-compatible
+   * servers get `response_format` (`json_schema`, or `json_object` with the schema in the system text where
+   * the server does not take schemas), Ollama gets `format: schema`, the VS Code language models (no JSON
+   * mode) get the schema in the instructions. `name` names the schema for servers that want one. The
+   * provider does not validate the answer: `ConversationManager.complete({ outputSchema })` does.
+   */
+  responseFormat?: ResponseFormat;
   signal?: AbortSignal;
+}
+
+/** A JSON answer asked of a provider (`CompletionOptions.responseFormat`). */
+export interface ResponseFormat {
+  schema: object;
+  /** Letters, digits, `_` and `-` (OpenAI's rule); default `answer`. */
+  name?: string;
 }
 
 /** A model listed by a provider. */

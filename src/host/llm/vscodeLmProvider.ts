@@ -19,6 +19,7 @@ import {
   toLmTools,
   VSCODE_PROVIDER_NAME,
   vscodeModelId,
+  withSchemaInstruction,
 } from '../../core/index';
 import type { CompletionOptions, ContextLength, LLMMessage, LLMProvider, LLMResponse, LLMStreamChunk, LmPartFactory, ModelInfo, TokenCounter, ToolCall, Usage } from '../../core/index';
 import { Disposable } from '../lifecycle';
@@ -158,7 +159,8 @@ export class VscodeLmProvider extends Disposable implements LLMProvider {
     const ctx = { model: id, label: chat.name || chat.id };
     const { signal } = options;
     if (signal?.aborted) throw lmAborted();
-    const request = toLmMessages(messages, PARTS, id);
+    // No JSON mode here: a structured answer's schema goes into the instructions (the manager still validates and retries).
+    const request = toLmMessages(options.responseFormat ? withSchemaInstruction(messages, options.responseFormat) : messages, PARTS, id);
     const tools = toLmTools(options.tools);
     // Stop and Arbor's total-time cap reach VS Code through one cancellation.
     const cancel = new vscode.CancellationTokenSource();
