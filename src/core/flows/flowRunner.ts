@@ -8,7 +8,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ConversationManager } from '../conversation/conversationManager';
-import type { CompleteOptions } from '../conversation/managerTypes';
 import { readNodeMetadata } from '../metadataKeys';
 import type { ConversationPromptBuilder } from '../prompts/types';
 import type { LLMStreamChunk } from '../types';
@@ -197,8 +196,8 @@ export class FlowRunner {
       ...(this.options.retries !== undefined ? { retries: this.options.retries } : {}),
       ...(system ? { systemPromptOverride: system.text } : {}),
       ...(this.options.signal ? { signal: this.options.signal } : {}),
-    } as CompleteOptions);
-    const next = ((response as { parsed?: { next?: unknown } }).parsed ?? {}).next;
+    });
+    const next = (response.parsed as { next?: unknown } | undefined)?.next;
     if (typeof next !== 'string' || !choices.includes(next)) throw new FlowError(`The conductor of flow "${flow.name}" did not pick one of ${choices.join(', ')} in state "${state.name}".`, memory);
     return next;
   }

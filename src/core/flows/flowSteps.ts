@@ -117,8 +117,8 @@ export async function runAgentStep(ctx: StepContext, state: AgentState, memory: 
   if (state.output) {
     // After a tool run the model has answered in prose: ask for the JSON in a turn of its own.
     if (state.tools.length) await ctx.manager.addMessage({ role: 'user', content: 'Now answer with the JSON object the schema asks for, and nothing else.', raw: true, metadata: { flow: ctx.marker } });
-    const response = await ctx.manager.complete({ ...base, outputSchema: state.output, ...(ctx.retries !== undefined ? { retries: ctx.retries } : {}) } as CompleteOptions);
-    const parsed = (response as { parsed?: unknown }).parsed;
+    const response = await ctx.manager.complete({ ...base, outputSchema: state.output, ...(ctx.retries !== undefined ? { retries: ctx.retries } : {}) });
+    const parsed = response.parsed;
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
       throw new FlowError(`State "${state.name}" asked for a JSON object matching its \`output\` schema and got ${parsed === undefined ? 'no parsed value' : 'something else'}.`, memory);
     }
@@ -155,7 +155,8 @@ async function renderArgs(ctx: StepContext, value: unknown, params: Record<strin
 
 /**
  * Runs a tool step: the call is stored as an assistant node (no model), put to the host's approval, run,
- * and its result stored as a `tool` node. Its output goes to `memory[result]`, how it ended to `memory[result + 'Status']`.
+ * and its result stored as a `tool` node. Its output goes to `memory[result]`, how it ended to `memory[result + 'Status']`
+ * (`done`, `failed`), and the tool's own metadata, when it gives some, to `memory[result + 'Info']` (`run_command`: `{command: {exitCode}}`).
  */
 export async function runToolStep(ctx: StepContext, state: ToolState, memory: Record<string, unknown>): Promise<StepOutcome> {
   const run = await ctx.tools?.([state.tool]);
@@ -206,7 +207,8 @@ export async function runToolStep(ctx: StepContext, state: ToolState, memory: Re
     await store(outcome.status, outcome.content, { startedAt, ...(outcome.modifiedFiles ? { modifiedFiles: outcome.modifiedFiles } : {}), ...(outcome.metadata ? { metadata: outcome.metadata } : {}) });
     emit(outcome.status, { startedAt, endedAt: endedAt() });
     if (outcome.status === 'cancelled') return { memory, text: '', stopped: true };
-    return { memory: { ...memory, [state.result]: outcome.content, [`${state.result}Status`]: outcome.status }, text: outcome.content, stopped: false };
+    const info = outcome.metadata ? { [`${state.result}Info`]: structuredClone(outcome.metadata) } : {};
+    return { memory: { ...memory, [state.result]: outcome.content, [`${state.result}Status`]: outcome.status, ...info }, text: outcome.content, stopped: false };
   } finally {
     await run.done?.();
   }

@@ -24,7 +24,7 @@ describe('arbor-prompts check', () => {
     expect(r.err).toEqual([]);
     expect(r.code).toBe(0);
     expect(r.out).toHaveLength(1);
-    expect(r.out[0]).toMatch(/^arbor-prompts: \d+ prompts checked in .*prompts, 0 errors, 0 warnings$/);
+    expect(r.out[0]).toMatch(/^arbor-prompts: \d+ prompts( and \d+ flows?)? checked in .*prompts, 0 errors, 0 warnings$/);
   });
 
   it('prints each problem as path:line:col: severity: message and exits 1 on errors', async () => {
