@@ -91,8 +91,11 @@ function check(node: Node, source: string, names: Set<string>): void {
     case 'MemberExpression': {
       const m = node as jsep.MemberExpression;
       check(m.object, source, names);
-      if (m.computed) check(m.property, source, names);
-      else {
+      if (m.computed) {
+        check(m.property, source, names);
+        const key = m.property.type === 'Literal' ? String((m.property as jsep.Literal).value) : undefined;
+        if (key !== undefined && FORBIDDEN_NAMES.has(key)) refuse(source, `"${key}" is not a memory key`);
+      } else {
         const prop = (m.property as jsep.Identifier).name;
         if (FORBIDDEN_NAMES.has(prop)) refuse(source, `"${prop}" is not a memory key`);
       }

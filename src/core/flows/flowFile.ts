@@ -29,7 +29,10 @@ const COMMON_FIELDS = ['type', 'description', 'next', 'choices', 'set'];
 
 /** A parsed flow file: the flow when it could be read, and every problem found in it. */
 export interface ParsedFlowFile {
+  /** The flow, when the file has no error. */
   flow?: FlowDefinition;
+  /** What could be read of the flow even with errors (for further checks, never to run). */
+  draft?: FlowDefinition;
   diagnostics: PromptDiagnostic[];
   /** The file's git blob id, for version chips like prompts'. */
   gitBlobId?: string;
@@ -47,7 +50,7 @@ export function parseFlowFile(input: { path: string; name: string; bytes: Uint8A
   if (source.errors.length) return { diagnostics: source.errors };
   const reader = new FlowReader(input.path, source);
   const flow = reader.read(source.data, input.name, sha256Hex(input.bytes));
-  return { ...(flow && !reader.failed ? { flow } : {}), diagnostics: reader.out, gitBlobId: gitBlobId(input.bytes) };
+  return { ...(flow && !reader.failed ? { flow } : {}), ...(flow ? { draft: flow } : {}), diagnostics: reader.out, gitBlobId: gitBlobId(input.bytes) };
 }
 
 class FlowReader {
@@ -107,7 +110,7 @@ class FlowReader {
       ...(typeof data.description === 'string' ? { description: data.description } : {}),
       ...(conductor ? { conductor } : {}),
     };
-    if (isObj(data.states) && states.has(start)) {
+    if (states.size > 0) {
       for (const p of checkFlowGraph(flow)) this.problem(p.path, p.message, p.severity);
     }
     return flow;

@@ -65,6 +65,8 @@ export function checkFlowGraph(flow: FlowDefinition): FlowGraphProblem[] {
       });
     }
   }
+  // Without a known start, reachability means nothing (the start is reported on its own).
+  if (!flow.states.has(flow.start)) return problems;
   const reached = new Set<string>([flow.start]);
   const queue = [flow.start];
   while (queue.length) {

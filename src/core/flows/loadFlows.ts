@@ -73,13 +73,13 @@ export async function loadFlows(promptDir: string, options: { files?: WorkspaceF
     const parsed = parseFlowFile({ path: rel, name: base, bytes });
     read.push({ path: rel, sha256: sha256Hex(bytes) });
     problems.push(...parsed.diagnostics);
+    if (options.prompts && parsed.draft) problems.push(...flowPromptProblems(parsed.draft, options.prompts));
     if (!parsed.flow) continue;
     const existing = byName.get(parsed.flow.name);
     if (existing) {
       problems.push({ file: rel, line: 1, column: 1, severity: 'error', message: `${existing.path} already has the flow name "${parsed.flow.name}": give each flow its own name` });
       continue;
     }
-    if (options.prompts) problems.push(...flowPromptProblems(parsed.flow, options.prompts));
     byName.set(parsed.flow.name, parsed.flow);
     flows.push(parsed.flow);
   }
