@@ -133,6 +133,8 @@ export class FlowRunner {
       const marker: FlowNodeInfo = { name: flow.name, version: flow.sha256, runId: point.runId, state: stateName, step };
       const ctx: StepContext = { manager: this.manager, flow, marker, ...this.stepOptions() };
       const startNode = this.manager.currentNodeId;
+      // What the step got to, for a failure's report (a rule that fails sees the step's result).
+      let latest = memory;
       try {
         if (state.type === 'finish') {
           const { text, node } = await runFinishStep(ctx, state, memory);
@@ -145,7 +147,9 @@ export class FlowRunner {
           yield { type: 'flow-stopped', state: stateName, step, memory };
           return;
         }
+        latest = outcome.memory;
         const after = applySets(state, outcome.memory);
+        latest = after;
         requireJson(after, `the memory after state "${stateName}"`);
         const { next, by } = await this.nextState(ctx, flow, state, after);
         const nodeId = await this.markStep(startNode, marker, after, next);
@@ -158,7 +162,7 @@ export class FlowRunner {
           yield { type: 'flow-stopped', state: stateName, step, memory };
           return;
         }
-        yield failed(error as Error, stateName, step, (error as FlowError).memory ?? memory);
+        yield failed(error as Error, stateName, step, (error as FlowError).memory ?? latest);
         return;
       }
     }
