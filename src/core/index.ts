@@ -223,6 +223,7 @@ export {
   type RagConfig,
   type RagMetadata,
   type PromptModelSettings,
+  type PromptOutput,
   type RenderOptions,
   type RenderResult,
   type ConversationPromptBuilder,
@@ -236,6 +237,7 @@ export {
   type SourceOffset,
   type RagConfigEntry,
   type PromptTemplate,
+  type PromptOutputSpec,
   type PromptInfo,
 } from './prompts/libraryTypes';
 export { FileSystemPromptLibrary, type PromptLibraryOptions, type PromptLibraryChange } from './prompts/fileSystemPromptLibrary';

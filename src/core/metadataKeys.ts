@@ -5,7 +5,7 @@
  */
 import { parseChatRequestOptions, type ChatRequestOptions } from './conversation/chatRequestOptions';
 import type { FlowNodeInfo } from './flows/flowTypes';
-import type { PromptModelSettings, PromptRef, RagMetadata } from './prompts/types';
+import type { PromptModelSettings, PromptOutput, PromptRef, RagMetadata } from './prompts/types';
 import type { OutputProblem } from './errors';
 import type { FinishReason, Usage } from './types';
 
@@ -174,6 +174,11 @@ export interface NodeMetadata {
   validationWarnings?: string[];
   /** Prompt message: the model settings from the prompt's front matter. */
   promptSettings?: PromptModelSettings;
+  /**
+   * Prompt message: the structured answer its prompt asks for (front matter `output:`), so whoever answers it
+   * (the chat, Regenerate) passes `schema` and `retries` to `complete({ outputSchema, retries })`.
+   */
+  promptOutput?: PromptOutput;
   /** Compaction node: what its summary covers (see `CompactionInfo`). */
   compaction?: CompactionInfo;
   /** Files a message changed (written by tools), listed by compactions. */
@@ -334,6 +339,7 @@ const NODE_PARSERS: Parsers<NodeMetadata> = {
   paramsMissing: texts,
   validationWarnings: texts,
   promptSettings: (v) => (isObject(v) ? (v as PromptModelSettings) : undefined),
+  promptOutput: (v) => (isObject(v) && isObject(v.schema) && typeof v.schemaHash === 'string' ? (v as unknown as PromptOutput) : undefined),
   compaction: compactionInfo,
   modifiedFiles: texts,
   branchSummary: (v) =>

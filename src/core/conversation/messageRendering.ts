@@ -75,5 +75,6 @@ export async function renderMessage(
   if (result.paramsMissing.length > 0) metadata.paramsMissing = result.paramsMissing;
   if (result.validationWarnings.length > 0) metadata.validationWarnings = result.validationWarnings;
   if (result.settings && Object.keys(result.settings).length > 0) metadata.promptSettings = result.settings;
+  if (result.output) metadata.promptOutput = result.output;
   return { content: result.content, ...(name !== undefined ? { promptName: name } : {}), metadata };
 }

@@ -8,6 +8,7 @@ import { PartialResolver, type ResolvedTemplate } from './partialResolver';
 import { loadFlows } from '../flows/loadFlows';
 import type { FlowDefinition } from '../flows/flowTypes';
 import { parsePromptFile, PROMPT_EXTENSIONS, type ParsedPromptFile } from './promptFile';
+import { resolvePromptOutput, SCHEMA_FILE_SUFFIX } from './promptOutputs';
 import { promptReadPath, promptRealRoot } from './promptPaths';
 import { limitError, resolvePromptLimits, type PromptLimits } from './promptLimits';
 import type { RagConfig } from './types';
@@ -186,7 +187,7 @@ export class FileSystemPromptLibrary implements Disposable {
   }
 
   private async load(): Promise<PromptLibraryChange> {
-    const before = new Map([...this.prompts.values(), ...this.flowFiles].map((p) => [p.path, p.sha256]));
+    const before = new Map([...[...this.prompts.values()].map((p) => [p.path, versionOf(p)] as const), ...this.flowFiles.map((f) => [f.path, f.sha256] as const)]);
     const prompts = new Map<string, PromptTemplate>();
     const problems: PromptDiagnostic[] = [];
     const refused = new Map<string, PromptError>();
@@ -196,6 +197,8 @@ export class FileSystemPromptLibrary implements Disposable {
       const files = await this.listFiles(nodePath.join(this.promptDir, folder), folder);
       files.sort((a, b) => extRank(a) - extRank(b) || a.localeCompare(b));
       for (const rel of files) {
+        // A prompt's `output:` schema file lives beside it; it is read with the prompt, not as one.
+        if (rel.toLowerCase().endsWith(SCHEMA_FILE_SUFFIX)) continue;
         const ext = PROMPT_EXTENSIONS.find((e) => rel.toLowerCase().endsWith(e));
         if (!ext) {
           problems.push({ file: rel, line: 1, column: 1, severity: 'warning', message: `ignored: prompt files end in ${PROMPT_EXTENSIONS.join(', ')}` });
@@ -222,6 +225,13 @@ export class FileSystemPromptLibrary implements Disposable {
         prompts.set(key, parsed.prompt);
       }
     }
+    for (const [key, prompt] of prompts) {
+      const resolved = await resolvePromptOutput(this.files, this.promptDir, realRoot, prompt);
+      if (!resolved) continue;
+      if ('problem' in resolved) problems.push(resolved.problem);
+      // A copy: the parsed prompt is cached by file, and its schema file may change on its own.
+      else prompts.set(key, { ...prompt, output: resolved.output });
+    }
     for (const key of this.cache.keys()) if (!seen.has(key)) this.cache.delete(key);
     this.prompts = prompts;
     this.refused = refused;
@@ -234,7 +244,7 @@ export class FileSystemPromptLibrary implements Disposable {
     this.flowFiles = flows.read;
     this.fileProblems.push(...flows.problems);
 
-    const after = new Map([...prompts.values(), ...flows.read].map((p) => [p.path, p.sha256]));
+    const after = new Map([...[...prompts.values()].map((p) => [p.path, versionOf(p)] as const), ...flows.read.map((f) => [f.path, f.sha256] as const)]);
     const paths = new Set<string>();
     for (const [path, sha] of after) if (before.get(path) !== sha) paths.add(path);
     for (const path of before.keys()) if (!after.has(path)) paths.add(path);
@@ -325,6 +335,11 @@ function promptName(rel: string, folder: string): string {
   const base = inside.slice(slash + 1);
   const dot = base.indexOf('.');
   return inside.slice(0, slash + 1) + (dot > 0 ? base.slice(0, dot) : base);
+}
+
+/** What tells a reload that a prompt changed: its file, and the schema its `output:` file holds. */
+function versionOf(p: PromptTemplate): string {
+  return `${p.sha256}:${p.output?.schemaHash ?? ''}`;
 }
 
 function extRank(rel: string): number {

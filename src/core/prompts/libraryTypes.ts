@@ -1,4 +1,4 @@
-import type { PromptModelSettings, RagConfig } from './types';
+import type { PromptModelSettings, PromptOutput, RagConfig } from './types';
 
 /** Which folder of `prompts/` a file lives in; `partial` files only serve `{{> name}}` includes. */
 export type PromptKind = 'system' | 'user' | 'messages' | 'rag' | 'partial';
@@ -68,6 +68,23 @@ export interface PromptTemplate {
   /** Only for `rag` files: the configs the file defines. */
   ragConfigs?: RagConfig[];
   metadata?: Record<string, unknown>;
+  /** The front matter's `output:` (and `retries:`) as written; the library resolves it into `output`. */
+  outputSpec?: PromptOutputSpec;
+  /** The structured answer this prompt asks for, its schema read and checked (absent when it has none or it is broken). */
+  output?: PromptOutput;
+}
+
+/** A prompt's `output:` as its file writes it: an inline JSON Schema, or the path of a `.schema.json` file. */
+export interface PromptOutputSpec {
+  /** The inline schema (a YAML mapping). */
+  schema?: Record<string, unknown>;
+  /** The schema file, relative to the prompts folder with `/` separators (resolved from the prompt's own folder). */
+  file?: string;
+  /** `retries:` (0 to 10); absent: the manager's default. */
+  retries?: number;
+  /** Where `output:` is written, for problems about the schema. */
+  line: number;
+  column: number;
 }
 
 /** What `listPrompts()` shows for each prompt. */

@@ -278,6 +278,7 @@ export class PromptBuilder implements ConversationPromptBuilder {
       const p = job.prompt;
       result.prompt = { name: p.name, path: p.path, sha256: p.sha256, gitBlobId: p.gitBlobId };
       if (job.settings && Object.keys(job.settings).length) result.settings = job.settings;
+      if (p.output) result.output = structuredClone(p.output);
     }
     return result;
   }

@@ -4,6 +4,7 @@ import type {
   MessageTemplate,
   PromptDiagnostic,
   PromptKind,
+  PromptOutputSpec,
   PromptParam,
   PromptTemplate,
   RagConfigEntry,
@@ -110,6 +111,8 @@ export function parsePromptFile(input: PromptFileInput): ParsedPromptFile {
     settings: reader.settings(data),
     metadata: isObj(data.metadata) ? data.metadata : undefined,
   };
+  const outputSpec = reader.output(data);
+  if (outputSpec) prompt.outputSpec = outputSpec;
   if (input.kind === 'messages') prompt.messages = reader.messages(data);
   if (input.kind === 'rag') prompt.ragConfigs = reader.ragFile(data);
   return { prompt, diagnostics };
@@ -127,6 +130,25 @@ function decodeUtf8(bytes: Uint8Array, file: string): { text: string } | { probl
     const column = before.length - before.lastIndexOf('\n');
     return { problem: { file, line, column, severity: 'error', message: 'the file is not valid UTF-8 (first bad byte here): save it as UTF-8' } };
   }
+}
+
+/**
+ * The prompts-folder path of an `output:` schema file written relative to the prompt `promptPath`: it must
+ * end in `.schema.json` and stay inside the prompts folder.
+ */
+export function schemaFilePath(promptPath: string, written: string): { path: string } | { problem: string } {
+  const w = written.trim().replace(/\\/g, '/');
+  if (!/\.schema\.json$/i.test(w)) return { problem: `output schema file "${written}" must end in .schema.json (or write the schema inline under \`output:\`)` };
+  if (w.startsWith('/') || /^[A-Za-z]:/.test(w)) return { problem: `output schema file "${written}" must be a path relative to the prompt, inside the prompts folder` };
+  const parts = promptPath.split('/').slice(0, -1);
+  for (const part of w.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') {
+      if (parts.length === 0) return { problem: `output schema file "${written}" leads outside the prompts folder; keep it beside the prompt` };
+      parts.pop();
+    } else parts.push(part);
+  }
+  return { path: parts.join('/') };
 }
 
 /** Splits `---` front matter from the body; the body line is where the template starts in the file. */
@@ -195,6 +217,38 @@ class FieldReader {
       }
     }
     return [...byName.values()];
+  }
+
+  /**
+   * `output:` (an inline JSON Schema, or the path of a `.schema.json` file beside the prompt, never outside
+   * the prompts folder) and `retries:`. The schema itself is read and compiled by the library.
+   */
+  output(d: Obj): PromptOutputSpec | undefined {
+    const o = d.output;
+    const r = d.retries;
+    if (o === undefined || o === null) {
+      if (r !== undefined) this.problem(['retries'], '`retries` applies only to a prompt with an `output:` schema', 'warning');
+      return undefined;
+    }
+    const pos = this.source?.positionOf(['output']) ?? { line: 1, column: 1 };
+    const spec: PromptOutputSpec = { line: pos.line, column: pos.column };
+    if (isObj(o)) spec.schema = o;
+    else if (typeof o === 'string') {
+      const file = schemaFilePath(this.file, o);
+      if ('problem' in file) {
+        this.problem(['output'], file.problem);
+        return undefined;
+      }
+      spec.file = file.path;
+    } else {
+      this.problem(['output'], '`output` must be a JSON Schema (a mapping such as `type: object` with `properties:`) or the path of a `.schema.json` file beside the prompt');
+      return undefined;
+    }
+    if (r !== undefined) {
+      if (typeof r === 'number' && Number.isInteger(r) && r >= 0 && r <= 10) spec.retries = r;
+      else this.problem(['retries'], '`retries` must be a whole number from 0 to 10');
+    }
+    return spec;
   }
 
   validation(d: Obj): ValidationLevel | undefined {

@@ -44,6 +44,21 @@ export interface RagMetadata {
   timestamp: string;
 }
 
+/**
+ * The structured answer a prompt asks for (front matter `output:` and `retries:`): pass `schema` and `retries`
+ * to `ConversationManager.complete({ outputSchema, retries })`.
+ */
+export interface PromptOutput {
+  /** The JSON Schema, compiled once by the library (so it is known to be valid). */
+  schema: Record<string, unknown>;
+  /** `outputSchemaHash(schema)`, as the answer's `metadata.structuredOutput.schemaHash` will carry it. */
+  schemaHash: string;
+  /** Retries after an invalid answer; absent: the manager's default (2). */
+  retries?: number;
+  /** The `.schema.json` file it was read from, relative to the prompts folder; absent for an inline schema. */
+  schemaFile?: string;
+}
+
 /** Model settings a prompt file may carry in its front matter. */
 export interface PromptModelSettings {
   model?: string;
@@ -72,6 +87,8 @@ export interface RenderResult {
   /** Absent for inline prompts. */
   prompt?: PromptRef;
   settings?: PromptModelSettings;
+  /** The structured answer the prompt asks for (its `output:`), to pass to `complete`. */
+  output?: PromptOutput;
 }
 
 /** What the conversation manager needs from a prompt builder. */
