@@ -148,6 +148,8 @@ describe('bookmarks and notes', () => {
     const { workbench } = session;
     for (const text of ['Throwaway one', 'Throwaway two']) {
       await workbench.runCommand('Arbor: New Conversation');
+      // Until the new tab shows, the chat in view is the one before: a message typed then would go there.
+      await expect.poll(() => chat().messages().count(), { timeout: 15_000 }).toBe(0);
       await chat().waitReady();
       await ask(text);
     }
