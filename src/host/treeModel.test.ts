@@ -203,8 +203,9 @@ describe('the offer of conversations other workspaces left', () => {
       commands,
       now,
     );
-    expect(offer.label).toBe('Conversations from these folders were found in 2 other workspaces');
-    expect(offer.description).toBe('3 conversations, last used 1 h ago');
+    expect(offer.label).toBe('3 conversations from 2 other workspaces');
+    expect(offer.description).toBe('last used 1 h ago');
+    expect(offer.tooltip).toContain('Conversations from these folders were found in 2 other workspaces (3 conversations, last used 1 h ago):');
     expect(offer.tooltip).toContain('• project: 2 conversations, 12.0 KB, last used 2 days ago');
     expect(offer.children.map((c) => [c.label, c.command])).toEqual([
       ['Open Them Here', 'open'],
@@ -214,8 +215,9 @@ describe('the offer of conversations other workspaces left', () => {
 
   it('speaks of this folder and another workspace when there is one of each, and of one conversation', () => {
     const offer = otherStoresOffer([{ where: 'project', conversationIds: ['a'], size: '1 KB', lastUsed: new Date('2026-03-10T11:59:30Z') }], 1, commands, now);
-    expect(offer.label).toBe('Conversations from this folder were found in another workspace');
-    expect(offer.description).toBe('1 conversation, last used just now');
+    expect(offer.label).toBe('1 conversation from another workspace');
+    expect(offer.description).toBe('last used just now');
+    expect(offer.tooltip).toContain('Conversations from this folder were found in another workspace (1 conversation, last used just now):');
   });
 
   it('in an untrusted workspace offers to look, without having read anything', () => {

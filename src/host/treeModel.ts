@@ -302,11 +302,14 @@ export function otherStoresOffer(stores: readonly OfferStore[], folderCount: num
   const newest = Math.max(...stores.map((s) => s.lastUsed.getTime()));
   const from = folderCount > 1 ? 'these folders' : 'this folder';
   const inWhat = stores.length > 1 ? `${stores.length} other workspaces` : 'another workspace';
-  const described = `${count} conversation${count === 1 ? '' : 's'}, last used ${relativeTime(new Date(newest).toISOString(), now)}`;
+  const conversations = `${count} conversation${count === 1 ? '' : 's'}`;
+  const lastUsed = `last used ${relativeTime(new Date(newest).toISOString(), now)}`;
+  const described = `${conversations}, ${lastUsed}`;
   return {
     kind: 'offer',
-    label: `Conversations from ${from} were found in ${inWhat}`,
-    description: described,
+    // Short enough for a narrow sidebar; the sentence is in the tooltip.
+    label: `${conversations} from ${inWhat}`,
+    description: lastUsed,
     tooltip: [
       `Conversations from ${from} were found in ${inWhat} (${described}):`,
       ...stores.map((s) => `• ${s.where}: ${s.conversationIds.length} conversation${s.conversationIds.length === 1 ? '' : 's'}, ${s.size}, last used ${relativeTime(s.lastUsed.toISOString(), now)}`),
@@ -314,7 +317,7 @@ export function otherStoresOffer(stores: readonly OfferStore[], folderCount: num
     ].join('\n'),
     icon: 'history',
     children: [
-      { kind: 'offer', label: 'Open Them Here', icon: 'check', children: [], command: commands.open, tooltip: `Copy the ${described.split(',')[0]} into this workspace's store` },
+      { kind: 'offer', label: 'Open Them Here', icon: 'check', children: [], command: commands.open, tooltip: `Copy the ${conversations} into this workspace's store` },
       { kind: 'offer', label: 'Dismiss', icon: 'close', children: [], command: commands.dismiss, tooltip: 'Do not offer them again in this workspace ("Arbor: Find Conversations from Other Workspaces" still finds them)' },
     ],
   };
