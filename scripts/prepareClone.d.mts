@@ -33,3 +33,7 @@ export declare function ensureNpmDependencies(tag: string): void;
 export declare function ensureTestPackages(tag: string): void;
 /** Installs PostgreSQL when missing and possible, else its script says the team-store tests will skip. */
 export declare function ensurePostgres(tag: string): void;
+/** What the packaged extension is made from, relative to the repository's root. */
+export declare const EXTENSION_INPUTS: string[];
+/** A fingerprint of the paths, sizes and modification times of the files under `entries`. */
+export declare function inputsFingerprint(root: string, entries?: string[]): string;

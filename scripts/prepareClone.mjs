@@ -8,7 +8,7 @@
 // are the thin part around them.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -177,4 +177,32 @@ export function ensurePostgres(tag) {
   if (postgresInstalled(libDirs, has('initdb'))) return;
   console.log(`[${tag}] PostgreSQL is missing: the team-store tests run their own throwaway cluster`);
   spawnSync('bash', [path.join(ROOT, 'scripts/ensurePostgres.sh')], { cwd: ROOT, stdio: 'inherit' });
+}
+
+/** What the packaged extension is made from (scripts/build.mjs's inputs and what .vscodeignore ships). */
+export const EXTENSION_INPUTS = ['src', 'webview', 'media', 'prompts', 'package.json', 'package-lock.json', 'README.md', 'LICENSE', '.vscodeignore', 'scripts/build.mjs', 'tsconfig.json'];
+
+/**
+ * A fingerprint of the files under `entries` (paths relative to `root`, files or folders): their
+ * paths, sizes and modification times. Equal fingerprints mean a build would make the same package,
+ * so `npm start` reuses the last one.
+ */
+export function inputsFingerprint(root, entries = EXTENSION_INPUTS) {
+  const hash = createHash('sha256');
+  const visit = (rel) => {
+    let stat;
+    try {
+      stat = statSync(path.join(root, rel));
+    } catch {
+      hash.update(`${rel}\0missing\n`);
+      return;
+    }
+    if (stat.isDirectory()) {
+      for (const name of readdirSync(path.join(root, rel)).sort()) visit(path.join(rel, name));
+    } else {
+      hash.update(`${rel}\0${stat.size}\0${stat.mtimeMs}\n`);
+    }
+  };
+  for (const entry of entries) visit(entry);
+  return hash.digest('hex');
 }

@@ -17,9 +17,10 @@
 // The harness is TypeScript shared with the e2e tests (test/e2e/harness), loaded through tsx once the
 // npm dependencies are there; until then only Node's built-ins are used.
 import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { ROOT as root, ensureNpmDependencies } from './prepareClone.mjs';
+import { ROOT as root, ensureNpmDependencies, inputsFingerprint } from './prepareClone.mjs';
 
 const argv = process.argv.slice(2);
 const fakeLlm = argv.includes('--fake-llm');
@@ -69,8 +70,19 @@ async function main() {
   const sandbox = await harness.prepareSandbox(sandboxDir, { keep: !fresh });
   await rm(sandbox.extensionsDir, { recursive: true, force: true });
 
-  log('building and packaging the extension');
-  const vsix = await harness.packageExtension(path.join(root, '.vscode-test', 'arbor-start.vsix'));
+  // Packaged again only when a file it is made from changed since the last start (a fingerprint beside it).
+  const vsix = path.join(root, '.vscode-test', 'arbor-start.vsix');
+  const fingerprintFile = `${vsix}.inputs`;
+  const fingerprint = inputsFingerprint(root);
+  const packaged = existsSync(vsix) && existsSync(fingerprintFile) && readFileSync(fingerprintFile, 'utf8').trim() === fingerprint;
+  if (packaged) {
+    log(`the extension's sources are unchanged since the last start: reusing ${path.relative(root, vsix)}`);
+  } else {
+    log('building and packaging the extension');
+    await rm(fingerprintFile, { force: true });
+    await harness.packageExtension(vsix);
+    writeFileSync(fingerprintFile, `${fingerprint}\n`);
+  }
   await harness.installVsix(sandbox, vsix);
   log(`installed ${path.relative(root, vsix)} into ${path.relative(root, sandbox.extensionsDir)}`);
 

@@ -1,5 +1,8 @@
+import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { aptDecision, lockHash, lockedVersions, missingTestPackages, npmInstallDecision, postgresInstalled } from '../../../scripts/prepareClone.mjs';
+import { aptDecision, inputsFingerprint, lockHash, lockedVersions, missingTestPackages, npmInstallDecision, postgresInstalled } from '../../../scripts/prepareClone.mjs';
 
 /** What `npm test` and `npm start` decide to install on a clone, from what they found. */
 describe('prepareClone decisions', () => {
@@ -53,5 +56,32 @@ describe('prepareClone decisions', () => {
     expect(postgresInstalled([], false)).toBe(false);
     expect(postgresInstalled(['17'], false)).toBe(true);
     expect(postgresInstalled([], true)).toBe(true);
+  });
+});
+
+describe('inputsFingerprint', () => {
+  it('changes when a file under the inputs is added, changed or removed, and only then', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'arbor-fingerprint-'));
+    try {
+      await writeFile(path.join(dir, 'package.json'), '{}');
+      await mkdir(path.join(dir, 'src'));
+      await writeFile(path.join(dir, 'src/a.ts'), 'a');
+      const entries = ['src', 'package.json', 'README.md'];
+      const first = inputsFingerprint(dir, entries);
+      expect(inputsFingerprint(dir, entries)).toBe(first);
+      await writeFile(path.join(dir, 'src/b.ts'), 'b');
+      const added = inputsFingerprint(dir, entries);
+      expect(added).not.toBe(first);
+      await utimes(path.join(dir, 'src/a.ts'), new Date(2001, 1, 1), new Date(2001, 1, 1));
+      expect(inputsFingerprint(dir, entries)).not.toBe(added);
+      // A file outside the inputs does not count.
+      const before = inputsFingerprint(dir, entries);
+      await writeFile(path.join(dir, 'notes.txt'), 'x');
+      expect(inputsFingerprint(dir, entries)).toBe(before);
+      await rm(path.join(dir, 'src/b.ts'));
+      expect(inputsFingerprint(dir, entries)).not.toBe(before);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
