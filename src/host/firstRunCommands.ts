@@ -60,11 +60,11 @@ export async function useOllama({ services }: FirstRunContext): Promise<void> {
 
 /**
  * Asks for an OpenAI-compatible server's base URL (arbor.openai.baseUrl) and makes it the model server,
- * then for its key (Arbor: Set OpenAI API Key; a local server may need none) and a model it has.
+ * then for its key (kept in secret storage; a local server may need none) and one of its models.
  */
 export async function useOpenAICompatible({ services }: FirstRunContext): Promise<void> {
   const url = await vscode.window.showInputBox({
-    title: 'OpenAI-compatible server',
+    title: 'OpenAI-compatible server (1/2)',
     prompt: 'The API\'s base URL (ending before /chat/completions). Next: its key, then one of its models.',
     value: services.settings.openaiBaseUrl,
     placeHolder: 'http://127.0.0.1:8000/v1',
@@ -72,8 +72,17 @@ export async function useOpenAICompatible({ services }: FirstRunContext): Promis
     validateInput: baseUrlProblem,
   });
   if (url === undefined) return;
-  await services.updateSetting(Settings.openaiBaseUrl, url.trim().replace(/\/+$/, ''));
+  const baseUrl = url.trim().replace(/\/+$/, '');
+  await services.updateSetting(Settings.openaiBaseUrl, baseUrl);
   await services.updateSetting(Settings.provider, 'openai');
-  await vscode.commands.executeCommand(Commands.setOpenAIKey);
+  const key = await vscode.window.showInputBox({
+    title: 'OpenAI-compatible server (2/2)',
+    prompt: `The API key for ${baseUrl}, kept in VS Code's secret storage (never in settings). Leave it empty if the server needs none.`,
+    password: true,
+    ignoreFocusOut: true,
+    placeHolder: 'sk-…',
+  });
+  if (key === undefined) return;
+  if (key.trim()) await services.apiKeys.set(key.trim());
   await vscode.commands.executeCommand(Commands.selectModel);
 }
