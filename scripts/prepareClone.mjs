@@ -129,8 +129,8 @@ export function ensureNpmDependencies(tag) {
   if (decision.writeStamp) writeFileSync(stampFile, `${hash}\n`);
   if (!decision.install) return;
   console.log(`[${tag}] Installing the locked npm dependencies (npm ci): ${decision.reason}`);
-  // --loglevel=error: npm's own notices (funding, update checks) are noise here; errors still show.
-  const result = spawnSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: ROOT, stdio: 'inherit' });
+  // npm's own notices (funding, audit, a newer npm) are noise here; its warnings and errors still show.
+  const result = spawnSync('npm', ['ci', '--no-audit', '--no-fund', '--no-update-notifier', '--loglevel=warn'], { cwd: ROOT, stdio: 'inherit' });
   if (result.status !== 0) {
     throw new Error(`npm ci failed (exit ${result.status ?? result.signal}): see npm's message above; if the registry is unreachable, check the network or proxy (\`npm ping\`), then run this again`);
   }
