@@ -4,6 +4,7 @@
 //   2. in a second fresh clone, `npm start -- --fake-llm` prints its URL, serves VS Code's workbench
 //      there with Arbor installed, and a second run of it starts again (the time of each is printed);
 //      each run is stopped by its process group.
+// The clone has the full history of HEAD, as `git clone` gives a newcomer (some tests read older commits).
 // One clone at a time; each is removed afterwards, also on failure.
 //
 // code-server: a bare clone would install its own (minutes); when this checkout has one installed,
@@ -40,7 +41,7 @@ async function bareClone() {
     if (result.status !== 0) throw new Error(`git ${args.join(' ')} failed`);
   };
   git(['init', '-q', dir]);
-  git(['fetch', '-q', '--depth', '1', ROOT, 'HEAD'], dir);
+  git(['fetch', '-q', ROOT, 'HEAD'], dir);
   git(['checkout', '-q', 'FETCH_HEAD'], dir);
   return dir;
 }
