@@ -3,7 +3,11 @@
 # and code-server 4.100.3 (VS Code 1.100.3, the last release for Node 20) into .vscode-test/code-server.
 # Only the npm registry and Debian's packages are reachable, so code-server's install steps that would
 # download from elsewhere (ripgrep's binary) are satisfied locally; see shared/REAL-VSCODE.md.
+# With --packages-only it installs the Debian packages only (what `npm test` needs), not code-server.
+# apt-get runs as root, or through `sudo -n` when that needs no password.
 set -euo pipefail
+packages_only=false
+[ "${1:-}" = "--packages-only" ] && packages_only=true
 
 CODE_SERVER_VERSION=4.100.3
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -17,23 +21,28 @@ missing=()
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v rg >/dev/null 2>&1 || missing+=(ripgrep)
 # code-server's argon2 is compiled from source by node-gyp.
-if [ ! -f "$marker" ]; then
+if [ ! -f "$marker" ] && [ "$packages_only" = false ]; then
   command -v g++ >/dev/null 2>&1 || missing+=(g++)
   command -v make >/dev/null 2>&1 || missing+=(make)
   command -v python3 >/dev/null 2>&1 || missing+=(python3)
 fi
 if [ "${#missing[@]}" -gt 0 ]; then
+  as_root=()
   if [ "$(id -u)" -ne 0 ]; then
-    echo "[installCodeServer] missing ${missing[*]}: run as root or install them with apt-get" >&2
-    exit 1
+    if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+      as_root=(sudo -n)
+    else
+      echo "[installCodeServer] missing ${missing[*]}, and installing needs root: run \`sudo apt-get install -y --no-install-recommends ${missing[*]}\`, then run this again" >&2
+      exit 1
+    fi
   fi
   log "installing ${missing[*]} with apt-get"
-  export DEBIAN_FRONTEND=noninteractive
-  if ! apt-get install -y --no-install-recommends "${missing[@]}"; then
-    apt-get update
-    apt-get install -y --no-install-recommends "${missing[@]}"
+  if ! "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"; then
+    "${as_root[@]}" apt-get update -qq
+    "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
   fi
 fi
+"$packages_only" && exit 0
 
 if [ -f "$marker" ] && [ -x "$dest/node_modules/.bin/code-server" ]; then
   log "code-server $CODE_SERVER_VERSION already installed in $dest"

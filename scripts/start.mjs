@@ -1,20 +1,27 @@
-// `npm start`: builds and packages Arbor, installs it into a fresh extensions folder of a code-server
+// `npm start`: on a bare clone first installs the locked npm dependencies (npm ci, only when node_modules
+// is missing or out of date with package-lock.json; scripts/prepareClone.mjs, shared with `npm test`),
+// then builds and packages Arbor, installs it into a fresh extensions folder of a code-server
 // (VS Code in the browser, installed on first use), opens a copy of sample-workspace/ in it on
 // 127.0.0.1 and prints the URL. Runs until Ctrl+C, then stops code-server by its process group.
+// When no model server answers, the chat offers a tour with the fake model server: this script tells
+// the extension where its launcher is (ARBOR_TOUR_SERVER=scripts/tourServer.mjs).
 //
 //   npm start                   use the model settings you set in that VS Code (Ollama by default)
 //   npm start -- --fake-llm     also start the local fake model server and point Arbor at it
 //   npm start -- --fresh        forget the previous session's conversations, settings and workspace copy
 //   npm start -- --port 8080    serve on this port instead of a free one
 //
-// The harness is TypeScript shared with the e2e tests (test/e2e/harness), loaded through tsx.
+// ARBOR_CODE_SERVER_DIR=/path uses (or installs) code-server there instead of .vscode-test/code-server,
+// e.g. one already installed for another clone.
+//
+// The harness is TypeScript shared with the e2e tests (test/e2e/harness), loaded through tsx once the
+// npm dependencies are there; until then only Node's built-ins are used.
 import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { tsImport } from 'tsx/esm/api';
+import { ROOT as root, ensureNpmDependencies, inputsFingerprint } from './prepareClone.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const argv = process.argv.slice(2);
 const fakeLlm = argv.includes('--fake-llm');
 const fresh = argv.includes('--fresh');
@@ -49,9 +56,12 @@ process.on('SIGINT', () => void stop(0));
 process.on('SIGTERM', () => void stop(0));
 
 async function main() {
+  const started = Date.now();
+  ensureNpmDependencies('start');
   const install = spawnSync('bash', [path.join(root, 'scripts/installCodeServer.sh')], { stdio: 'inherit' });
   if (install.status !== 0) throw new Error('installing code-server failed (see above)');
 
+  const { tsImport } = await import('tsx/esm/api');
   const harness = await tsImport('../test/e2e/harness/codeServer.ts', import.meta.url);
   const fake = await tsImport('../test/e2e/harness/fakeLlm.ts', import.meta.url);
 
@@ -60,8 +70,19 @@ async function main() {
   const sandbox = await harness.prepareSandbox(sandboxDir, { keep: !fresh });
   await rm(sandbox.extensionsDir, { recursive: true, force: true });
 
-  log('building and packaging the extension');
-  const vsix = await harness.packageExtension(path.join(root, '.vscode-test', 'arbor-start.vsix'));
+  // Packaged again only when a file it is made from changed since the last start (a fingerprint beside it).
+  const vsix = path.join(root, '.vscode-test', 'arbor-start.vsix');
+  const fingerprintFile = `${vsix}.inputs`;
+  const fingerprint = inputsFingerprint(root);
+  const packaged = existsSync(vsix) && existsSync(fingerprintFile) && readFileSync(fingerprintFile, 'utf8').trim() === fingerprint;
+  if (packaged) {
+    log(`the extension's sources are unchanged since the last start: reusing ${path.relative(root, vsix)}`);
+  } else {
+    log('building and packaging the extension');
+    await rm(fingerprintFile, { force: true });
+    await harness.packageExtension(vsix);
+    writeFileSync(fingerprintFile, `${fingerprint}\n`);
+  }
   await harness.installVsix(sandbox, vsix);
   log(`installed ${path.relative(root, vsix)} into ${path.relative(root, sandbox.extensionsDir)}`);
 
@@ -73,14 +94,16 @@ async function main() {
     await harness.writeUserSettings(sandbox, {}, { merge: true });
   }
 
-  codeServer = await harness.startCodeServer(sandbox, { port });
+  // The tour's fake model server, which the chat offers to start when no model server answers.
+  const env = { ...process.env, ARBOR_TOUR_SERVER: path.join(root, 'scripts/tourServer.mjs') };
+  codeServer = await harness.startCodeServer(sandbox, { port, env });
   codeServer.process.child.once('exit', (exitCode) => {
     if (!stopping) {
       console.error(`[start] code-server exited (${exitCode}):\n${codeServer.process.output()}`);
       void stop(1);
     }
   });
-  log(`workspace: ${sandbox.workspace}`);
+  log(`workspace: ${sandbox.workspace} (ready in ${((Date.now() - started) / 1000).toFixed(1)} s)`);
   console.log(
     `\n  Arbor is running in VS Code at ${codeServer.url}\n` +
       '  It asks for no password and listens on 127.0.0.1 only: do not forward or expose the port.\n' +

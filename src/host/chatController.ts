@@ -376,7 +376,7 @@ export class ChatController extends Disposable {
         case 'setRequestOptions':
           return await this.options.setRequestOptions(msg.options);
         case 'runAction':
-          return await runErrorAction(msg.command);
+          return await runErrorAction(msg.command, { services: this.services, conversationId: this.conversationId });
         case 'findFiles': {
           const result = await findWorkspaceFiles(this.services, msg.query).catch((err) => ({ error: err }));
           this.reply(msg, Array.isArray(result) ? { type: 'response', result } : { type: 'response', error: toErrorView(result.error) });

@@ -3,11 +3,12 @@ import { isVscodeModelId } from '../core/index';
 import { assertNever, type ErrorActionCommand } from '../shared/protocol';
 import { Commands, EXTENSION_ID } from './constants';
 import { MissingApiKeyError } from './errorView';
+import { startTour, useOllama, useOpenAICompatible, type FirstRunContext } from './firstRunCommands';
 import type { Services } from './services';
 import { missingApiKeyMessage } from './settings';
 
-/** Runs the fix an error's button offers (the webview may ask for these commands only). */
-export async function runErrorAction(command: ErrorActionCommand): Promise<void> {
+/** Runs the fix an error's button offers (the webview may ask for these commands only); `chat` is the chat that showed it. */
+export async function runErrorAction(command: ErrorActionCommand, chat: FirstRunContext): Promise<void> {
   switch (command) {
     case 'arbor.setOpenAIKey':
       await vscode.commands.executeCommand(Commands.setOpenAIKey);
@@ -21,6 +22,12 @@ export async function runErrorAction(command: ErrorActionCommand): Promise<void>
     case 'arbor.setTeamStorePassword':
       await vscode.commands.executeCommand(Commands.setTeamStorePassword);
       return;
+    case 'arbor.firstRun.startTour':
+      return startTour(chat);
+    case 'arbor.firstRun.useOllama':
+      return useOllama(chat);
+    case 'arbor.firstRun.useOpenAICompatible':
+      return useOpenAICompatible(chat);
     default:
       assertNever(command);
   }

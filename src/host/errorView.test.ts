@@ -6,11 +6,16 @@ import { TeamStoreUnavailableError, teamStoreFailure } from './teamStoreErrors';
 describe('toErrorView', () => {
   it('keeps a provider message, kind and retryable, and knows an unreachable server', () => {
     const err = new ProviderError('Cannot reach Ollama at http://127.0.0.1:1.', { kind: 'connection', retryable: true, provider: 'ollama' });
+    // The first-run choice: Ollama or an OpenAI-compatible server (the tour only under `npm start`), then the settings.
     expect(toErrorView(err)).toEqual({
-      message: 'Cannot reach Ollama at http://127.0.0.1:1.',
+      message: 'Cannot reach Ollama at http://127.0.0.1:1. No model server yet? Choose one below, then Retry.',
       kind: 'connection',
       retryable: true,
-      actions: [{ command: 'arbor.openSettings', title: 'Open Settings' }],
+      actions: [
+        { command: 'arbor.firstRun.useOllama', title: 'Use Ollama…' },
+        { command: 'arbor.firstRun.useOpenAICompatible', title: 'Set an OpenAI-Compatible URL and Key…' },
+        { command: 'arbor.openSettings', title: 'Open Settings' },
+      ],
     });
     expect(isNoServer(err)).toBe(true);
     expect(isNoServer(new ProviderError('Model "x" not found.', { kind: 'model_not_found', retryable: false, provider: 'ollama' }))).toBe(false);

@@ -4,6 +4,7 @@
  */
 import { ArborError, ProviderError, VSCODE_PROVIDER_NAME } from '../core/index';
 import type { ErrorAction, ErrorView } from '../shared/protocol';
+import { FIRST_RUN_LEAD, firstRunActions, tourServerScript } from './firstRun';
 import { TeamStoreUnavailableError, teamStoreFailure } from './teamStoreErrors';
 
 /** OpenAI's API was chosen and no key is stored: found before anything is sent. */
@@ -29,7 +30,8 @@ export function errorActions(err: unknown): ErrorAction[] {
     case 'model_not_found':
       return [SELECT_MODEL];
     case 'connection':
-      return [OPEN_SETTINGS];
+      // No model server answers: the first-run choice (src/host/firstRun.ts), then the settings.
+      return [...firstRunActions(tourServerScript() !== undefined), OPEN_SETTINGS];
     default:
       return [];
   }
@@ -54,7 +56,10 @@ export function toErrorView(err: unknown): ErrorView {
   if (err instanceof MissingApiKeyError) return { message: err.message, kind: 'auth', retryable: true, ...withActions };
   // Once another prompt is picked (or the file is back), Retry sends the message.
   if (err instanceof MissingSystemPromptError) return { message: err.message, kind: 'prompt', retryable: true };
-  if (err instanceof ProviderError) return { message: err.message, kind: err.kind, retryable: err.retryable, ...withActions };
+  if (err instanceof ProviderError) {
+    const message = isNoServer(err) && err.kind === 'connection' && err.retryable ? `${err.message} ${FIRST_RUN_LEAD}` : err.message;
+    return { message, kind: err.kind, retryable: err.retryable, ...withActions };
+  }
   if (err instanceof ArborError) return { message: err.message, kind: err.name, retryable: false };
   if (err instanceof Error) return { message: err.message, kind: 'unknown', retryable: true };
   return { message: String(err), kind: 'unknown', retryable: true };

@@ -252,8 +252,15 @@ export interface BranchPoint {
   readonly text?: string;
 }
 
-/** The commands an error may offer as buttons; the host runs only these. */
-export type ErrorActionCommand = 'arbor.setOpenAIKey' | 'arbor.selectModel' | 'arbor.openSettings' | 'arbor.setTeamStorePassword';
+/** The commands an error may offer as buttons; the host runs only these (`arbor.firstRun.*`: the choice when no model server answers). */
+export type ErrorActionCommand =
+  | 'arbor.setOpenAIKey'
+  | 'arbor.selectModel'
+  | 'arbor.openSettings'
+  | 'arbor.setTeamStorePassword'
+  | 'arbor.firstRun.startTour'
+  | 'arbor.firstRun.useOllama'
+  | 'arbor.firstRun.useOpenAICompatible';
 
 /** A button on an error that runs the fix (Set OpenAI API Key, Select Model, Open Settings). */
 export interface ErrorAction {

@@ -7,8 +7,14 @@ import { freePort, run, spawnGroup, waitForPort, type GroupProcess } from './pro
 /** The repository's root folder. */
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
-/** Where scripts/installCodeServer.sh puts code-server. */
-export const CODE_SERVER_BIN = path.join(REPO_ROOT, '.vscode-test/code-server/node_modules/.bin/code-server');
+/**
+ * Where scripts/installCodeServer.sh puts code-server: `.vscode-test/code-server`, or the folder
+ * ARBOR_CODE_SERVER_DIR names (one installed for another clone, say).
+ */
+export const CODE_SERVER_BIN = path.join(
+  process.env.ARBOR_CODE_SERVER_DIR ? path.resolve(process.env.ARBOR_CODE_SERVER_DIR) : path.join(REPO_ROOT, '.vscode-test/code-server'),
+  'node_modules/.bin/code-server',
+);
 
 /** The folders one VS Code instance uses: its user data, its extensions and the workspace it opens. */
 export interface Sandbox {
@@ -131,8 +137,11 @@ export async function installVsix(sandbox: Sandbox, vsix: string): Promise<void>
   ]);
 }
 
-/** Starts code-server (no auth, 127.0.0.1, a free port unless given) on the sandbox's workspace. */
-export async function startCodeServer(sandbox: Sandbox, options: { port?: number; echo?: boolean } = {}): Promise<RunningCodeServer> {
+/**
+ * Starts code-server (no auth, 127.0.0.1, a free port unless given) on the sandbox's workspace; `env`
+ * replaces the environment it (and so the extension host) gets.
+ */
+export async function startCodeServer(sandbox: Sandbox, options: { port?: number; echo?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<RunningCodeServer> {
   assertCodeServerInstalled();
   const port = options.port ?? (await freePort());
   const proc = spawnGroup(
@@ -148,7 +157,7 @@ export async function startCodeServer(sandbox: Sandbox, options: { port?: number
       '--disable-getting-started-override',
       sandbox.workspace,
     ],
-    { cwd: sandbox.root, echo: options.echo },
+    { cwd: sandbox.root, echo: options.echo, ...(options.env ? { env: options.env } : {}) },
   );
   await waitForPort(port, 60_000, proc);
   return {
