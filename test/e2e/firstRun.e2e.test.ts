@@ -93,7 +93,9 @@ describe('the first-run choice when no model server answers', () => {
 
   it('starts the bundled fake model server for a tour, which answers on Retry', async () => {
     await unreachable();
-    // The window reads the rewritten settings file: a new chat shows the default model again in the status bar.
+    // A window watches its settings file only loosely once it wrote to it itself: a reload reads it for sure.
+    await workbench.reload();
+    await workbench.openArborView();
     await workbench.runCommand('Arbor: New Conversation');
     await workbench.page.locator('.part.statusbar', { hasText: 'llama3.2' }).waitFor({ timeout: 30_000 });
 
