@@ -110,4 +110,25 @@ describe('a structured answer in the chat', () => {
     await error.locator('[data-testid=retry]').click();
     expect(await waitForPosted(p, ofType('retry'))).toMatchObject({ type: 'retry' });
   });
+
+  it('streams the next attempt below the correction note once the host moves the answer there', async () => {
+    const p = await open();
+    await postToWebview(p, { type: 'state', state: chatState([path[0]], { busy: true }) });
+    await postToWebview(p, { type: 'streamStart', requestId: 'r1', parentNodeId: 'q', model: 'm' });
+    await postToWebview(p, { type: 'streamDelta', requestId: 'r1', delta: '{"verdict":"maybe"}' });
+    // The invalid answer and the correction turn are stored: the bubble moves below them, then the state shows them.
+    await postToWebview(p, { type: 'streamStart', requestId: 'r1', parentNodeId: 'q.0.0', model: 'm' });
+    await postToWebview(p, { type: 'state', state: chatState(path.slice(0, 3), { busy: true }) });
+    await postToWebview(p, { type: 'streamDelta', requestId: 'r1', delta: '{"verdict":' });
+    const live = p.locator('[data-testid=message][data-streaming=true]');
+    await expect.poll(async () => (await live.locator('[data-testid=message-content]').textContent())?.trim()).toBe('{"verdict":');
+    expect(await live.count()).toBe(1);
+    const order = await p.locator('[data-testid=message]').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.nodeId || 'live'));
+    expect(order).toEqual(['q', 'q.0', 'q.0.0', 'live']);
+
+    await postToWebview(p, { type: 'streamDone', requestId: 'r1' });
+    await postToWebview(p, { type: 'state', state: chatState(path) });
+    await p.locator('[data-testid=structured-card]').waitFor();
+    expect(await live.count()).toBe(0);
+  });
 });
