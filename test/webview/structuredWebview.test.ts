@@ -59,6 +59,8 @@ describe('a structured answer in the chat', () => {
     await raw.locator('[data-testid=structured-raw-toggle]').click();
     expect(await raw.evaluate((d) => d.hasAttribute('open'))).toBe(true);
     expect(await raw.locator('pre code').textContent()).toBe(JSON.stringify(value, null, 2));
+    expect(await raw.locator('[data-testid=copy-code]').count()).toBe(1);
+    expect(await raw.locator('[data-testid=apply-code]').count()).toBe(0);
 
     await clearPosted(p);
     await card.locator('[data-testid=structured-copy]').click();

@@ -34,6 +34,8 @@ export function structuredCard(view: StructuredView): HTMLElement {
   const code = h('code', { className: 'language-json', text: json });
   const raw = h('details', { className: 'structured-raw', testId: 'structured-raw' }, h('summary', { className: 'thinking-summary', testId: 'structured-raw-toggle' }, icon('chevron-right'), h('span', { text: 'Raw JSON' })), h('pre', {}, code));
   decorateCodeBlocks(raw);
+  // The value is data, not a change to a file: its block copies and inserts, it does not apply.
+  raw.querySelector(`[data-action="${CODE_ACTIONS.apply}"]`)?.remove();
   return h('div', { className: 'structured-card', testId: 'structured-card' }, header, valueElement(view.value, 0), raw);
 }
 
