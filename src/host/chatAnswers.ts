@@ -16,7 +16,7 @@ import type { Services } from './services';
 import { noServerHint } from './settings';
 import type { PromptRequestOverrides } from './foreignPromptSend';
 import type { ChatTools, PreparedToolRun } from './tools/chatTools';
-import { isCorrectionTurn, structuredRequestFor, type StructuredRequest } from './structuredChat';
+import { isCorrectionTurn, structuredFailureView, structuredRequestFor, type StructuredRequest } from './structuredChat';
 
 /** After Stop, how long to wait for the next chunk before cutting the connection. */
 const STOP_GRACE_MS = 1000;
@@ -122,7 +122,7 @@ export class ChatAnswers {
       });
     } catch (err) {
       if (!stream.stopRequested && !isUserAbort(err, stream.abort.signal)) {
-        error = toErrorView(err);
+        error = structuredFailureView(err) ?? toErrorView(err);
         this.deps.services.logger.warn(`Answer failed: ${error.message}`);
         // No answer was kept (nothing had arrived): the error and Retry stay on the question.
         if (manager.currentNodeId === stream.parentNodeId) this.deps.branching.failed(stream.parentNodeId, error);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidOperationError, lmProviderError, OutputValidationError, ProviderError } from '../core/index';
+import { InvalidOperationError, lmProviderError, ProviderError } from '../core/index';
 import { MissingApiKeyError, MissingSystemPromptError, isNoServer, isUserAbort, toErrorView } from './errorView';
 import { TeamStoreUnavailableError, teamStoreFailure } from './teamStoreErrors';
 
@@ -14,11 +14,6 @@ describe('toErrorView', () => {
     });
     expect(isNoServer(err)).toBe(true);
     expect(isNoServer(new ProviderError('Model "x" not found.', { kind: 'model_not_found', retryable: false, provider: 'ollama' }))).toBe(false);
-  });
-  it('offers Retry after a structured answer that never matched its schema, with what was wrong', () => {
-    const err = new OutputValidationError('The model\'s answer does not match the output schema (after 2 answers):\n$.verdict: must be equal to one of the allowed values', [{ path: '$.verdict', message: 'must be equal to one of the allowed values' }], '{"verdict":"maybe"}', 'n5', 2);
-    expect(toErrorView(err)).toEqual({ message: err.message, kind: 'output', retryable: true });
-    expect(toErrorView(err).message).toContain('$.verdict');
   });
   it('offers the fix as buttons: the key, the model, or the settings', () => {
     const commands = (err: unknown) => (toErrorView(err).actions ?? []).map((a) => a.command);

@@ -2,7 +2,7 @@
  * Turns any failure into the `ErrorView` the chat shows, keeping a provider's actionable message,
  * and tells a model server that cannot be reached from other failures. Pure.
  */
-import { ArborError, OutputValidationError, ProviderError, VSCODE_PROVIDER_NAME } from '../core/index';
+import { ArborError, ProviderError, VSCODE_PROVIDER_NAME } from '../core/index';
 import type { ErrorAction, ErrorView } from '../shared/protocol';
 import { TeamStoreUnavailableError, teamStoreFailure } from './teamStoreErrors';
 
@@ -55,8 +55,6 @@ export function toErrorView(err: unknown): ErrorView {
   // Once another prompt is picked (or the file is back), Retry sends the message.
   if (err instanceof MissingSystemPromptError) return { message: err.message, kind: 'prompt', retryable: true };
   if (err instanceof ProviderError) return { message: err.message, kind: err.kind, retryable: err.retryable, ...withActions };
-  // The model may well answer to the schema when asked again: the invalid answer stays, Retry asks anew.
-  if (err instanceof OutputValidationError) return { message: err.message, kind: 'output', retryable: true };
   if (err instanceof ArborError) return { message: err.message, kind: err.name, retryable: false };
   if (err instanceof Error) return { message: err.message, kind: 'unknown', retryable: true };
   return { message: String(err), kind: 'unknown', retryable: true };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ConversationNode, Role } from '../core/index';
-import { isCorrectionTurn, structuredRequestFor, structuredView } from './structuredChat';
+import { OutputValidationError, ProviderError, type ConversationNode, type Role } from '../core/index';
+import { isCorrectionTurn, structuredFailureView, structuredRequestFor, structuredView } from './structuredChat';
 
 const schema = { type: 'object', properties: { verdict: { enum: ['approve', 'reject'] } }, required: ['verdict'] };
 const promptOutput = { schema, schemaHash: 'h1', retries: 1 };
@@ -63,5 +63,18 @@ describe('structuredView', () => {
   it('keeps a falsy accepted value (null, 0) and says nothing of an ordinary message', () => {
     expect(structuredView({ structuredOutput: { value: null, schemaHash: 'h' } })).toMatchObject({ accepted: true, value: null });
     expect(structuredView({})).toBeUndefined();
+  });
+});
+
+describe('structuredFailureView', () => {
+  it('offers Retry after a structured answer that never matched its schema, saying what was wrong', () => {
+    const err = new OutputValidationError('The model\'s answer does not match the output schema (after 2 answers):\n$.verdict: must be equal to one of the allowed values', problems, '{"verdict":"maybe"}', 'a2', 2);
+    expect(structuredFailureView(err)).toEqual({ message: err.message, kind: 'output', retryable: true });
+    expect(structuredFailureView(err)?.message).toContain('$.verdict');
+  });
+
+  it('leaves other failures to the usual view', () => {
+    expect(structuredFailureView(new ProviderError('slow down', { kind: 'rate_limit', retryable: true, provider: 'openai' }))).toBeUndefined();
+    expect(structuredFailureView(new Error('boom'))).toBeUndefined();
   });
 });

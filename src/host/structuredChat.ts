@@ -3,8 +3,8 @@
  * request answering a node must pass, and what the webview shows of each step (the accepted answer's
  * card, an invalid answer's problems, the correction turn's note). Pure: it reads nodes only.
  */
-import { nodeMetadata, type ConversationNode, type NodeMetadata } from '../core/index';
-import type { StructuredView } from '../shared/protocol';
+import { nodeMetadata, OutputValidationError, type ConversationNode, type NodeMetadata } from '../core/index';
+import type { ErrorView, StructuredView } from '../shared/protocol';
 
 /** What a chat request passes to `streamComplete` for a structured answer. */
 export interface StructuredRequest {
@@ -55,4 +55,13 @@ export function structuredView(md: NodeMetadata): StructuredView | undefined {
     ...problems,
     ...(output && step?.kind !== 'correction' ? { accepted: true, value: output.value } : {}),
   };
+}
+
+/**
+ * The chat's view of a structured answer that never matched its schema (the last answer is kept, its
+ * problems in the message), with Retry: the model may well answer to the schema when asked again.
+ * `undefined` for any other failure.
+ */
+export function structuredFailureView(err: unknown): ErrorView | undefined {
+  return err instanceof OutputValidationError ? { message: err.message, kind: 'output', retryable: true } : undefined;
 }

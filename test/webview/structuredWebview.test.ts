@@ -125,7 +125,7 @@ describe('a structured answer in the chat', () => {
     const live = p.locator('[data-testid=message][data-streaming=true]');
     await expect.poll(async () => (await live.locator('[data-testid=message-content]').textContent())?.trim()).toBe('{"verdict":');
     expect(await live.count()).toBe(1);
-    const order = await p.locator('[data-testid=message]').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.nodeId || 'live'));
+    const order = await p.locator('[data-testid=message]').evaluateAll((els) => els.map((e) => e.getAttribute('data-node-id') || 'live'));
     expect(order).toEqual(['q', 'q.0', 'q.0.0', 'live']);
 
     await postToWebview(p, { type: 'streamDone', requestId: 'r1' });
