@@ -3,7 +3,7 @@
  * automatic compaction when the context is full, and once more after a compaction when the model
  * refuses the length), keeps what arrived when stopped or cut, and records failures on the question.
  */
-import { isContextLengthError, type ConversationManager } from '../core/index';
+import { isContextLengthError, type ConversationManager, type ConversationNode } from '../core/index';
 import type { AnswerMessage, NoticeMessage, RequestMessage, StreamedRequestType, ToWebview } from '../shared/protocol';
 import type { ChatBranching } from './chatBranching';
 import type { ChatContext } from './chatContext';
@@ -16,6 +16,7 @@ import type { Services } from './services';
 import { noServerHint } from './settings';
 import type { PromptRequestOverrides } from './foreignPromptSend';
 import type { ChatTools, PreparedToolRun } from './tools/chatTools';
+import { isCorrectionTurn, structuredFailureView, structuredRequestFor, type StructuredRequest } from './structuredChat';
 
 /** After Stop, how long to wait for the next chunk before cutting the connection. */
 const STOP_GRACE_MS = 1000;
@@ -94,7 +95,10 @@ export class ChatAnswers {
     let error: ReturnType<typeof toErrorView> | undefined;
     // What the counter makes of this request, to learn from the server's own count once it answers.
     let sentEstimate: number | undefined;
+    // A `/` prompt with `output:` (or a later attempt of its answer) is answered with its schema, read before a compaction moves the answer.
+    let structured: StructuredRequest | undefined;
     try {
+      structured = structuredRequestFor((id) => manager.getNode(id), stream.parentNodeId);
       await checkReadyToSend(this.deps.services, chosen);
       const chatPlan = await this.deps.options.plan(manager, chosen);
       const plan = overrides?.system ? { ...chatPlan, systemPromptOverride: overrides.system } : chatPlan;
@@ -108,16 +112,17 @@ export class ChatAnswers {
       }
       sentEstimate = await this.deps.context.estimateRequest(manager, chosen, plan.systemPromptOverride, plan.instructions);
       await this.deps.services.whileBusy(this.deps.conversationId, async () => {
-        const tools = await this.deps.tools.prepare(manager, overrides?.tools);
+        // A structured answer is a plain JSON answer: no tools are offered with it.
+        const tools = structured ? undefined : await this.deps.tools.prepare(manager, overrides?.tools);
         try {
-          await this.stream(manager, stream, plan, tools);
+          await this.stream(manager, stream, plan, tools, structured);
         } finally {
           await tools?.executor.dispose().catch((err: unknown) => this.deps.services.logger.warn(`Could not close the tools' resources: ${String(err)}`));
         }
       });
     } catch (err) {
       if (!stream.stopRequested && !isUserAbort(err, stream.abort.signal)) {
-        error = toErrorView(err);
+        error = structuredFailureView(err) ?? toErrorView(err);
         this.deps.services.logger.warn(`Answer failed: ${error.message}`);
         // No answer was kept (nothing had arrived): the error and Retry stay on the question.
         if (manager.currentNodeId === stream.parentNodeId) this.deps.branching.failed(stream.parentNodeId, error);
@@ -141,12 +146,13 @@ export class ChatAnswers {
    * Streams the answer (with tools when the chat offers them); when the model refuses the request as
    * too long, compacts without a model call (never dropping silently) and asks once more.
    */
-  private async stream(manager: ConversationManager, stream: ActiveStream, plan: RequestPlan, tools: PreparedToolRun | undefined): Promise<void> {
+  private async stream(manager: ConversationManager, stream: ActiveStream, plan: RequestPlan, tools: PreparedToolRun | undefined, structured?: StructuredRequest): Promise<void> {
     const { request } = stream;
     for (let attempt = 0; ; attempt++) {
       try {
         if (tools) return await this.runTools(manager, stream, plan, tools);
-        for await (const chunk of manager.streamComplete({ signal: stream.abort.signal, ...plan })) {
+        const schema = structured && { outputSchema: structured.outputSchema, retries: structured.retries, onStored: (node: ConversationNode) => this.corrected(stream, node) };
+        for await (const chunk of manager.streamComplete({ signal: stream.abort.signal, ...plan, ...schema })) {
           // The chunk is shown even after Stop: the stream has already counted it into the saved answer.
           if (chunk.delta || chunk.thinkingDelta) {
             stream.text += chunk.delta;
@@ -164,6 +170,19 @@ export class ChatAnswers {
         this.deps.reply(request, { type: 'streamStart', parentNodeId: stream.parentNodeId, model: stream.model });
       }
     }
+  }
+
+  /**
+   * A structured answer failed its schema and its problems were sent back: the invalid answer and the
+   * correction turn show as stored messages, and the next attempt streams below them.
+   */
+  private corrected(stream: ActiveStream, node: ConversationNode): void {
+    if (!isCorrectionTurn(node)) return;
+    stream.parentNodeId = node.nodeId;
+    stream.text = '';
+    stream.thinking = '';
+    this.deps.reply(stream.request, { type: 'streamStart', parentNodeId: node.nodeId, model: stream.model });
+    void this.deps.postState();
   }
 
   /**

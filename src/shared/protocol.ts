@@ -42,6 +42,23 @@ export interface ContextChip {
   readonly ignored?: boolean;
 }
 
+/**
+ * A step of a structured answer (a prompt with `output:`): an answer (accepted with its parsed `value`, or
+ * with the `problems` that failed the schema) or the correction turn that sent those problems back.
+ */
+export interface StructuredView {
+  readonly kind: 'answer' | 'correction';
+  /** Which answer it is (1: the first), or for a correction, which answer it corrects. */
+  readonly attempt: number;
+  /** How many answers the request could ask for in all. */
+  readonly attempts: number;
+  /** Where and how the answer failed the schema; absent on a valid answer. */
+  readonly problems?: readonly { readonly path: string; readonly message: string }[];
+  /** The answer passed the schema: `value` is its parsed JSON. */
+  readonly accepted?: boolean;
+  readonly value?: unknown;
+}
+
 /** Where a message sits among its siblings, for the `‹ 2/3 ›` switcher. */
 export interface SiblingInfo {
   /** 1-based position. */
@@ -89,6 +106,8 @@ export interface MessageView {
   readonly covered?: boolean;
   /** A branch summary: what a branch the reader left found, carried into this one. */
   readonly branchSummary?: { readonly coveredCount: number; readonly model?: string };
+  /** A step of a structured answer: the answer's card, or the correction turn's note. */
+  readonly structured?: StructuredView;
   /** What a message made from a prompt template was sent with (see `PromptMessageInfo`). */
   readonly prompt?: PromptMessageInfo;
   /** An answer's tool calls, each with its state and result. */

@@ -39,6 +39,8 @@ export function decorateCodeBlocks(root: ParentNode): void {
  * renderer ends a block's text with a line break, which would add a blank line where it is inserted.
  */
 export function codeOfButton(button: Element): string | undefined {
+  // A button outside a code block carries its own text (Copy JSON on a structured answer's card).
+  if (button instanceof HTMLElement && button.dataset.code !== undefined) return button.dataset.code;
   const text = button.closest('.code-block')?.querySelector('pre code')?.textContent;
   return text?.replace(/\r?\n$/, '') ?? undefined;
 }

@@ -20,6 +20,7 @@ import { renderToolCalls } from './toolCards';
 import { instructionChips } from './instructionChips';
 import { severalBar } from './severalBar';
 import { messageImages } from './imageThumbnails';
+import { correctionNote, invalidAnswerNote, structuredCard } from './structuredCard';
 
 const ROLE_LABELS: Record<MessageView['role'], { label: string; icon: string }> = {
   user: { label: 'You', icon: 'account' },
@@ -52,6 +53,10 @@ export function renderMessage(
     // Its call's card shows the result; the element keeps the message's place in the list.
     return h('article', { className: 'message role-tool tool-result', testId: 'tool-result', dataset: { nodeId: message.nodeId, callId: message.toolResultOf }, attrs: { hidden: '' } });
   }
+  const structured = message.structured;
+  if (structured?.kind === 'correction') {
+    return correctionNote(message, structured, message.unanswered ? unansweredBlock(message.unanswered.error, renderer, actions) : null);
+  }
   const role = ROLE_LABELS[message.role];
   const content = h('div', { className: 'message-content markdown', testId: 'message-content' });
   // A `/` prompt message shows the text typed with it here; its chip, values and rendered text say the rest.
@@ -59,6 +64,8 @@ export function renderMessage(
   const details = prompt?.kind === 'user' ? promptDetails(prompt) : null;
   fillContent(content, prompt?.kind === 'user' ? prompt.text : message.content, renderer);
   content.classList.toggle('empty', prompt?.kind === 'user' && !prompt.text);
+  // A structured answer reads as its card; an invalid one keeps its raw text, with what was wrong below.
+  if (structured?.accepted) content.replaceChildren(structuredCard(structured));
 
   const article = h(
     'article',
@@ -88,6 +95,7 @@ export function renderMessage(
     message.role === 'assistant' ? messageMeta(message) : null,
     message.several ? severalBar(message, message.several, actions) : null,
     message.error ? errorBlock(renderer.renderInline(message.error), placement.isLast, actions) : null,
+    structured?.problems && !structured.accepted ? invalidAnswerNote(structured, placement.isLast, actions) : null,
     message.unanswered ? unansweredBlock(message.unanswered.error, renderer, actions) : null,
   );
   if (message.covered) {
