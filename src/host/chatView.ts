@@ -12,6 +12,7 @@ import { instructionChips } from './instructionChips';
 import { promptMessageInfo, type PromptVersionLookup } from './promptMessages';
 import { toolCallViews, type ToolCallLookup } from './tools/toolCallViews';
 import { severalView } from './several/severalView';
+import { flowMarkView } from './flowView';
 
 /** The current path of a conversation, read one message at a time (a `ConversationManager` is one). */
 export interface PathSource {
@@ -86,6 +87,7 @@ export function messageView(node: ConversationNode, siblingIds: readonly string[
   const md = nodeMetadata(node.metadata);
   const attachments: Attachment[] = md.attachments ?? [];
   const prompt = promptMessageInfo(node, promptVersion);
+  const flow = flowMarkView(node);
   return {
     nodeId: node.nodeId,
     parentId: node.parentId,
@@ -109,6 +111,7 @@ export function messageView(node: ConversationNode, siblingIds: readonly string[
     note: md.note?.trim() || undefined,
     ...(md.compaction ? { compaction: compactionView(md.compaction) } : {}),
     ...(md.branchSummary ? { branchSummary: { coveredCount: md.branchSummary.coveredCount, ...(md.branchSummary.model ? { model: md.branchSummary.model } : {}) } } : {}),
+    ...(flow ? { flow } : {}),
   };
 }
 
