@@ -135,3 +135,18 @@ export function flowPanelView(track: FlowRunTrack, flow: FlowDefinition | undefi
     ...(flow ? {} : { missing: true }),
   };
 }
+
+/**
+ * What a row of the Conversations tree adds for the flow messages among its `nodes`: the marker of its one
+ * step ("review-fix · review · step 3"), or the flow and its steps ("review-fix · steps 1–4"); '' for none.
+ */
+export function flowRowText(nodes: readonly ConversationNode[]): string {
+  const infos = nodes.map((n) => flowNodeInfo(n)).filter((i): i is FlowNodeInfo => i !== undefined);
+  if (infos.length === 0) return '';
+  const names = [...new Set(infos.map((i) => i.name))];
+  const steps = infos.map((i) => i.step);
+  const low = Math.min(...steps);
+  const high = Math.max(...steps);
+  if (names.length === 1 && low === high) return flowMarkText(infos[0]);
+  return `${names.join(', ')} · ${low === high ? `step ${low}` : `steps ${low}–${high}`}`;
+}
