@@ -68,7 +68,7 @@ describe('flows in the webview', () => {
     expect(await el.isVisible()).toBe(false);
     await postToWebview(p, { type: 'flowPanel', panel });
     await expect.poll(() => el.isVisible()).toBe(true);
-    expect(await p.locator('[data-testid=flow-state]').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.name))).toEqual(['review', 'fix', 'summary']);
+    expect(await p.locator('[data-testid=flow-state]').evaluateAll((els) => els.map((e) => e.getAttribute('data-name')))).toEqual(['review', 'fix', 'summary']);
     expect(await p.locator('[data-testid=flow-state][data-current=true]').getAttribute('data-name')).toBe('fix');
     expect(await p.locator('[data-testid=flow-state][data-name=review] [data-testid=flow-edge][data-to=fix]').textContent()).toContain("verdict == 'changes_needed'");
     expect(await p.locator('[data-testid=flow-steps]').textContent()).toBe('step 2 / 12');
