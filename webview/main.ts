@@ -38,6 +38,9 @@
  *   several-grid (data-streaming while it streams), several-column (data-model, data-done true|error), several-bar,
  *   several-label, several-compare, several-compare-menu, several-compare-option, several-merge, several-merge-menu,
  *   several-merge-option (data-model).
+ *   Flows: flow-marker (data-flow, data-state, data-step) with flow-rerun; flow-panel (data-status, data-flow), flow-name,
+ *   flow-status, flow-steps, flow-stop, flow-resume, flow-states, flow-state (data-name, data-current), flow-edge
+ *   (data-to, data-kind), flow-error, flow-memory, flow-memory-row (data-key), flow-memory-json.
  */
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-option/index.js';
@@ -59,6 +62,7 @@ import { ToolsToggle } from './view/toolsToggle';
 import { MessageList } from './view/messageList';
 import { setMenuVscodeModels } from './view/modelMenu';
 import { SeveralGrid } from './view/severalGrid';
+import { FlowPanel } from './view/flowPanel';
 
 const vscode = connectVsCode();
 let persisted: PersistedState = vscode.getState() ?? { draft: '', attachments: [] };
@@ -113,6 +117,7 @@ const list = new MessageList(
       startRequest((requestId) => ({ type: 'mergeAnswers', requestId, nodeIds, model }));
     },
     models: () => models,
+    flowRerun: (nodeId) => vscode.postMessage({ type: 'flowRerun', nodeId }),
     isBusy: () => busy,
   },
   {
@@ -152,7 +157,8 @@ header.addControl(toolsToggle.element);
 
 const root = document.getElementById('root') ?? document.body.appendChild(h('div', { attrs: { id: 'root' } }));
 root.classList.add('chat');
-root.replaceChildren(header.element, list.element, banner.element, composer.element);
+const flowPanel = new FlowPanel({ stop: () => vscode.postMessage({ type: 'flowStop' }), resume: () => vscode.postMessage({ type: 'flowResume' }) });
+root.replaceChildren(header.element, list.element, flowPanel.element, banner.element, composer.element);
 // A message sent but never confirmed stored (the page reloaded meanwhile) comes back as the draft.
 const unsentOnLoad = persisted.unsent;
 if (unsentOnLoad && !persisted.draft.trim()) save({ draft: unsentOnLoad.text, attachments: unsentOnLoad.attachments });
@@ -275,6 +281,9 @@ function handle(message: ToWebview): void {
     }
     case 'reveal':
       list.reveal(message.nodeId);
+      break;
+    case 'flowPanel':
+      flowPanel.update(message.panel);
       break;
     case 'usage':
       header.meter.update(message.usage);

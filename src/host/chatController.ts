@@ -31,6 +31,8 @@ import { openFileChange, recordChanges, restoreFilesTo } from './checkpoints/fil
 import { createSeveralAnswers } from './several/chatSeveral';
 import { compareAnswers } from './several/compareAnswers';
 import type { SeveralAnswers } from './several/severalAnswers';
+import { ChatFlows } from './chatFlows';
+import { flowSummaries } from './flowView';
 
 /** How many of the newest path messages get their instruction chips checked against the files now. */
 const INSTRUCTION_VERSIONS_SPAN = 200;
@@ -68,6 +70,8 @@ export class ChatController extends Disposable {
   private readonly tools: ChatTools;
   /** Ask Several Models runs and their merges. */
   private readonly several: SeveralAnswers;
+  /** Flows run in this chat, and the flow panel. */
+  private readonly flows: ChatFlows;
   /** A state post is scheduled (tool cards change in bursts). */
   private stateSoon?: ReturnType<typeof setTimeout>;
   /** A message to scroll to once the webview shows the path (`showMessage`). */
@@ -106,8 +110,9 @@ export class ChatController extends Disposable {
       post: (message) => this.post(message),
       notify: (notice) => this.notify(notice),
       postState: () => this.postState(),
-      otherRunning: () => this.several.running,
+      otherRunning: () => this.several.running || this.flows.running,
     });
+    this.flows = new ChatFlows({ services, conversationId, tools: this.tools, post: (m) => this.post(m), postState: () => this.postState(), otherRunning: () => this.answers.active !== undefined || this.several.running });
     this.several = createSeveralAnswers(services, conversationId, { options: this.options, branching: this.branching, post: (m) => this.post(m), postState: () => this.postState() });
     this._register(panel.webview.onDidReceiveMessage((msg: FromWebview) => this.handle(msg)));
     this._register(panel.onDidDispose(() => this.dispose()));
@@ -156,7 +161,7 @@ export class ChatController extends Disposable {
 
   /** Whether a model answer is streaming. */
   get busy(): boolean {
-    return this.answers.active !== undefined || this.several.running || this.compacting;
+    return this.answers.active !== undefined || this.several.running || this.compacting || this.flows.running;
   }
 
   private post(message: ToWebview): void {
@@ -176,6 +181,10 @@ export class ChatController extends Disposable {
 
   /** Branch from Here (the tree's menu, a message's button): see `ChatBranching.start`. */
   async startBranch(nodeId: string): Promise<void> {
+    // On a flow's message: re-run the flow from that step, or branch as usual.
+    const choice = await this.flows.branchChoice(nodeId);
+    if (choice === 'cancel') return;
+    if (choice === 'rerun') return await this.mutate(() => this.flows.rerun(nodeId));
     await this.services.withManager(this.conversationId, (m) => this.branching.start(m, nodeId));
     await this.postState();
   }
@@ -300,6 +309,7 @@ export class ChatController extends Disposable {
         ),
       });
       if (reveal !== undefined) this.post({ type: 'reveal', nodeId: reveal });
+      this.post({ type: 'flowPanel', panel: await this.flows.panel(manager) });
       void this.postUsage();
     } catch (err) {
       this.services.logger.error(`Could not show conversation ${this.conversationId}`, err);
@@ -320,6 +330,7 @@ export class ChatController extends Disposable {
         case 'stop':
           if (this.answers.active && (this.answers.active.request.requestId === msg.requestId || !msg.requestId)) this.answers.stop(this.answers.active);
           this.several.stop(msg.requestId);
+          this.flows.stop();
           return;
         case 'regenerate':
           return await this.mutate(() => this.regenerate(msg));
@@ -411,6 +422,12 @@ export class ChatController extends Disposable {
         case 'setToolsEnabled':
           await this.tools.setEnabled(await this.services.manager(this.conversationId), msg.enabled);
           return await this.postState();
+        case 'flowStop':
+          return this.flows.stop();
+        case 'flowResume':
+          return await this.mutate(() => this.flows.resume());
+        case 'flowRerun':
+          return await this.mutate(() => this.flows.rerun(msg.nodeId));
         default:
           assertNever(msg);
       }
@@ -466,7 +483,7 @@ export class ChatController extends Disposable {
       const foreign = await this.services.foreignPrompts.list(reservedPromptNames(own));
       const changed = foreign !== this.foreignSet;
       this.foreignSet = foreign;
-      this.post({ type: 'prompts', prompts: [...promptSummaries(own), ...foreignPromptSummaries(foreign.prompts)] });
+      this.post({ type: 'prompts', prompts: [...promptSummaries(own), ...flowSummaries(library?.listFlows() ?? []), ...foreignPromptSummaries(foreign.prompts)] });
       // Their messages' chips say whether the file changed since: redraw them with the versions just read.
       if (changed) void this.postState();
     } catch (err) {
@@ -503,6 +520,7 @@ export class ChatController extends Disposable {
   }
 
   private async send(msg: SendMessage): Promise<void> {
+    if (msg.promptKind === 'flow') return await this.flows.start(msg);
     if (this.answers.refuseWhileBusy(msg)) return;
     const compact = /^\/compact(?:\s+([\s\S]*))?$/.exec(msg.text.trim());
     if (compact && !msg.promptName) {
@@ -546,6 +564,7 @@ export class ChatController extends Disposable {
     const current = manager.getNode(manager.currentNodeId);
     if (current.message.role === 'user') await manager.branchFrom(current.nodeId);
     let overrides: PromptRequestOverrides | undefined;
+    if (msg.promptKind === 'flow') throw new Error(`/${msg.promptName ?? ''} is a flow: send it on its own (flows run one at a time, not with Ask Several Models).`);
     if (msg.promptName) {
       overrides = await addPromptMessages(this.promptContext(), manager, { promptName: msg.promptName, kind: msg.promptKind ?? 'user', text: msg.text, params: msg.params ?? {}, attachments: resolved });
     } else {

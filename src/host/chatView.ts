@@ -13,6 +13,7 @@ import { promptMessageInfo, type PromptVersionLookup } from './promptMessages';
 import { toolCallViews, type ToolCallLookup } from './tools/toolCallViews';
 import { severalView } from './several/severalView';
 import { structuredView } from './structuredChat';
+import { flowMarkView } from './flowView';
 
 /** The current path of a conversation, read one message at a time (a `ConversationManager` is one). */
 export interface PathSource {
@@ -88,6 +89,7 @@ export function messageView(node: ConversationNode, siblingIds: readonly string[
   const attachments: Attachment[] = md.attachments ?? [];
   const prompt = promptMessageInfo(node, promptVersion);
   const structured = structuredView(md);
+  const flow = flowMarkView(node);
   return {
     nodeId: node.nodeId,
     parentId: node.parentId,
@@ -112,6 +114,7 @@ export function messageView(node: ConversationNode, siblingIds: readonly string[
     ...(md.compaction ? { compaction: compactionView(md.compaction) } : {}),
     ...(md.branchSummary ? { branchSummary: { coveredCount: md.branchSummary.coveredCount, ...(md.branchSummary.model ? { model: md.branchSummary.model } : {}) } } : {}),
     ...(structured ? { structured } : {}),
+    ...(flow ? { flow } : {}),
   };
 }
 

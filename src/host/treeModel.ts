@@ -5,6 +5,7 @@
  */
 import { ConversationTree, nodeMetadata, readNodeMetadata } from '../core/index';
 import type { ConversationNode, ConversationSummary, Role } from '../core/index';
+import { flowRowText } from './flowView';
 import { firstLine, formatCost, messageCount, relativeTime, roleName } from './labels';
 import { conversationCost, conversationTitle, messageDisplayText, nodeCost } from './conversationRules';
 
@@ -125,6 +126,7 @@ function buildRun(conversationId: string, start: ConversationNode, tree: Convers
   const description = [
     run.length > 1 ? messageCount(run.length) : '',
     branchName ?? '',
+    flowRowText(run),
     bookmarks === 0 ? '' : run.length === 1 ? 'bookmarked' : bookmarks === 1 ? '1 bookmark' : `${bookmarks} bookmarks`,
     notes.length === 0 ? '' : notes.length === 1 ? `note: ${firstLine(notes[0], 40)}` : `${notes.length} notes`,
     formatCost(cost),

@@ -10,6 +10,8 @@ import type { ChatToolsView, MessageFileChanges, OpenFileChangeMessage, RestoreF
 import type { MergeAnswersMessage, SeveralFromWebview, SeveralToWebview, SeveralView } from './severalProtocol';
 export type { CompareAnswersMessage, MergeAnswersMessage, SendSeveralMessage, SeveralAnswerView, SeveralColumnDoneMessage, SeveralDeltaMessage, SeveralFromWebview, SeveralStartMessage, SeveralToWebview, SeveralView } from './severalProtocol';
 export { SEVERAL_MAX_MODELS, SEVERAL_MIN_MODELS, severalModelsProblem } from './severalProtocol';
+import type { FlowFromWebview, FlowMarkView, FlowToWebview } from './flowProtocol';
+export type { FlowFromWebview, FlowMarkView, FlowPanelMessage, FlowPanelView, FlowRerunMessage, FlowResumeMessage, FlowStateView, FlowStopMessage, FlowToWebview } from './flowProtocol';
 export type { ChatToolsView, FileChangeView, MessageFileChanges, OpenFileChangeMessage, RestoreFilesMessage, SetToolsEnabledMessage, ToolCallState, ToolCallView, ToolChangePreview, ToolDecisionMessage, ToolGrantScope } from './toolProtocol';
 
 /** Something attached to a message as context: a file, a line range of one, or the editor's selection. */
@@ -127,6 +129,8 @@ export interface MessageView {
   readonly instructions?: readonly InstructionChipView[];
   /** An answer of an Ask Several Models run (or a merge of one): the run's answers, for Compare and Merge. */
   readonly several?: SeveralView;
+  /** A message a flow wrote: its flow, state and step. */
+  readonly flow?: FlowMarkView;
 }
 
 /** An instruction file that applied to a request, as its chip on the request message shows it. */
@@ -192,8 +196,8 @@ export interface UsageView {
 /** A prompt of the workspace library offered by the `/` menu. */
 export interface PromptSummary {
   readonly name: string;
-  /** `messages`: a few-shot prompt whose messages go on the path before the typed text; absent means `user`. */
-  readonly kind?: 'user' | 'messages';
+  /** `messages`: a few-shot prompt whose messages go on the path before the typed text; `flow`: a flow of `prompts/flows/`; absent means `user`. */
+  readonly kind?: 'user' | 'messages' | 'flow';
   readonly description?: string;
   /** The tool whose prompt file it is ("Copilot", "Continue", "Claude"); absent for the workspace's own `prompts/`. */
   readonly source?: string;
@@ -427,7 +431,8 @@ export type ToWebview =
   | ResponseMessage
   | NoticeMessage
   | RevealMessage
-  | SeveralToWebview;
+  | SeveralToWebview
+  | FlowToWebview;
 
 // ---- webview → host ----
 
@@ -442,8 +447,8 @@ export interface SendMessage {
   readonly text: string;
   readonly attachments: readonly Attachment[];
   readonly promptName?: string;
-  /** Which folder `promptName` is from; absent means `user`. */
-  readonly promptKind?: 'user' | 'messages';
+  /** Which folder `promptName` is from; absent means `user`; `flow` runs the flow of that name with `params` as its inputs. */
+  readonly promptKind?: 'user' | 'messages' | 'flow';
   readonly params?: Readonly<Record<string, string>>;
   readonly model?: string;
   /** Images pasted, dropped or attached in the composer (the host checks type, size and count again). */
@@ -632,7 +637,8 @@ export type FromWebview =
   | RestoreFilesMessage
   | OpenFileChangeMessage
   | SetInstructionExcludedMessage
-  | SeveralFromWebview;
+  | SeveralFromWebview
+  | FlowFromWebview;
 
 // ---- requests and their answers ----
 

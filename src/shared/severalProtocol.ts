@@ -40,7 +40,7 @@ export interface SendSeveralMessage {
   readonly text: string;
   readonly attachments: readonly Attachment[];
   readonly promptName?: string;
-  readonly promptKind?: 'user' | 'messages';
+  readonly promptKind?: 'user' | 'messages' | 'flow';
   readonly params?: Readonly<Record<string, string>>;
   /** 2–4 distinct models, in the order picked; the last picked one's answer is shown when the run ends. */
   readonly models: readonly string[];

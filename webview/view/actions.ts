@@ -47,6 +47,8 @@ export interface MessageActions {
   mergeAnswers(nodeIds: readonly string[], model: string): void;
   /** The provider's models, for the Regenerate picker. */
   models(): readonly string[];
+  /** Re-run on a flow message's marker: its step runs again on a new branch. */
+  flowRerun?(nodeId: string): void;
   /** A request is streaming: branching actions wait. */
   isBusy(): boolean;
 }

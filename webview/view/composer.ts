@@ -19,7 +19,7 @@ import { SeveralPicker } from './severalPicker';
 /** What the composer asks of the page. */
 export interface ComposerHost {
   /** `models`: Ask Several Models, when 2–4 are ticked. */
-  send(message: { text: string; attachments: readonly Attachment[]; promptName?: string; promptKind?: 'user' | 'messages'; params?: Record<string, string>; models?: string[]; images?: readonly ImageView[] }): void;
+  send(message: { text: string; attachments: readonly Attachment[]; promptName?: string; promptKind?: 'user' | 'messages' | 'flow'; params?: Record<string, string>; models?: string[]; images?: readonly ImageView[] }): void;
   stop(): void;
   selectModel(model: string): void;
   findFiles(query: string): Promise<readonly string[]>;

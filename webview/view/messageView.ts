@@ -19,6 +19,7 @@ import { thinkingSummary } from './thinking';
 import { renderToolCalls } from './toolCards';
 import { instructionChips } from './instructionChips';
 import { severalBar } from './severalBar';
+import { flowMarker } from './flowMarker';
 import { messageImages } from './imageThumbnails';
 import { correctionNote, invalidAnswerNote, structuredCard } from './structuredCard';
 
@@ -78,6 +79,7 @@ export function renderMessage(
     messageHeader(
       message.role,
       message.branchName ? h('span', { className: 'branch-name', testId: 'branch-name', text: message.branchName }) : null,
+      message.flow ? flowMarker(message.flow, message.nodeId, actions.flowRerun?.bind(actions), () => actions.isBusy()) : null,
       prompt ? promptChip(prompt, () => actions.openPromptDiff(message.nodeId)) : message.promptName ? h('span', { className: 'prompt-name', text: `/${message.promptName}` }) : null,
       siblingSwitcher(message, actions),
       messageActions(message, content, actions, details),

@@ -117,3 +117,16 @@ describe('FakeLlmServer default behaviour', () => {
     }
   });
 });
+
+describe('FakeLlmServer queue over HTTP', () => {
+  it('serves replies queued with POST /__fake/enqueue in order, refuses a body that is not replies, and empties the queue on reset-queue', async () => {
+    const post = (path: string, body: unknown) => fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const queued = await post('/__fake/enqueue', [{ content: '{"verdict":"ok"}' }, { content: 'second' }]);
+    expect(await queued.json()).toEqual({ queued: 2 });
+    expect((await post('/__fake/enqueue', [1, 2])).status).toBe(400);
+    const openai = new OpenAIProvider({ baseURL: server.openaiBaseUrl, model: 'arbor-test-model', maxRetries: 0 });
+    expect((await openai.complete([{ role: 'user', content: 'a' }])).content).toBe('{"verdict":"ok"}');
+    await post('/__fake/reset-queue', {});
+    expect((await openai.complete([{ role: 'user', content: 'b' }])).content).toBe('[arbor-test-model] Echo: b');
+  });
+});
