@@ -6,10 +6,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
-import { flowNodeInfo, type ConversationManager, type FlowDefinition, type FlowEvent, type FlowRunOptions, type FlowToolProvider } from '../core/index';
+import { flowNodeInfo, type ConversationManager, type ConversationMetadata, type FlowDefinition, type FlowEvent, type FlowRunOptions, type FlowToolProvider } from '../core/index';
 import type { FlowPanelView, NoticeMessage, SendMessage, ToWebview } from '../shared/protocol';
 import { conversationModel } from './conversationModel';
 import { toErrorView } from './errorView';
+import { titleFromMessage } from './conversationRules';
 import { flowInputs, flowMarkText, flowPanelView, flowRunOnPath, trackFlowEvent, type FlowRunTrack } from './flowView';
 import type { Services } from './services';
 import type { ChatTools } from './tools/chatTools';
@@ -69,6 +70,10 @@ export class ChatFlows {
     // Two user messages never follow each other: a flow started on an unanswered question goes beside it.
     const current = manager.getNode(manager.currentNodeId);
     if (current.message.role === 'user') await manager.branchFrom(current.nodeId);
+    // A chat a flow starts is named after it (and its first text input), as a typed message names one.
+    const firstText = Object.values(inputs).find((v): v is string => typeof v === 'string' && v.trim() !== '');
+    const title = titleFromMessage(manager.getMetadata() as Record<string, unknown>, { text: msg.text.trim() || `${flow.name}${firstText ? `: ${firstText}` : ''}`, attachments: [] });
+    if (title !== undefined) await manager.setMetadata({ title } satisfies ConversationMetadata);
     await this.run(msg.requestId, manager, flow, (options) => manager.runFlow(flow, inputs, options));
   }
 

@@ -113,7 +113,8 @@ describe('flows in the chat', () => {
 
     // The Conversations tree says the flow on the row of the run (one chain: steps 1–4).
     await workbench.openArborView();
-    const conversation = workbench.treeRow(/Review/).first();
+    // Named after the flow and its first input, as a typed message names a chat.
+    const conversation = workbench.treeRow('review-fix: src/leaves.ts').first();
     await workbench.expand(conversation);
     await expect.poll(async () => (await workbench.treeRows().allTextContents()).some((t) => t.includes('review-fix · steps 1–4')), { timeout: 15_000 }).toBe(true);
 
