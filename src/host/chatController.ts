@@ -112,7 +112,7 @@ export class ChatController extends Disposable {
       postState: () => this.postState(),
       otherRunning: () => this.several.running || this.flows.running,
     });
-    this.flows = new ChatFlows({ services, conversationId, tools: this.tools, post: (m) => this.post(m), postState: () => this.postState(), otherRunning: () => this.answers.active !== undefined || this.several.running });
+    this.flows = new ChatFlows({ services, conversationId, tools: this.tools, post: (m) => this.post(m), postState: () => this.postState(), otherRunning: () => this.answers.active !== undefined || this.several.running, configOverrides: (manager, model) => this.options.configOverrides(manager, model) });
     this.several = createSeveralAnswers(services, conversationId, { options: this.options, branching: this.branching, post: (m) => this.post(m), postState: () => this.postState() });
     this._register(panel.webview.onDidReceiveMessage((msg: FromWebview) => this.handle(msg)));
     this._register(panel.onDidDispose(() => this.dispose()));

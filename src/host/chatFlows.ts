@@ -24,6 +24,8 @@ export interface ChatFlowsDeps {
   postState(): Promise<void>;
   /** Another answer streams in this chat: a flow does not start beside it. */
   otherRunning(): boolean;
+  /** The chat's model and options as its requests send them (a state's own `model` still wins). */
+  configOverrides(manager: ConversationManager, model: string): Promise<FlowRunOptions['configOverrides']>;
 }
 
 /** A flow running now. */
@@ -159,7 +161,9 @@ export class ChatFlows {
     let notice: NoticeMessage | undefined;
     try {
       await this.deps.services.whileBusy(this.deps.conversationId, async () => {
+        const configOverrides = await this.deps.configOverrides(manager, model);
         const events = make({
+          ...(configOverrides ? { configOverrides } : {}),
           signal: active.abort.signal,
           tools: this.toolProvider(manager),
           onChunk: (chunk) => {

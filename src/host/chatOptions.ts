@@ -94,10 +94,15 @@ export class ChatOptions {
     return { ...plan, ...(instructions.text ? { instructions: instructions.text } : {}), metadata: { ...(plan.metadata ?? {}), instructions: instructions.refs } };
   }
 
+  /** The chat's model and its options (temperature, thinking…) as a request sends them; a flow's steps use these. */
+  async configOverrides(manager: ConversationManager, model: string): Promise<RequestPlan['configOverrides']> {
+    return requestOverrides(model, chatRequestOptions(manager.getMetadata() as Record<string, unknown>), await this.thinkingSupport(model), this.services.settings.requestOptions);
+  }
+
   /** The model's options and the system prompt of the next request (see `plan`). */
   private async promptPlan(manager: ConversationManager, model: string): Promise<RequestPlan> {
     const metadata = manager.getMetadata() as Record<string, unknown>;
-    const configOverrides = requestOverrides(model, chatRequestOptions(metadata), await this.thinkingSupport(model), this.services.settings.requestOptions);
+    const configOverrides = await this.configOverrides(manager, model);
     const library = this.services.trusted ? await this.services.promptLibrary() : undefined;
     const chosen = conversationSystemPrompt(metadata, this.services.settings, rootHasSystemMessage(manager));
     // Without a library (restricted mode, no folder) no workspace prompt can be sent: the chat runs without one.

@@ -8,6 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ConversationManager } from '../conversation/conversationManager';
+import type { CompleteOptions } from '../conversation/managerTypes';
 import { readNodeMetadata } from '../metadataKeys';
 import type { ConversationPromptBuilder } from '../prompts/types';
 import type { LLMStreamChunk } from '../types';
@@ -28,6 +29,8 @@ export interface FlowRunOptions {
   onChunk?: (chunk: LLMStreamChunk) => void;
   /** Retries of a JSON answer that fails its schema (agent `output`, the conductor's pick). */
   retries?: number;
+  /** The model and its options for every request of the run (the chat's); a state's own `model` wins. */
+  configOverrides?: CompleteOptions['configOverrides'];
 }
 
 /** Where a run goes on from: its state, step number, memory, and run id. */
@@ -169,8 +172,15 @@ export class FlowRunner {
   }
 
   private stepOptions(): Omit<StepContext, 'manager' | 'flow' | 'marker'> {
-    const { promptBuilder, tools, signal, onChunk, retries } = this.options;
-    return { ...(promptBuilder ? { promptBuilder } : {}), ...(tools ? { tools } : {}), ...(signal ? { signal } : {}), ...(onChunk ? { onChunk } : {}), ...(retries !== undefined ? { retries } : {}) };
+    const { promptBuilder, tools, signal, onChunk, retries, configOverrides } = this.options;
+    return {
+      ...(promptBuilder ? { promptBuilder } : {}),
+      ...(tools ? { tools } : {}),
+      ...(signal ? { signal } : {}),
+      ...(onChunk ? { onChunk } : {}),
+      ...(retries !== undefined ? { retries } : {}),
+      ...(configOverrides ? { configOverrides } : {}),
+    };
   }
 
   /** The first rule that holds; else the conductor's pick; else a failure naming the state. */
@@ -197,6 +207,7 @@ export class FlowRunner {
     const response = await this.manager.complete({
       metadata: { flow: { ...ctx.marker, conductor: true } },
       outputSchema: schema,
+      ...(this.options.configOverrides ? { configOverrides: this.options.configOverrides } : {}),
       ...(this.options.retries !== undefined ? { retries: this.options.retries } : {}),
       ...(system ? { systemPromptOverride: system.text } : {}),
       ...(this.options.signal ? { signal: this.options.signal } : {}),

@@ -39,6 +39,8 @@ export interface StepContext {
   onChunk?: (chunk: LLMStreamChunk) => void;
   /** Retries of an `output` answer that fails its schema (default: the manager's). */
   retries?: number;
+  /** The run's model and options; a state's own `model` wins. */
+  configOverrides?: CompleteOptions['configOverrides'];
   /** The marker of this step's nodes (without memory). */
   marker: FlowNodeInfo;
 }
@@ -91,7 +93,7 @@ export async function runAgentStep(ctx: StepContext, state: AgentState, memory: 
   const base: CompleteOptions = {
     metadata: { flow: ctx.marker, ...(system?.prompt ? { systemPrompt: system.prompt } : {}) },
     ...(system ? { systemPromptOverride: system.text } : {}),
-    ...(state.model ? { configOverrides: { model: state.model } } : {}),
+    ...(ctx.configOverrides || state.model ? { configOverrides: { ...ctx.configOverrides, ...(state.model ? { model: state.model } : {}) } } : {}),
     ...(ctx.signal ? { signal: ctx.signal } : {}),
   };
   let text = '';

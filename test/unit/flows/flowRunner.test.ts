@@ -79,6 +79,17 @@ describe('a flow run in the conversation', () => {
     });
   }
 
+  it("asks with the run's model and options (the chat's), and a state's own model wins", async () => {
+    const flow = REVIEW_FIX.replace('    userTemplate: "Fix these:', '    model: state-model\n    userTemplate: "Fix these:');
+    world = await flowWorld(server, { 'review-fix': flow }, 'openai');
+    server.enqueue([verdict('changes_needed', ['x']), { content: 'Fixed.' }, verdict('ok')]);
+    const tools = flowToolsFrom([editTool([])], () => 'allow');
+    await collect(world.manager.runFlow(world.flow('review-fix'), { target: 'src/a.ts' }, { tools, configOverrides: { model: 'chat-model', temperature: 0.25 } }));
+    const sent = server.chatRequests().map((r) => r.body as { model: string; temperature?: number });
+    expect(sent.map((b) => b.model)).toEqual(['chat-model', 'state-model', 'chat-model']);
+    expect(sent.map((b) => b.temperature)).toEqual([0.25, 0.25, 0.25]);
+  });
+
   it('asks the conductor when no rule holds, and only accepts one of the allowed states', async () => {
     world = await flowWorld(server, {
       routed: `start: a
