@@ -101,7 +101,7 @@ describe('system prompt and request options per chat', () => {
     // they have, the chat asks this test's server (for its models), not the suite's.
     await expect.poll(() => server.requests.length, { timeout: 30_000 }).toBeGreaterThan(0);
     // The picker lists prompts/system/ and starts on the default, `arbor.systemPrompt`.
-    await expect.poll(pickerOptions, { timeout: 30_000 }).toEqual(['No system prompt', 'code-assistant', 'default']);
+    await expect.poll(pickerOptions, { timeout: 30_000 }).toEqual(['No system prompt', 'code-assistant', 'code-reviewer', 'default']);
     await expect.poll(() => picker().evaluate((el) => (el as unknown as { value: string }).value), { timeout: 15_000 }).toBe('default');
 
     await setOptions({ temperature: '0.4', maxTokens: '128', think: 'on' });
