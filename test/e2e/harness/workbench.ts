@@ -97,10 +97,15 @@ export class Workbench {
 
   /** Runs a command from the palette (F1) by its title, e.g. "Arbor: New Conversation". */
   async runCommand(title: string): Promise<void> {
-    await this.typeInPalette(`>${title}`);
     const row = this.page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first();
-    await row.waitFor({ timeout: 15_000 });
-    await row.click();
+    // A chat restored after a reload can take the focus between the palette's list showing and the
+    // click, closing it: the click then fails (it never ran the command) and the palette opens again.
+    for (let attempt = 0; ; attempt++) {
+      await this.typeInPalette(`>${title}`);
+      await row.waitFor({ timeout: 15_000 });
+      const clicked = await row.click({ timeout: 5_000 }).then(() => true, (error: unknown) => (attempt >= 2 ? Promise.reject(error) : false));
+      if (clicked) return;
+    }
   }
 
   /**
