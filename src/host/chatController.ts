@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
-import { readConversationMetadata, readNodeMetadata, ROOT_NODE_ID, type ConversationMetadata, type FileSystemPromptLibrary, type ForeignPromptSet, type NodeMetadata } from '../core/index';
-import { assertNever, isStreamedRequest, severalModelsProblem } from '../shared/protocol';
-import type { AnswerMessage, Attachment, NoticeMessage, EditMessage, FromWebview, RegenerateMessage, RequestMessage, RetryMessage, SendMessage, SendSeveralMessage, ToWebview } from '../shared/protocol';
-import { ImageSupportCache, imageViews, sendImages } from './chatImages';
-import { buildChatState, promptSummaries } from './chatView';
+import { readConversationMetadata, readNodeMetadata, ROOT_NODE_ID, type NodeMetadata } from '../core/index';
+import { assertNever, isStreamedRequest } from '../shared/protocol';
+import type { AnswerMessage, Attachment, NoticeMessage, FromWebview, RequestMessage, ToWebview } from '../shared/protocol';
+import { ImageSupportCache, imageViews } from './chatImages';
+import { buildChatState } from './chatView';
 import { ChatAnswers, type AnswerFields } from './chatAnswers';
 import { ChatBranching } from './chatBranching';
 import { branchSummaryOffer, ChatContext } from './chatContext';
@@ -11,20 +11,15 @@ import { chatModels } from './chatModels';
 import { ChatOptions } from './chatOptions';
 import { ChatWindow } from './chatWindow';
 import { conversationModel } from './conversationModel';
-import { bookmarkUpdate, chatTitle, editedUserMessage, noteUpdate, storedFileAttachments, titleFromMessage, userMessageMetadata } from './conversationRules';
-import { editorValues, findWorkspaceFiles, insertIntoEditor, openWorkspaceFile, selectionAttachment } from './editorActions';
+import { bookmarkUpdate, chatTitle, noteUpdate } from './conversationRules';
+import { findWorkspaceFiles, insertIntoEditor, openWorkspaceFile, selectionAttachment } from './editorActions';
 import { runErrorAction } from './errorActions';
 import { toErrorView } from './errorView';
 import { teamStoreFailure } from './teamStoreErrors';
 import { tabLabel } from './tabClaims';
 import { Disposable, toDisposable } from './lifecycle';
-import { addPromptMessages, type PromptSendContext } from './promptSend';
-import { promptVersionLookup } from './promptMessages';
-import { foreignSendContext } from './foreignPrompts';
-import { foreignPromptSummaries, reservedPromptNames, withForeignVersions, type PromptRequestOverrides } from './foreignPromptSend';
 import { openPromptVersionDiff } from './promptVersions';
 import type { Services } from './services';
-import { composeUserMessage } from './workspacePaths';
 import { ChatTools } from './tools/chatTools';
 import { excludedInstructionsUpdate, recordedInstructions } from './instructionChips';
 import { openFileChange, recordChanges, restoreFilesTo } from './checkpoints/fileCheckpoints';
@@ -32,7 +27,8 @@ import { createSeveralAnswers } from './several/chatSeveral';
 import { compareAnswers } from './several/compareAnswers';
 import type { SeveralAnswers } from './several/severalAnswers';
 import { ChatFlows } from './chatFlows';
-import { flowSummaries } from './flowView';
+import { ChatQuestions } from './chatQuestions';
+import { ChatPromptList } from './chatPromptList';
 
 /** How many of the newest path messages get their instruction chips checked against the files now. */
 const INSTRUCTION_VERSIONS_SPAN = 200;
@@ -46,11 +42,6 @@ export class ChatController extends Disposable {
   private ready = false;
   /** The part of the path the webview holds. */
   private readonly window = new ChatWindow();
-  /** The prompt library whose changes re-send the prompt list, and that subscription. */
-  private library?: FileSystemPromptLibrary;
-  /** The other tools' prompt files last listed, for their messages' versions. */
-  private foreignSet?: ForeignPromptSet;
-  private librarySub?: vscode.Disposable;
   private readonly pending: ToWebview[] = [];
   /** A message is being sent or edited and its answer has not started: it is not "unanswered" yet. */
   private sending = false;
@@ -72,6 +63,10 @@ export class ChatController extends Disposable {
   private readonly several: SeveralAnswers;
   /** Flows run in this chat, and the flow panel. */
   private readonly flows: ChatFlows;
+  /** What a sent, edited, regenerated or retried question does. */
+  private readonly questions: ChatQuestions;
+  /** The `/` menu, and the template versions prompt messages compare with. */
+  private readonly promptList: ChatPromptList;
   /** A state post is scheduled (tool cards change in bursts). */
   private stateSoon?: ReturnType<typeof setTimeout>;
   /** A message to scroll to once the webview shows the path (`showMessage`). */
@@ -114,6 +109,17 @@ export class ChatController extends Disposable {
     });
     this.flows = new ChatFlows({ services, conversationId, tools: this.tools, post: (m) => this.post(m), postState: () => this.postState(), otherRunning: () => this.answers.active !== undefined || this.several.running, configOverrides: (manager, model) => this.options.configOverrides(manager, model) });
     this.several = createSeveralAnswers(services, conversationId, { options: this.options, branching: this.branching, post: (m) => this.post(m), postState: () => this.postState() });
+    this.promptList = this._register(new ChatPromptList({ services, post: (m) => this.post(m), postState: () => this.postState(), postOptions: () => this.options.postOptions() }));
+    this.questions = new ChatQuestions({
+      services,
+      conversationId,
+      answers: this.answers,
+      several: this.several,
+      flows: this.flows,
+      busy: () => this.busy,
+      post: (m) => this.post(m),
+      compact: (focus) => this.compactNow({ focus }),
+    });
     this._register(panel.webview.onDidReceiveMessage((msg: FromWebview) => this.handle(msg)));
     this._register(panel.onDidDispose(() => this.dispose()));
     // A chat in a background tab has no page (it is not retained): it loads again when shown and says
@@ -143,20 +149,19 @@ export class ChatController extends Disposable {
     this._register(
       services.onDidChangeTrust(() => {
         void this.postState();
-        void this.postPrompts();
+        void this.promptList.post();
       }),
     );
     this._register(
       services.onDidLoadLibrary(() => {
-        void this.postPrompts();
+        void this.promptList.post();
         void this.options.postOptions();
       }),
     );
-    this._register(toDisposable(() => this.librarySub?.dispose()));
     // VS Code's models came or went (a sign-in, an extension): the pickers list them again; their token counts redraw the meter.
     this._register(services.vscodeLm.onDidChangeModels(() => void this.postModels()));
     this._register(services.vscodeLm.onDidCountTokens(() => void this.postUsage()));
-    this._register(services.foreignPrompts.onDidChange(() => void this.postPrompts()));
+    this._register(services.foreignPrompts.onDidChange(() => void this.promptList.post()));
   }
 
   /** Whether a model answer is streaming. */
@@ -297,7 +302,7 @@ export class ChatController extends Disposable {
             restricted: !this.services.trusted,
             branchPoint: this.branching.view(manager),
             unanswered: this.branching.unansweredAt(manager, this.answers.active !== undefined || this.several.running || this.sending),
-            promptVersion: withForeignVersions(promptVersionLookup(this.services.trusted ? this.library : undefined), this.services.trusted ? this.foreignSet : undefined),
+            promptVersion: this.promptList.versions(),
             compaction: manager.getCompactionInEffect(),
             tools: { enabled: this.tools.enabled(manager), lookup: this.tools },
             fileChanges,
@@ -326,16 +331,16 @@ export class ChatController extends Disposable {
         case 'ready':
           return await this.onReady();
         case 'send':
-          return await this.mutate(() => this.send(msg));
+          return await this.mutate(() => this.questions.send(msg));
         case 'stop':
           if (this.answers.active && (this.answers.active.request.requestId === msg.requestId || !msg.requestId)) this.answers.stop(this.answers.active);
           this.several.stop(msg.requestId);
           this.flows.stop();
           return;
         case 'regenerate':
-          return await this.mutate(() => this.regenerate(msg));
+          return await this.mutate(() => this.questions.regenerate(msg));
         case 'edit':
-          return await this.mutate(() => this.edit(msg));
+          return await this.mutate(() => this.questions.edit(msg));
         case 'switch':
           return await this.switchTo(msg.nodeId);
         case 'summariseBranch':
@@ -366,7 +371,7 @@ export class ChatController extends Disposable {
         case 'setNote':
           return await this.annotate(msg.nodeId, noteUpdate(msg.note));
         case 'retry':
-          return await this.mutate(() => this.retry(msg));
+          return await this.mutate(() => this.questions.retry(msg));
         case 'copy':
           await vscode.env.clipboard.writeText(msg.text);
           return;
@@ -413,7 +418,7 @@ export class ChatController extends Disposable {
           return await this.postState();
         }
         case 'sendSeveral':
-          return await this.mutate(() => this.sendSeveral(msg));
+          return await this.mutate(() => this.questions.sendSeveral(msg));
         case 'mergeAnswers':
           if (this.answers.refuseWhileBusy(msg)) return;
           return await this.mutate(() => this.several.merge(msg));
@@ -451,7 +456,7 @@ export class ChatController extends Disposable {
     this.answers.replay();
     this.several.replay();
     void this.postModels();
-    void this.postPrompts();
+    void this.promptList.post();
     void this.options.postOptions();
   }
 
@@ -474,42 +479,6 @@ export class ChatController extends Disposable {
     if (warning) this.post({ type: 'notice', level: 'warning', message: warning });
   }
 
-  private async postPrompts(): Promise<void> {
-    try {
-      const library = this.services.trusted ? await this.services.promptLibrary() : undefined;
-      this.followLibrary(library);
-      const own = library?.listPrompts() ?? [];
-      // Other tools' prompt files follow the library's; a name the library has already is offered as `copilot:name`.
-      const foreign = await this.services.foreignPrompts.list(reservedPromptNames(own));
-      const changed = foreign !== this.foreignSet;
-      this.foreignSet = foreign;
-      this.post({ type: 'prompts', prompts: [...promptSummaries(own), ...flowSummaries(library?.listFlows() ?? []), ...foreignPromptSummaries(foreign.prompts)] });
-      // Their messages' chips say whether the file changed since: redraw them with the versions just read.
-      if (changed) void this.postState();
-    } catch (err) {
-      this.services.logger.warn('Could not list prompts', err);
-      this.post({ type: 'prompts', prompts: [] });
-    }
-  }
-
-  /**
-   * Re-sends the prompt list when the library's files change. One subscription, moved to each new
-   * library: the library is often opened before the panel (for diagnostics), so its load event alone
-   * would miss it, and subscribing on every load kept the old libraries' listeners.
-   */
-  private followLibrary(library: FileSystemPromptLibrary | undefined): void {
-    if (library === this.library || this.isDisposed) return;
-    this.librarySub?.dispose();
-    this.library = library;
-    // Prompt messages say whether their template changed since: each library, and each change of it, redraws them.
-    this.librarySub = library?.onDidChange(() => {
-      void this.postPrompts();
-      void this.options.postOptions();
-      void this.postState();
-    });
-    if (library) void this.postState();
-  }
-
   /**
    * Posts an answer to a request with the request's id; the compiler holds it to the messages
    * `WebviewRequests` lists as answers to that request.
@@ -517,95 +486,6 @@ export class ChatController extends Disposable {
   private reply<M extends RequestMessage>(request: M, answer: AnswerFields<M>): void {
     // Omit<A, 'requestId'> plus the id is A again for each answer A; the compiler cannot see that through the generic.
     this.post({ ...answer, requestId: request.requestId } as unknown as AnswerMessage<M['type']>);
-  }
-
-  private async send(msg: SendMessage): Promise<void> {
-    if (msg.promptKind === 'flow') return await this.flows.start(msg);
-    if (this.answers.refuseWhileBusy(msg)) return;
-    const compact = /^\/compact(?:\s+([\s\S]*))?$/.exec(msg.text.trim());
-    if (compact && !msg.promptName) {
-      await this.compactNow({ focus: compact[1]?.trim() });
-      this.reply(msg, { type: 'streamDone' });
-      return;
-    }
-    const added = await this.addQuestion(msg);
-    if (added) await this.answers.answer(msg, msg.model ?? added.overrides?.model, added.overrides);
-  }
-
-  /**
-   * Ask Several Models: the message is added as `send` adds it, then each picked model answers it at
-   * once. Refused (the webview says why) while another answer streams or for a wrong list of models.
-   */
-  private async sendSeveral(msg: SendSeveralMessage): Promise<void> {
-    const problem = severalModelsProblem(msg.models);
-    if (this.busy || problem) {
-      this.post({ type: 'streamDone', requestId: msg.requestId, error: { message: problem ?? 'An answer is still streaming: stop it or wait for it first.', kind: problem ? 'input' : 'busy', retryable: !problem } });
-      return;
-    }
-    if (!(await this.addQuestion(msg))) {
-      this.post({ type: 'streamDone', requestId: msg.requestId });
-      return;
-    }
-    const manager = await this.services.manager(this.conversationId);
-    await this.several.ask(msg.requestId, manager.currentNodeId, msg.models);
-  }
-
-  /**
-   * Adds the message of `send` (a typed one or a `/` prompt) where the next answer goes, with what a
-   * prompt file sets for its request (model, tools, system); undefined when there was nothing to add.
-   */
-  private async addQuestion(msg: SendMessage | SendSeveralMessage): Promise<{ overrides?: PromptRequestOverrides } | undefined> {
-    const manager = await this.services.manager(this.conversationId);
-    const reader = this.services.workspaceFiles;
-    const { images, attachments } = await sendImages(msg.images, msg.attachments, (p) => reader.readBytes(p), this.services.settings.imagesMaxBytes);
-    const resolved = await reader.resolveAttachments(attachments);
-    // Two user messages never follow each other: a message sent while the last one is unanswered (its
-    // request failed) or on a user message chosen with Branch from Here becomes its sibling, `‹ n/m ›`.
-    const current = manager.getNode(manager.currentNodeId);
-    if (current.message.role === 'user') await manager.branchFrom(current.nodeId);
-    let overrides: PromptRequestOverrides | undefined;
-    if (msg.promptKind === 'flow') throw new Error(`/${msg.promptName ?? ''} is a flow: send it on its own (flows run one at a time, not with Ask Several Models).`);
-    if (msg.promptName) {
-      overrides = await addPromptMessages(this.promptContext(), manager, { promptName: msg.promptName, kind: msg.promptKind ?? 'user', text: msg.text, params: msg.params ?? {}, attachments: resolved });
-    } else {
-      if (!msg.text.trim() && resolved.length === 0 && images.length === 0) return undefined;
-      await manager.addMessage({ role: 'user', content: composeUserMessage(msg.text, resolved), raw: true, metadata: userMessageMetadata(resolved, msg.text), ...(images.length ? { images } : {}) });
-      const title = titleFromMessage(manager.getMetadata() as Record<string, unknown>, { text: msg.text, attachments: resolved });
-      if (title !== undefined) await manager.setMetadata({ title } satisfies ConversationMetadata);
-    }
-    return { overrides };
-  }
-
-  private async regenerate(msg: RegenerateMessage): Promise<void> {
-    if (this.answers.refuseWhileBusy(msg)) return;
-    const manager = await this.services.manager(this.conversationId);
-    await manager.branchFrom(msg.nodeId);
-    await this.answers.answer(msg, msg.model);
-  }
-
-  private async edit(msg: EditMessage): Promise<void> {
-    if (this.answers.refuseWhileBusy(msg)) return;
-    const manager = await this.services.manager(this.conversationId);
-    const original = manager.getNode(msg.nodeId);
-    if (msg.promptName) {
-      // The form was filled again: render the prompt anew, with what was attached to the original (files are read again).
-      const attachments = await this.services.workspaceFiles.resolveAttachments(storedFileAttachments(original));
-      await manager.branchFrom(msg.nodeId);
-      const overrides = await addPromptMessages(this.promptContext(), manager, { promptName: msg.promptName, kind: 'user', text: msg.text, params: msg.params ?? {}, attachments });
-      return await this.answers.answer(msg, overrides?.model, overrides);
-    }
-    const edited = editedUserMessage(original, msg.text);
-    await manager.branchFrom(msg.nodeId);
-    await manager.addMessage({ role: 'user', content: edited.content, raw: true, metadata: edited.metadata });
-    await this.answers.answer(msg);
-  }
-
-  private async retry(msg: RetryMessage): Promise<void> {
-    if (this.answers.refuseWhileBusy(msg)) return;
-    const manager = await this.services.manager(this.conversationId);
-    const current = manager.getNode(manager.currentNodeId);
-    if (current.message.role === 'assistant') await manager.branchFrom(current.nodeId);
-    await this.answers.answer(msg);
   }
 
   /** Posts how full the next request's context is, the draft included. */
@@ -638,12 +518,6 @@ export class ChatController extends Disposable {
     } finally {
       this.compacting = false;
     }
-  }
-
-  /** What sending a `/` prompt needs of the services. */
-  private promptContext(): PromptSendContext {
-    const s = this.services;
-    return { trusted: s.trusted, editorValues: () => editorValues(s), promptLibrary: () => s.promptLibrary(), promptBuilder: () => s.promptBuilder(), ...(s.trusted ? { foreign: foreignSendContext(s) } : {}) };
   }
 
   /** Opens the diff between the template version that rendered a prompt message and the file now. */
