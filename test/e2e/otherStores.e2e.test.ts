@@ -110,7 +110,9 @@ describe('conversations from other workspaces', () => {
 
     // Its own store is empty: the view offers what the folder's other workspaces left.
     const offer = workbench.treeRow(/\d+ conversations? from (another workspace|\d+ other workspaces)/).first();
-    await offer.waitFor({ timeout: 30_000 });
+    // The search opens every store of the folder read-only in the background: after the whole suite
+    // (a storage folder per window, `<id>-N`) that takes a while on a loaded machine.
+    await offer.waitFor({ timeout: 120_000 });
     expect(await offer.textContent()).toMatch(/last used/);
     // The whole sentence is in its hover.
     await workbench.hoverFor(offer, 'Conversations from these folders were found in');

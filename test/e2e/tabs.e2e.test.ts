@@ -55,7 +55,8 @@ describe('chat tabs, reloads and new conversations', () => {
         await workbench.pickMenuItem(/^Rename/).catch(() => undefined);
         if (await box.waitFor({ state: 'visible', timeout: 10_000 }).then(() => true, () => false)) {
           if (holdsRow(await box.inputValue())) {
-            await box.fill(title);
+            // The box can close between the check and the typing (the focus taken): then this attempt fails.
+            await box.fill(title, { timeout: 5_000 }).catch(() => undefined);
             if ((await box.inputValue().catch(() => '')) === title) {
               await box.press('Enter');
               await box.waitFor({ state: 'hidden', timeout: 10_000 }).catch(() => undefined);
