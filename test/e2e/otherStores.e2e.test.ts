@@ -51,6 +51,12 @@ describe('conversations from other workspaces', () => {
 
   const sandbox = () => ({ root: path.dirname(session.env.dataDir), dataDir: session.env.dataDir, extensionsDir: session.env.extensionsDir, workspace: session.env.workspace });
 
+  /** The notification center's text (a toast may have closed by the time it is looked for). */
+  async function notifications(): Promise<string> {
+    await session.workbench.runCommand('Notifications: Show Notifications');
+    return (await session.workbench.page.locator('.notifications-center').allTextContents()).join('\n');
+  }
+
   /** Runs the command and picks the store kept by `e2e-follow-same-folder`; the unrelated one is never listed. */
   async function openFromOtherWorkspace(): Promise<void> {
     const { workbench } = session;
@@ -72,14 +78,7 @@ describe('conversations from other workspaces', () => {
     // Again: the conversation is here already, so nothing is copied twice.
     await openFromOtherWorkspace();
     // Its summary, in the notification center (a toast may have closed by the time it is looked for).
-    await expect
-      .poll(
-        async () => {
-          await workbench.runCommand('Notifications: Show Notifications');
-          return (await workbench.page.locator('.notifications-center').allTextContents()).join('\n');
-        },
-        { timeout: 30_000, interval: 2_000 },
-      )
+    await expect.poll(notifications, { timeout: 30_000, interval: 2_000 })
       .toMatch(/1 was here already/);
     expect(await workbench.treeRow(title).count()).toBe(1);
     expect(await workbench.treeRow(unrelatedTitle).count()).toBe(0);
@@ -136,14 +135,7 @@ describe('conversations from other workspaces', () => {
     for (let i = 0; i < (await rows.count()); i++) await rows.nth(i).click();
     await expect.poll(() => widget.locator('.monaco-list-row[aria-checked="true"]').count(), { timeout: 10_000 }).toBe(await rows.count());
     await widget.locator('.quick-input-box input').press('Enter');
-    await expect
-      .poll(
-        async () => {
-          await workbench.runCommand('Notifications: Show Notifications');
-          return (await workbench.page.locator('.notifications-center').allTextContents()).join('\n');
-        },
-        { timeout: 30_000, interval: 2_000 },
-      )
+    await expect.poll(notifications, { timeout: 30_000, interval: 2_000 })
       .toMatch(/0 conversations opened here\. \d+ were here already/);
     expect(await workbench.treeRow(question).count()).toBe(1);
     expect(await workbench.treeRow(title).count()).toBe(1);

@@ -9,7 +9,7 @@ import type { WorkspaceFiles } from '../files';
 import { nodeFiles } from '../nodeFiles';
 import type { PromptDiagnostic, PromptTemplate } from '../prompts/libraryTypes';
 import { sha256Hex } from '../prompts/hashes';
-import { promptReadPath, promptRealRoot } from '../prompts/promptPaths';
+import { listPromptFiles, promptReadPath, promptRealRoot } from '../prompts/promptPaths';
 import { parseFlowFile } from './flowFile';
 import type { FlowDefinition, FlowTemplate } from './flowTypes';
 
@@ -44,7 +44,7 @@ export async function loadFlows(promptDir: string, options: { files?: WorkspaceF
   const problems: PromptDiagnostic[] = [];
   const byName = new Map<string, FlowDefinition>();
   const read: LoadedFlows['read'] = [];
-  for (const rel of (await listFiles(files, nodePath.join(promptDir, FLOWS_FOLDER), FLOWS_FOLDER)).sort()) {
+  for (const rel of (await listPromptFiles(files, nodePath.join(promptDir, FLOWS_FOLDER), FLOWS_FOLDER)).sort()) {
     const ext = FLOW_EXTENSIONS.find((e) => rel.toLowerCase().endsWith(e));
     if (!ext) {
       problems.push({ file: rel, line: 1, column: 1, severity: 'warning', message: `ignored: flow files end in ${FLOW_EXTENSIONS.join(' or ')}` });
@@ -101,22 +101,6 @@ export function flowPromptProblems(flow: FlowDefinition, prompts: FlowPromptLook
       check(state.system, 'system', `state "${state.name}"`);
       check(state.user, 'user', `state "${state.name}"`);
     } else if (state.type === 'finish') check(state.template, 'user', `state "${state.name}"`);
-  }
-  return out;
-}
-
-async function listFiles(files: WorkspaceFiles, dir: string, rel: string): Promise<string[]> {
-  let entries: Array<[string, string]>;
-  try {
-    entries = await files.readDirectory(dir);
-  } catch {
-    return [];
-  }
-  const out: string[] = [];
-  for (const [name, type] of entries) {
-    if (name.startsWith('.')) continue;
-    if (type === 'file' || type === 'symlink') out.push(`${rel}/${name}`);
-    else if (type === 'directory') out.push(...(await listFiles(files, nodePath.join(dir, name), `${rel}/${name}`)));
   }
   return out;
 }

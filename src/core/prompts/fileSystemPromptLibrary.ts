@@ -9,7 +9,7 @@ import { loadFlows } from '../flows/loadFlows';
 import type { FlowDefinition } from '../flows/flowTypes';
 import { parsePromptFile, PROMPT_EXTENSIONS, type ParsedPromptFile } from './promptFile';
 import { resolvePromptOutput, SCHEMA_FILE_SUFFIX } from './promptOutputs';
-import { promptReadPath, promptRealRoot } from './promptPaths';
+import { listPromptFiles, promptReadPath, promptRealRoot } from './promptPaths';
 import { limitError, resolvePromptLimits, type PromptLimits } from './promptLimits';
 import type { RagConfig } from './types';
 
@@ -194,7 +194,7 @@ export class FileSystemPromptLibrary implements Disposable {
     const seen = new Set<string>();
     const realRoot = await promptRealRoot(this.files, this.promptDir);
     for (const [folder, kind] of FOLDERS) {
-      const files = await this.listFiles(nodePath.join(this.promptDir, folder), folder);
+      const files = await listPromptFiles(this.files, nodePath.join(this.promptDir, folder), folder);
       files.sort((a, b) => extRank(a) - extRank(b) || a.localeCompare(b));
       for (const rel of files) {
         // A prompt's `output:` schema file lives beside it; it is read with the prompt, not as one.
@@ -270,23 +270,6 @@ export class FileSystemPromptLibrary implements Disposable {
     }
     if (stat) this.cache.set(abs, { mtimeMs: stat.mtimeMs, size: stat.size, parsed });
     return parsed;
-  }
-
-  /** Files below a folder, relative to the prompts folder; dot files are skipped, links listed for `promptReadPath` to check. */
-  private async listFiles(dir: string, rel: string): Promise<string[]> {
-    let entries: Array<[string, string]>;
-    try {
-      entries = await this.files.readDirectory(dir);
-    } catch {
-      return [];
-    }
-    const out: string[] = [];
-    for (const [name, type] of entries) {
-      if (name.startsWith('.')) continue;
-      if (type === 'file' || type === 'symlink') out.push(`${rel}/${name}`);
-      else if (type === 'directory') out.push(...(await this.listFiles(nodePath.join(dir, name), `${rel}/${name}`)));
-    }
-    return out;
   }
 
   /** Checks every template (syntax, includes) and every rag name, so problems show before a render. */

@@ -41,3 +41,20 @@ export async function promptRealRoot(files: WorkspaceFiles, promptDir: string): 
   if (!files.realPath) return undefined;
   return files.realPath(promptDir).catch(() => undefined);
 }
+
+/** Files below a folder, relative to the prompts folder; dot files are skipped, links listed for `promptReadPath` to check. */
+export async function listPromptFiles(files: WorkspaceFiles, dir: string, rel: string): Promise<string[]> {
+  let entries: Array<[string, string]>;
+  try {
+    entries = await files.readDirectory(dir);
+  } catch {
+    return [];
+  }
+  const out: string[] = [];
+  for (const [name, type] of entries) {
+    if (name.startsWith('.')) continue;
+    if (type === 'file' || type === 'symlink') out.push(`${rel}/${name}`);
+    else if (type === 'directory') out.push(...(await listPromptFiles(files, nodePath.join(dir, name), `${rel}/${name}`)));
+  }
+  return out;
+}
