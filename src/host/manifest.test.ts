@@ -32,6 +32,15 @@ describe('package.json agrees with constants.ts', () => {
     expect(hidden.has(Commands.newConversation)).toBe(false);
   });
 
+  it('makes the team store settings application-wide: a workspace cannot set them, and a remote window reads them from User settings', () => {
+    // A remote window (code-server, Remote-SSH) drops machine-scoped values from the User settings, so the
+    // team store would silently be unset there; application scope is read from them and never from a workspace.
+    const props = pkg.contributes.configuration.properties as Record<string, { scope?: string }>;
+    const storage = Object.keys(props).filter((key) => key.startsWith('arbor.storage.'));
+    expect(storage.sort()).toEqual(['arbor.storage.kind', 'arbor.storage.postgres.ssl', 'arbor.storage.postgres.sslCaFile', 'arbor.storage.postgres.team', 'arbor.storage.postgres.url']);
+    for (const key of storage) expect(props[key].scope, key).toBe('application');
+  });
+
   it('declares every setting the host reads, and the views and activation events', () => {
     const props = Object.keys(pkg.contributes.configuration.properties);
     for (const key of Object.values(Settings).filter((k) => k !== Settings.section)) expect(props).toContain(`arbor.${key}`);
