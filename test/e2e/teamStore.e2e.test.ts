@@ -120,10 +120,9 @@ describeWithPostgres('team store in two windows', (server) => {
     };
     // Copy to Local on the team conversation, from the tree's menu.
     await bob().openArborView();
-    const teamRow = bob().treeRow(question).first();
-    await teamRow.click({ button: 'right' });
-    await bob().pickMenuItem('Copy to Local');
-    await bob().page.locator('.notification-toast', { hasText: '1 conversation copied to the local store.' }).first().waitFor({ timeout: 60_000 });
+    const toast = (text: string | RegExp) => bob().page.locator('.notification-toast', { hasText: text }).first();
+    await bob().runFromMenu(bob().treeRow(question).first(), 'Copy to Local', () => toast(/Copying to the local store|copied to the local store/).isVisible());
+    await toast('1 conversation copied to the local store.').waitFor({ timeout: 60_000 });
 
     // Bob's window on the local store: the copy is there, with both exchanges.
     await useStore('local');
@@ -139,8 +138,9 @@ describeWithPostgres('team store in two windows', (server) => {
     await bob().openArborView();
     const localRow = bob().treeRow(/Only on Bob's machine/).first();
     await localRow.waitFor({ timeout: 15_000 });
-    await localRow.click({ button: 'right' });
-    await bob().pickMenuItem('Move to Team Store');
+    // The move closes the conversation's chat before anything else: its tab going is the sign it ran.
+    const chatTab = bob().tab(/Only on Bob's machine/);
+    await bob().runFromMenu(localRow, 'Move to Team Store', async () => (await chatTab.count()) === 0);
     // Moved: gone from the local store (the notification may have closed by the time it is looked for).
     await expect.poll(() => bob().treeRow(/Only on Bob's machine/).count(), { timeout: 60_000 }).toBe(0);
 

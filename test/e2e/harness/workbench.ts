@@ -157,6 +157,26 @@ export class Workbench {
     if (await item.isVisible()) throw new Error(`the menu item "${String(label)}" stayed open after five clicks`);
   }
 
+  /**
+   * Right-clicks `row`, picks `label` and waits up to `wait` ms for `ran` to say the command ran. A menu
+   * that a redraw closed before the pick landed ran nothing: it is opened and picked again (three tries).
+   * `ran` must look for the command's first visible effect (a progress toast, a closed tab), so a slow
+   * command is not started twice.
+   */
+  async runFromMenu(row: Locator, label: string | RegExp, ran: () => Promise<boolean>, wait = 20_000): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      await row.click({ button: 'right' });
+      await this.pickMenuItem(label);
+      const deadline = Date.now() + wait;
+      while (Date.now() < deadline) {
+        if (await ran()) return;
+        await this.page.waitForTimeout(250);
+      }
+      if (attempt >= 2) throw new Error(`"${String(label)}" from the menu showed no effect after three tries`);
+      console.log(`[e2e] "${String(label)}" from the menu showed no effect in ${wait} ms: opening the menu again`);
+    }
+  }
+
   /** Every Arbor webview iframe (outer frame) in the page. */
   arborWebviews(): Locator {
     return this.page.locator(`iframe.webview[src*="extensionId=${EXTENSION_ID}"]`);
