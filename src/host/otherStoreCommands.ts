@@ -14,6 +14,9 @@ import { toErrorView } from './errorView';
 import type { Services } from './services';
 import { STORE_FILE } from './storeOpening';
 
+/** The search's memory of each store's ids, in the global storage folder (see `StoreIdsCache`). */
+const OTHER_STORES_CACHE_FILE = 'other-stores-cache.json';
+
 /** Registers `arbor.findOtherWorkspaceConversations`. */
 export function registerOtherStoreCommands(context: vscode.ExtensionContext, deps: CommandDeps): void {
   context.subscriptions.push(vscode.commands.registerCommand(Commands.findOtherWorkspaceConversations, () => findAndMerge(deps)));
@@ -22,7 +25,15 @@ export function registerOtherStoreCommands(context: vscode.ExtensionContext, dep
 /** The stores other workspaces of the current folders left, most recently used first (the sources only read). */
 export function findStoresOfFolders(services: Services): Promise<OtherStore[]> {
   const currentStoreDir = services.storageDir();
-  return findOtherStores({ storageRoot: path.dirname(path.dirname(currentStoreDir)), currentStoreDir, folders: services.folderPaths(), storeFile: STORE_FILE, wasmPath: wasmPathOf(services), logger: services.logger });
+  return findOtherStores({
+    storageRoot: path.dirname(path.dirname(currentStoreDir)),
+    currentStoreDir,
+    folders: services.folderPaths(),
+    storeFile: STORE_FILE,
+    idsCacheFile: path.join(services.globalStorageDir(), OTHER_STORES_CACHE_FILE),
+    wasmPath: wasmPathOf(services),
+    logger: services.logger,
+  });
 }
 
 function wasmPathOf(services: Services): string {

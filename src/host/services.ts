@@ -286,6 +286,11 @@ export class Services extends Disposable {
     return (this.context.storageUri ?? this.context.globalStorageUri).fsPath;
   }
 
+  /** The extension's folder shared by every window (caches that are not any one workspace's). */
+  globalStorageDir(): string {
+    return this.context.globalStorageUri.fsPath;
+  }
+
   /** Whether conversations live in the team store (`arbor.storage.kind` is `postgres`). */
   get usesTeamStore(): boolean {
     return this.current.teamStore.kind === 'postgres';

@@ -1,4 +1,4 @@
-import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -139,5 +139,11 @@ describe('conversations from other workspaces', () => {
       .toMatch(/0 conversations opened here\. \d+ were here already/);
     expect(await workbench.treeRow(question).count()).toBe(1);
     expect(await workbench.treeRow(title).count()).toBe(1);
+    // What the searches read is remembered in Arbor's global storage (by each store's size and time), so a
+    // later search opens only the stores that changed.
+    const cacheFile = path.join(env.dataDir, 'User', 'globalStorage', EXTENSION_ID.toLowerCase(), 'other-stores-cache.json');
+    const cached = JSON.parse(await readFile(cacheFile, 'utf8')) as { stores: Record<string, { ids: string[] }> };
+    const cachedIds = Object.entries(cached.stores).filter(([file]) => file.startsWith(storageRoot)).flatMap(([, entry]) => entry.ids);
+    expect(cachedIds.length).toBeGreaterThan(0);
   });
 });

@@ -11,6 +11,7 @@ import type { Logger } from '../../files';
 import type { SqlJsWasmOptions } from '../databaseFile';
 import { JOURNAL_SUFFIX, SqlJsConversationStorage } from '../sqlJsConversationStorage';
 import { listAllConversationIds } from './mergeStore';
+import { StoreIdsCache } from './storeIdsCache';
 import { normalizeFolder, readStorageIdentity } from './workspaceIdentity';
 
 /** The distinct conversations of `stores` (one kept by two stores counts once). */
@@ -48,6 +49,12 @@ export interface FindOtherStoresOptions extends SqlJsWasmOptions {
   folders: readonly string[];
   /** The store's file name in its folder, e.g. `arbor.sqlite`. */
   storeFile: string;
+  /**
+   * A JSON file (the extension's global storage) remembering each store's ids by the size and time of its
+   * files, so a store that did not change since an earlier search is not opened again. Without it every
+   * candidate store is opened.
+   */
+  idsCacheFile?: string;
   logger?: Pick<Logger, 'warn'>;
 }
 
@@ -70,18 +77,26 @@ export async function findOtherStores(options: FindOtherStoresOptions): Promise<
   } catch {
     return [];
   }
+  const cache = options.idsCacheFile ? await StoreIdsCache.load(options.idsCacheFile, options.logger) : undefined;
   const found: OtherStore[] = [];
+  const present = new Set<string>();
   for (const storageId of entries.sort()) {
     if (storageId === currentId) continue;
     const storageFolder = path.join(options.storageRoot, storageId);
     const storePath = path.join(storageFolder, extensionDir, options.storeFile);
     const files = await fileStats(storePath);
     if (!files) continue;
+    present.add(storePath);
     const identity = await readStorageIdentity(storageFolder, extensionDir);
     const sibling = storageId === baseId || new RegExp(`^${escapeRegExp(baseId)}-\\d+$`).test(storageId);
     const folders = identity ? identity.folders.flatMap((folder) => (wanted.has(folder) ? [wanted.get(folder) as string] : [])) : [];
     if (folders.length === 0 && !(sibling && !identity)) continue;
-    const conversationIds = await listConversationIds(storePath, options);
+    // Keyed by the sizes and times taken before the read: a store written during it reads again next time.
+    let conversationIds = cache?.get(storePath, files.size, files.lastUsed.getTime());
+    if (!conversationIds) {
+      conversationIds = await listConversationIds(storePath, options);
+      if (conversationIds) cache?.set(storePath, files.size, files.lastUsed.getTime(), conversationIds);
+    }
     if (!conversationIds?.length) continue;
     found.push({
       storageId,
@@ -92,6 +107,10 @@ export async function findOtherStores(options: FindOtherStoresOptions): Promise<
       conversations: conversationIds.length,
       conversationIds,
     });
+  }
+  if (cache) {
+    cache.pruneUnder(options.storageRoot, present);
+    await cache.save();
   }
   return found.sort((a, b) => b.lastUsed.getTime() - a.lastUsed.getTime());
 }

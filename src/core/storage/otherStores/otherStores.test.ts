@@ -2,11 +2,12 @@ import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SqlJsConversationStorage } from '../sqlJsConversationStorage';
 import { sampleConversation } from '../storageTestData';
 import { distinctConversations, findOtherStores } from './findOtherStores';
 import { mergeStoreInto } from './mergeStore';
+import { STORE_IDS_CACHE_LIMIT, StoreIdsCache } from './storeIdsCache';
 import { ARBOR_IDENTITY_FILE, writeArborIdentity } from './workspaceIdentity';
 
 const EXT = 'arbor-dev.arbor';
@@ -150,6 +151,99 @@ describe('findOtherStores over a real workspace-storage folder', () => {
     expect(found[0].conversations).toBe(3);
     expect(await snapshot(dir)).toEqual(before);
     await writer.close();
+  });
+});
+
+describe('the search with its ids cache (a JSON file shared by windows)', () => {
+  let tmp: string;
+  let root: string;
+  let project: string;
+  let cacheFile: string;
+  const warnings: string[] = [];
+  const logger = { warn: (message: string) => void warnings.push(message) };
+
+  beforeEach(async () => {
+    tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'arbor-other-cache-'));
+    root = path.join(tmp, 'workspaceStorage');
+    project = path.join(tmp, 'project');
+    cacheFile = path.join(tmp, 'global', 'other-stores-cache.json');
+    await fs.mkdir(project);
+    warnings.length = 0;
+  });
+  afterEach(async () => {
+    await fs.rm(tmp, { recursive: true, force: true });
+  });
+
+  async function storage(id: string, conversations: number): Promise<string> {
+    const dir = path.join(root, id, EXT);
+    await fs.mkdir(dir, { recursive: true });
+    await fs.writeFile(path.join(root, id, 'workspace.json'), JSON.stringify({ folder: pathToFileURL(project).href }));
+    const store = await SqlJsConversationStorage.open(path.join(dir, FILE));
+    for (let i = 0; i < conversations; i++) await store.saveConversation(sampleConversation(`${id}-c${i}`, 3));
+    await store.close();
+    return path.join(dir, FILE);
+  }
+  const find = (withCache = true) =>
+    findOtherStores({ storageRoot: root, currentStoreDir: path.join(root, 'now', EXT), folders: [project], storeFile: FILE, logger, ...(withCache ? { idsCacheFile: cacheFile } : {}) });
+
+  it('does not open a store again while its size and time are unchanged, and reads it again once it changed', async () => {
+    const file = await storage('old', 2);
+    // A whole-millisecond time, so it can be put back exactly after the bytes are replaced below.
+    const time = new Date(Date.UTC(2026, 10, 1, 12, 0, 0, 123));
+    await fs.utimes(file, time, time);
+    expect((await find()).map((s) => s.conversationIds)).toEqual([['old-c0', 'old-c1']]);
+    expect(JSON.parse(await fs.readFile(cacheFile, 'utf8')).stores[file]).toMatchObject({ ids: ['old-c0', 'old-c1'] });
+
+    // The same size and time over bytes that are no database: only the cache can still name the ids.
+    const size = (await fs.stat(file)).size;
+    await fs.writeFile(file, Buffer.alloc(size, 0x5a));
+    await fs.utimes(file, time, time);
+    expect((await find()).map((s) => s.conversationIds)).toEqual([['old-c0', 'old-c1']]);
+    expect(warnings).toEqual([]);
+    // Without the cache the store is opened, cannot be read, and is left out (logged).
+    expect(await find(false)).toEqual([]);
+    expect(warnings.join('\n')).toContain(file);
+
+    // A store that changed (another window wrote to it) is read again.
+    await fs.rm(file);
+    await storage('old', 3);
+    expect((await find()).map((s) => s.conversations)).toEqual([3]);
+    expect(JSON.parse(await fs.readFile(cacheFile, 'utf8')).stores[file].ids).toHaveLength(3);
+  });
+
+  it('forgets a store whose files are gone, and rebuilds a damaged cache file', async () => {
+    const kept = await storage('kept', 1);
+    const gone = await storage('gone', 2);
+    await find();
+    expect(Object.keys(JSON.parse(await fs.readFile(cacheFile, 'utf8')).stores).sort()).toEqual([gone, kept].sort());
+    await fs.rm(path.join(root, 'gone'), { recursive: true });
+    await find();
+    expect(Object.keys(JSON.parse(await fs.readFile(cacheFile, 'utf8')).stores)).toEqual([kept]);
+
+    await fs.writeFile(cacheFile, '{"version": 1, "stores": {"trunc');
+    expect((await find()).map((s) => s.conversations)).toEqual([1]);
+    expect(warnings.join('\n')).toContain('rebuilt');
+    expect(Object.keys(JSON.parse(await fs.readFile(cacheFile, 'utf8')).stores)).toEqual([kept]);
+    expect((await fs.readdir(path.dirname(cacheFile))).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('keeps the most recently found stores within its limit, and drops entries of another shape', async () => {
+    const cache = await StoreIdsCache.load(cacheFile);
+    // Each one found a millisecond after the one before: the first is the one left out.
+    let now = Date.now();
+    const clock = vi.spyOn(Date, 'now').mockImplementation(() => ++now);
+    for (let i = 0; i <= STORE_IDS_CACHE_LIMIT; i++) cache.set(`/s/${i}`, i, i, [`c${i}`]);
+    clock.mockRestore();
+    await cache.save();
+    const stored = JSON.parse(await fs.readFile(cacheFile, 'utf8'));
+    expect(Object.keys(stored.stores)).toHaveLength(STORE_IDS_CACHE_LIMIT);
+    expect(stored.stores['/s/0']).toBeUndefined();
+    stored.stores['/s/odd'] = { size: 1, mtimeMs: 1, ids: [7], seen: 1 };
+    await fs.writeFile(cacheFile, JSON.stringify(stored));
+    const again = await StoreIdsCache.load(cacheFile);
+    expect(again.get('/s/odd', 1, 1)).toBeUndefined();
+    expect(again.get(`/s/${STORE_IDS_CACHE_LIMIT}`, STORE_IDS_CACHE_LIMIT, STORE_IDS_CACHE_LIMIT)).toEqual([`c${STORE_IDS_CACHE_LIMIT}`]);
+    expect(again.get('/s/1', 1, 2)).toBeUndefined();
   });
 });
 
