@@ -200,7 +200,7 @@ export { JOURNAL_SUFFIX } from './storage/sqlJsConversationStorage';
 export { copyConversations, type CopyOptions, type CopyReport } from './storage/copyConversations';
 export { distinctConversations, findOtherStores, type FindOtherStoresOptions, type OtherStore } from './storage/otherStores/findOtherStores';
 export { listAllConversationIds, mergeStoreInto } from './storage/otherStores/mergeStore';
-export { ARBOR_IDENTITY_FILE, writeArborIdentity, type StorageIdentity } from './storage/otherStores/workspaceIdentity';
+export { ARBOR_IDENTITY_FILE, sharedStoreDir, writeArborIdentity, type StorageIdentity } from './storage/otherStores/workspaceIdentity';
 export { LEGACY_BACKUP_SUFFIX } from './storage/journaledDatabase';
 export { CURRENT_SCHEMA, formatSchemaVersion, type SchemaVersion } from './storage/schema';
 export {

@@ -43,7 +43,8 @@ export function registerOtherStoresOffer(context: vscode.ExtensionContext, deps:
   );
 
   const recordFolders = () => {
-    const dir = context.storageUri?.fsPath;
+    // Beside the store (in `<id>` even when this window was given `<id>-1`).
+    const dir = context.storageUri ? services.storageDir() : undefined;
     const folders = services.folderPaths();
     if (!dir || folders.length === 0) return Promise.resolve();
     const workspaceFile = vscode.workspace.workspaceFile?.scheme === 'file' ? vscode.workspace.workspaceFile.fsPath : undefined;

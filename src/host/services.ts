@@ -1,7 +1,7 @@
 import { ContextLengths } from './contextBudget';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { LoggingMiddleware, modelKey, sameModel, OllamaProvider, OpenAIProvider, OpenConversations, RedactionMiddleware } from '../core/index';
+import { LoggingMiddleware, modelKey, sameModel, OllamaProvider, OpenAIProvider, OpenConversations, RedactionMiddleware, sharedStoreDir } from '../core/index';
 import type {
   ConversationStorage,
   ImportedConversation,
@@ -281,10 +281,20 @@ export class Services extends Disposable {
     return this.openConversations !== undefined;
   }
 
-  /** Where conversations and the index live: the workspace's storage folder, else the global one. */
+  /**
+   * Where conversations and the index live: the workspace's storage folder, else the global one. A
+   * window that VS Code gave a numbered sibling (`<id>-1`: another window or a lingering extension host
+   * holds `<id>`) still uses `<id>`, which Arbor's store shares safely, so a reload never shows another store.
+   */
   storageDir(): string {
-    return (this.context.storageUri ?? this.context.globalStorageUri).fsPath;
+    if (this.storageDirCache === undefined) {
+      const given = this.context.storageUri?.fsPath;
+      this.storageDirCache = given ? sharedStoreDir(given) : this.context.globalStorageUri.fsPath;
+      if (given && this.storageDirCache !== given) this.logger.info(`VS Code gave this window ${given} (another window or extension host holds the first); the conversation store stays in ${this.storageDirCache}, shared safely.`);
+    }
+    return this.storageDirCache;
   }
+  private storageDirCache: string | undefined;
 
   /** The extension's folder shared by every window (caches that are not any one workspace's). */
   globalStorageDir(): string {

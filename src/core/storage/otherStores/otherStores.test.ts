@@ -8,7 +8,7 @@ import { sampleConversation } from '../storageTestData';
 import { distinctConversations, findOtherStores } from './findOtherStores';
 import { mergeStoreInto } from './mergeStore';
 import { STORE_IDS_CACHE_LIMIT, StoreIdsCache } from './storeIdsCache';
-import { ARBOR_IDENTITY_FILE, writeArborIdentity } from './workspaceIdentity';
+import { ARBOR_IDENTITY_FILE, sharedStoreDir, writeArborIdentity } from './workspaceIdentity';
 
 const EXT = 'arbor-dev.arbor';
 const FILE = 'arbor.sqlite';
@@ -151,6 +151,39 @@ describe('findOtherStores over a real workspace-storage folder', () => {
     expect(found[0].conversations).toBe(3);
     expect(await snapshot(dir)).toEqual(before);
     await writer.close();
+  });
+});
+
+describe('sharedStoreDir: the store stays in <id> when VS Code gave this window <id>-N', () => {
+  let root: string;
+  beforeEach(async () => {
+    root = await fs.mkdtemp(path.join(os.tmpdir(), 'arbor-shared-'));
+  });
+  afterEach(async () => {
+    await fs.rm(root, { recursive: true, force: true });
+  });
+
+  it('maps <id>-1 … <id>-9 to <id> where <id> exists, and leaves every other folder as it is', async () => {
+    await fs.mkdir(path.join(root, '13985b5c'));
+    expect(sharedStoreDir(path.join(root, '13985b5c', EXT))).toBe(path.join(root, '13985b5c', EXT));
+    expect(sharedStoreDir(path.join(root, '13985b5c-1', EXT))).toBe(path.join(root, '13985b5c', EXT));
+    expect(sharedStoreDir(path.join(root, '13985b5c-9', EXT))).toBe(path.join(root, '13985b5c', EXT));
+    // VS Code numbers up to 9; a name that only looks numbered, or whose <id> is not there, keeps its own folder.
+    expect(sharedStoreDir(path.join(root, '13985b5c-10', EXT))).toBe(path.join(root, '13985b5c-10', EXT));
+    expect(sharedStoreDir(path.join(root, 'f00d-1', EXT))).toBe(path.join(root, 'f00d-1', EXT));
+  });
+
+  it('gives the two windows one store: what either writes, the other reads', async () => {
+    await fs.mkdir(path.join(root, 'abc', EXT), { recursive: true });
+    const first = await SqlJsConversationStorage.open(path.join(sharedStoreDir(path.join(root, 'abc', EXT)), FILE));
+    const second = await SqlJsConversationStorage.open(path.join(sharedStoreDir(path.join(root, 'abc-1', EXT)), FILE));
+    await first.saveConversation(sampleConversation('from-first', 2));
+    await second.saveConversation(sampleConversation('from-second', 2));
+    expect((await first.listConversations()).map((c) => c.conversationId).sort()).toEqual(['from-first', 'from-second']);
+    expect((await second.listConversations()).map((c) => c.conversationId).sort()).toEqual(['from-first', 'from-second']);
+    await first.close();
+    await second.close();
+    await expect(fs.readdir(path.join(root, 'abc-1'))).rejects.toThrow();
   });
 });
 

@@ -5,10 +5,27 @@
  * in a browser, code-server, keeps it to itself), so Arbor also writes its own record beside its store
  * (`<root>/<id>/<extension>/workspace-folders.json`), read when VS Code's is missing.
  */
-import { promises as fs } from 'node:fs';
+import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
+
+/**
+ * The folder Arbor keeps a workspace's store in, given the one VS Code gave this window
+ * (`<root>/<id>/<extension>`). VS Code locks each workspace-storage folder for one extension host; a
+ * second window of the same workspace, or a window reloaded before the previous extension host let go
+ * (VS Code in the browser keeps it for minutes after the page is gone), gets `<id>-1` … `<id>-9`, and a
+ * chat kept there seems to vanish at the next reload. Arbor's store is made for several windows at once,
+ * so it stays in `<id>` whatever suffix this window got; `<id>` exists whenever a suffix was given (VS
+ * Code makes it first).
+ */
+export function sharedStoreDir(extensionStorageDir: string): string {
+  const storageFolder = path.dirname(extensionStorageDir);
+  const suffixed = /^(.+)-[1-9]$/.exec(path.basename(storageFolder));
+  if (!suffixed) return extensionStorageDir;
+  const base = path.join(path.dirname(storageFolder), suffixed[1]);
+  return existsSync(base) ? path.join(base, path.basename(extensionStorageDir)) : extensionStorageDir;
+}
 
 /** The folders a workspace-storage folder belongs to, as `workspace.json` names them. */
 export interface StorageIdentity {
