@@ -12,7 +12,7 @@ import type { SqlJsWasmOptions } from '../databaseFile';
 import { JOURNAL_SUFFIX, SqlJsConversationStorage } from '../sqlJsConversationStorage';
 import { listAllConversationIds } from './mergeStore';
 import { StoreIdsCache } from './storeIdsCache';
-import { normalizeFolder, readStorageIdentity } from './workspaceIdentity';
+import { normalizeFolder, readStorageIdentity, unnumberedStorageId } from './workspaceIdentity';
 
 /** The distinct conversations of `stores` (one kept by two stores counts once). */
 export function distinctConversations(stores: readonly OtherStore[]): number {
@@ -62,14 +62,14 @@ export interface FindOtherStoresOptions extends SqlJsWasmOptions {
  * The other stores of the current workspace's folders, most recently used first. A storage folder
  * counts when its `workspace.json` (else Arbor's record beside its store) names one of the folders,
  * or a workspace file listing one, or when
- * it is a numbered sibling (`<id>-1`, `<id>-2`, or `<id>` itself for `<id>-1`) of the current one and
+ * it is a numbered sibling (`<id>-1` … `<id>-9`, or `<id>` itself for `<id>-1`) of the current one and
  * names no other folder. Empty stores and stores that cannot be read are left out (the latter logged).
  */
 export async function findOtherStores(options: FindOtherStoresOptions): Promise<OtherStore[]> {
   const currentDir = path.resolve(options.currentStoreDir);
   const extensionDir = path.basename(currentDir);
   const currentId = path.basename(path.dirname(currentDir));
-  const baseId = currentId.replace(/-\d+$/, '');
+  const baseId = unnumberedStorageId(currentId);
   const wanted = new Map(options.folders.map((folder) => [normalizeFolder(folder), folder]));
   let entries: string[];
   try {
@@ -88,7 +88,7 @@ export async function findOtherStores(options: FindOtherStoresOptions): Promise<
     if (!files) continue;
     present.add(storePath);
     const identity = await readStorageIdentity(storageFolder, extensionDir);
-    const sibling = storageId === baseId || new RegExp(`^${escapeRegExp(baseId)}-\\d+$`).test(storageId);
+    const sibling = unnumberedStorageId(storageId) === baseId;
     const folders = identity ? identity.folders.flatMap((folder) => (wanted.has(folder) ? [wanted.get(folder) as string] : [])) : [];
     if (folders.length === 0 && !(sibling && !identity)) continue;
     // Keyed by the sizes and times taken before the read: a store written during it reads again next time.
@@ -143,8 +143,4 @@ async function listConversationIds(storePath: string, options: FindOtherStoresOp
   } finally {
     await store?.close().catch(() => undefined);
   }
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

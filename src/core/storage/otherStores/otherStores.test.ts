@@ -10,6 +10,18 @@ import { mergeStoreInto } from './mergeStore';
 import { STORE_IDS_CACHE_LIMIT, StoreIdsCache } from './storeIdsCache';
 import { ARBOR_IDENTITY_FILE, sharedStoreDir, writeArborIdentity } from './workspaceIdentity';
 
+/** A fresh temporary folder for each test of the enclosing block, removed after it; call the result inside a test or hook. */
+function useTempFolder(prefix: string): () => string {
+  let dir = '';
+  beforeEach(async () => {
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), prefix));
+  });
+  afterEach(async () => {
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+  return () => dir;
+}
+
 const EXT = 'arbor-dev.arbor';
 const FILE = 'arbor.sqlite';
 
@@ -34,16 +46,14 @@ describe('findOtherStores over a real workspace-storage folder', () => {
 
   const find = (currentStoreDir: string, folders: string[]) => findOtherStores({ storageRoot: root, currentStoreDir, folders, storeFile: FILE });
 
+  const temp = useTempFolder('arbor-other-');
   beforeEach(async () => {
-    tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'arbor-other-'));
+    tmp = temp();
     root = path.join(tmp, 'workspaceStorage');
     project = path.join(tmp, 'project');
     other = path.join(tmp, 'unrelated');
     await fs.mkdir(project);
     await fs.mkdir(other);
-  });
-  afterEach(async () => {
-    await fs.rm(tmp, { recursive: true, force: true });
   });
 
   it('finds the folder-alone store from a multi-root workspace and never an unrelated folder’s', async () => {
@@ -155,12 +165,10 @@ describe('findOtherStores over a real workspace-storage folder', () => {
 });
 
 describe('sharedStoreDir: the store stays in <id> when VS Code gave this window <id>-N', () => {
+  const temp = useTempFolder('arbor-shared-');
   let root: string;
-  beforeEach(async () => {
-    root = await fs.mkdtemp(path.join(os.tmpdir(), 'arbor-shared-'));
-  });
-  afterEach(async () => {
-    await fs.rm(root, { recursive: true, force: true });
+  beforeEach(() => {
+    root = temp();
   });
 
   it('maps <id>-1 … <id>-9 to <id> where <id> exists, and leaves every other folder as it is', async () => {
@@ -195,16 +203,14 @@ describe('the search with its ids cache (a JSON file shared by windows)', () => 
   const warnings: string[] = [];
   const logger = { warn: (message: string) => void warnings.push(message) };
 
+  const temp = useTempFolder('arbor-other-cache-');
   beforeEach(async () => {
-    tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'arbor-other-cache-'));
+    tmp = temp();
     root = path.join(tmp, 'workspaceStorage');
     project = path.join(tmp, 'project');
     cacheFile = path.join(tmp, 'global', 'other-stores-cache.json');
     await fs.mkdir(project);
     warnings.length = 0;
-  });
-  afterEach(async () => {
-    await fs.rm(tmp, { recursive: true, force: true });
   });
 
   async function storage(id: string, conversations: number): Promise<string> {
@@ -281,12 +287,10 @@ describe('the search with its ids cache (a JSON file shared by windows)', () => 
 });
 
 describe('mergeStoreInto with real sql.js file stores', () => {
+  const temp = useTempFolder('arbor-merge-');
   let dir: string;
-  beforeEach(async () => {
-    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'arbor-merge-'));
-  });
-  afterEach(async () => {
-    await fs.rm(dir, { recursive: true, force: true });
+  beforeEach(() => {
+    dir = temp();
   });
 
   it('copies every conversation once under its id, twice duplicates nothing, and leaves the source’s bytes alone', async () => {

@@ -66,16 +66,14 @@ export class StoreIdsCache {
     this.dirty = true;
   }
 
-  /** Forgets `storePath` (its files are gone). */
-  delete(storePath: string): void {
-    if (this.entries.delete(storePath)) this.dirty = true;
-  }
-
-  /** Forgets every store under `root` (a workspace-storage root just listed) that is not in `present`. */
+  /** Forgets every store under `root` (a workspace-storage root just listed) that is not in `present` (its files are gone). */
   pruneUnder(root: string, present: ReadonlySet<string>): void {
     const prefix = root.endsWith(path.sep) ? root : root + path.sep;
     for (const storePath of [...this.entries.keys()]) {
-      if (storePath.startsWith(prefix) && !present.has(storePath)) this.delete(storePath);
+      if (storePath.startsWith(prefix) && !present.has(storePath)) {
+        this.entries.delete(storePath);
+        this.dirty = true;
+      }
     }
   }
 

@@ -21,10 +21,16 @@ import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
  */
 export function sharedStoreDir(extensionStorageDir: string): string {
   const storageFolder = path.dirname(extensionStorageDir);
-  const suffixed = /^(.+)-[1-9]$/.exec(path.basename(storageFolder));
-  if (!suffixed) return extensionStorageDir;
-  const base = path.join(path.dirname(storageFolder), suffixed[1]);
+  const id = path.basename(storageFolder);
+  const baseId = unnumberedStorageId(id);
+  if (baseId === id) return extensionStorageDir;
+  const base = path.join(path.dirname(storageFolder), baseId);
   return existsSync(base) ? path.join(base, path.basename(extensionStorageDir)) : extensionStorageDir;
+}
+
+/** A workspace-storage folder's name without the `-1` … `-9` VS Code adds for a window that found `<id>` locked. */
+export function unnumberedStorageId(storageId: string): string {
+  return storageId.replace(/-[1-9]$/, '');
 }
 
 /** The folders a workspace-storage folder belongs to, as `workspace.json` names them. */
