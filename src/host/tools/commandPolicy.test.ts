@@ -135,6 +135,12 @@ describe('commandPolicy judges the words the shell will run (issue 22)', () => {
     '! npm publish',
     'if true; then npm publish; fi',
     'find . -exec npm publish \\;',
+    'watch -n 5 npm publish',
+    "su - root -c 'npm publish'",
+    'ionice -c 3 npm publish',
+    'command -p npm publish',
+    'NPM publish',
+    './node_modules/.bin/npm publish',
   ])('looks through wrappers for the deny list: %j', (command) => {
     expect(kind(command, ['ls', 'xargs', 'env', 'sh', 'bash', 'find'], ['npm publish'])).toBe('deny');
   });
@@ -204,5 +210,31 @@ describe('commandPolicy judges the words the shell will run (issue 22)', () => {
       expect(kind(command, ['npm test']), command).toBe('ask');
     }
     expect(kind('npm test 2>&1 >&2 3>&-', ['npm test'])).toBe('run');
+  });
+
+  it('names the command and the entry in its reasons', () => {
+    expect(commandPolicy('ls && sudo -u x npm --yes publish', ['ls'], ['npm publish']).reason).toBe(
+      '"npm publish" is on arbor.tools.commandDenyList, so Arbor does not run "npm --yes publish". Do not try it another way; tell the user, who can run it themselves or change the setting.',
+    );
+    expect(commandPolicy('env sh', ['env'], []).reason).toBe('"env" is on arbor.tools.commandAllowList, but not the command it runs ("env sh")');
+    expect(commandPolicy('npm $X', ['npm'], ['npm publish']).reason).toBe('it may run "npm publish" (on arbor.tools.commandDenyList): "$X" is known only when it runs');
+    expect(commandPolicy('$CMD test', ['$CMD test'], []).reason).toBe('"$CMD" stands in the command\'s place, and its value is known only when it runs');
+    expect(commandPolicy('npm test # x', ['npm test'], []).reason).toBe('it has a comment (#…), which can hide words');
+  });
+
+  it('asks, unjudged, about commands too long or too deeply nested to judge quickly', () => {
+    expect(commandPolicy(`echo ${'a'.repeat(10_000)}`, ['echo'], []).reason).toBe('it is longer than 10,000 characters, too long to judge');
+    const deep = `${'nice '.repeat(20)}npm publish`;
+    expect(commandPolicy(deep, ['nice'], ['npm publish'])).toEqual({ kind: 'ask', reason: 'it nests commands too deeply to judge (more than 16 levels, or more than 40,000 characters to read)' });
+    let nested = 'npm publish';
+    for (let i = 0; i < 20; i++) nested = `sh -c ${JSON.stringify(nested)}`;
+    expect(kind(nested, ['sh'], ['npm publish'])).toBe('ask');
+    expect(kind(`${'$('.repeat(3000)}npm publish`, ['npm'], ['npm publish'])).not.toBe('run');
+  });
+
+  it('does not let an allow entry that ends in an operator run whatever follows', () => {
+    expect(kind('cd build && rm -rf /', ['cd build &&'])).toBe('ask');
+    expect(kind('cd build && npm test', ['cd build &&', 'npm test'])).toBe('run');
+    expect(kind('command -v npm', ['command -v'])).toBe('run');
   });
 });

@@ -83,8 +83,10 @@ type DenyMatch = { kind: 'hit'; end: number } | { kind: 'maybe'; word: string };
 function matchDeny(words: readonly ShellWord[], entry: readonly ShellWord[]): DenyMatch | undefined {
   const first = words[0];
   if (!first || first.variable) return undefined;
-  const program = entry[0].text.includes('/') ? first : { ...first, text: programName(first) };
-  if (!denyWord(program, entry[0], entry.length === 1)) return undefined;
+  // By name also when run by path, and without case (macOS and Windows find `NPM` as `npm`).
+  const byPath = entry[0].text.includes('/');
+  const program = byPath ? first : { ...first, text: programName(first).toLowerCase() };
+  if (!denyWord(program, byPath ? entry[0] : { ...entry[0], text: entry[0].text.toLowerCase() }, entry.length === 1)) return undefined;
   let unknown: string | undefined;
   let i = 1;
   for (let j = 1; j < entry.length; j++) {

@@ -17,13 +17,27 @@ interface WrapperSpec {
   operands?: number;
   /** `NAME=value` words may come before the command (`env`). */
   assignments?: boolean;
-  /** Options whose value is shell text it runs (`env -S '…'`). */
+  /** Options whose value is shell text it runs (`env -S '…'`, `su -c '…'`). */
   scriptOptions?: readonly string[];
+  /** Its script option may come after its other arguments (`su - root -c '…'`). */
+  scriptAnywhere?: boolean;
+  /** It runs the words after its options through `sh -c` (`watch`). */
+  joinsScript?: boolean;
+  /** Options with which it runs nothing (`command -v` only looks the name up). */
+  runsNothing?: readonly string[];
 }
 
 const WRAPPERS: Record<string, WrapperSpec> = {
-  command: {},
+  command: { runsNothing: ['-v', '-V'] },
   builtin: {},
+  pkexec: { valued: ['--user'] },
+  chronic: {},
+  unbuffer: {},
+  busybox: {},
+  ionice: { valued: ['-c', '-n', '-p', '-P', '-u', '--class', '--classdata'] },
+  su: { valued: ['-s', '-g', '-G', '--shell', '--group', '--supp-group', '-w', '--whitelist-environment'], scriptOptions: ['-c', '--command'], scriptAnywhere: true },
+  runuser: { valued: ['-u', '-s', '-g', '-G', '--user', '--shell', '--group', '--supp-group'], scriptOptions: ['-c', '--command'], scriptAnywhere: true },
+  watch: { valued: ['-n', '-d', '--interval', '--differences', '-q', '--equexit'], joinsScript: true },
   exec: { valued: ['-a'] },
   nohup: {},
   setsid: {},
@@ -43,7 +57,7 @@ const WRAPPERS: Record<string, WrapperSpec> = {
 };
 
 /** The shell's reserved words that a command may follow. */
-const RESERVED = new Set(['{', '!', 'if', 'then', 'else', 'elif', 'do', 'while', 'until']);
+const RESERVED = new Set(['{', '!', 'if', 'then', 'else', 'elif', 'do', 'while', 'until', 'coproc']);
 /** Shells whose `-c` runs the next word as shell text. */
 const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'fish']);
 /** Shell options that take the next word as their value. */
@@ -57,7 +71,21 @@ export function programName(w: ShellWord): string {
 
 const isOption = (w: ShellWord) => w.text.length > 1 && w.text.startsWith('-');
 
+function scriptAt(words: readonly ShellWord[], i: number, option: string): Wrapped[] {
+  const text = words[i].text;
+  if (text === option) return words[i + 1] ? [{ kind: 'script', at: i + 1, end: i + 2, script: words[i + 1].text }] : [];
+  return [{ kind: 'script', at: i, end: i + 1, script: text.slice(option.length).replace(/^=/, '') }];
+}
+
+function scriptOption(spec: WrapperSpec, text: string): string | undefined {
+  return spec.scriptOptions?.find((o) => text === o || text.startsWith(o.startsWith('--') ? `${o}=` : o));
+}
+
 function throughSpec(words: readonly ShellWord[], spec: WrapperSpec): Wrapped[] {
+  if (spec.scriptAnywhere) {
+    const at = words.findIndex((w, k) => k > 0 && scriptOption(spec, w.text));
+    return at < 0 ? [] : scriptAt(words, at, scriptOption(spec, words[at].text)!);
+  }
   let i = 1;
   for (; i < words.length; i++) {
     const text = words[i].text;
@@ -66,16 +94,16 @@ function throughSpec(words: readonly ShellWord[], spec: WrapperSpec): Wrapped[] 
       break;
     }
     if (!isOption(words[i])) break;
-    const script = spec.scriptOptions?.find((o) => text === o || text.startsWith(o.startsWith('--') ? `${o}=` : o));
-    if (script) {
-      if (text === script) return words[i + 1] ? [{ kind: 'script', at: i + 1, end: i + 2, script: words[i + 1].text }] : [];
-      return [{ kind: 'script', at: i, end: i + 1, script: text.slice(script.length).replace(/^=/, '') }];
-    }
+    if (spec.runsNothing?.includes(text)) return [];
+    const script = scriptOption(spec, text);
+    if (script) return scriptAt(words, i, script);
     if (spec.valued?.includes(text)) i++;
   }
   if (spec.assignments) while (i < words.length && isAssignment(words[i])) i++;
   i += spec.operands ?? 0;
-  return i < words.length ? [{ kind: 'command', at: i, end: words.length }] : [];
+  if (i >= words.length) return [];
+  if (spec.joinsScript) return [{ kind: 'script', at: i, end: words.length, script: words.slice(i).map((w) => w.text).join(' ') }];
+  return [{ kind: 'command', at: i, end: words.length }];
 }
 
 function throughShell(words: readonly ShellWord[]): Wrapped[] {
