@@ -190,6 +190,10 @@ describe('commandPolicy judges the words the shell will run (issue 22)', () => {
     'npm {publish,x}',
     'npm pub?ish',
     'npm pub[l]ish',
+    'npm p[!x]blish',
+    'npm {pub,priv}lish',
+    'np? publish',
+    '/usr/*/np[m] publish',
     '(npm publish)',
     'npm test\nnpm publish',
     'npm test \\\n&& npm publish',
@@ -197,6 +201,12 @@ describe('commandPolicy judges the words the shell will run (issue 22)', () => {
     "npm $'pub\\x6cish'",
   ])('refuses a deny hit hidden anywhere: %j', (command) => {
     expect(kind(command, ['npm test', 'echo', 'cat'], ['npm publish'])).toBe('deny');
+  });
+
+  it('does not take a pattern that cannot spell a denied word for it', () => {
+    expect(kind('npm p[x]blish', ['npm'], ['npm publish'])).toBe('run');
+    expect(kind('git add *', ['git'], ['git push'])).toBe('run');
+    expect(kind(`npm ${'*x'.repeat(120)}`, ['npm'], [`npm ${'x'.repeat(60)}y`])).toBe('run');
   });
 
   it('asks when a variable could stand for a denied word', () => {

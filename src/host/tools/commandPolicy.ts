@@ -23,7 +23,7 @@
  * The deny list is a convenience, not a sandbox: a command it misses still asks, since only the allow
  * list skips the question. Pure.
  */
-import picomatch from 'picomatch';
+import { RE2JS } from 're2js';
 import { programName, wrappedCommands } from './commandWrappers';
 import { CONTROL_OPS, parseShell, wordsText, type ParsedShell, type ShellToken, type ShellWord } from './shellParse';
 
@@ -71,10 +71,57 @@ function sameWord(w: ShellWord, entry: ShellWord, last: boolean): boolean {
   return !/\w$/.test(entry.text) || !/\w/.test(w.text[entry.text.length]);
 }
 
-/** Whether the shell may turn `w` into the deny entry's word `entry`. */
-function denyWord(w: ShellWord, entry: ShellWord, last: boolean): boolean {
+const REGEX_SPECIAL = /[\\^$.|?*+()[\]{}]/g;
+
+/**
+ * A shell pattern word (`*`, `?`, `[…]`, `{a,b}`) as a regex for one whole word, run by RE2 so that no
+ * pattern a model writes can make the match take long; `undefined` when it cannot be read (asked).
+ */
+function globRegex(glob: string): RE2JS | undefined {
+  if (compiledGlobs.has(glob)) return compiledGlobs.get(glob);
+  if (compiledGlobs.size >= 256) compiledGlobs.clear();
+  const compiled = compileGlob(glob);
+  compiledGlobs.set(glob, compiled);
+  return compiled;
+}
+const compiledGlobs = new Map<string, RE2JS | undefined>();
+
+function compileGlob(glob: string): RE2JS | undefined {
+  let re = '';
+  let open = 0;
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i];
+    if (c === '*') re += '.*';
+    else if (c === '?') re += '.';
+    else if (c === '[' && glob.indexOf(']', i + 2) > 0) {
+      const end = glob.indexOf(']', i + 2);
+      const body = glob.slice(i + 1, end);
+      const negate = body[0] === '!' || body[0] === '^';
+      re += `[${negate ? '^' : ''}${(negate ? body.slice(1) : body).replace(/[\\[\]^]/g, '\\$&')}]`;
+      i = end;
+    } else if (c === '{') {
+      open++;
+      re += '(?:';
+    } else if (c === ',' && open > 0) re += '|';
+    else if (c === '}' && open > 0) {
+      open--;
+      re += ')';
+    } else re += c.replace(REGEX_SPECIAL, '\\$&');
+  }
+  if (open > 0) return undefined;
+  try {
+    return RE2JS.compile(re);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the shell may turn `w` into the deny entry's word `entry`: `undefined` when that cannot be told. */
+function denyWord(w: ShellWord, entry: ShellWord, last: boolean): boolean | undefined {
   if (sameWord(w, entry, last)) return true;
-  return w.pattern && w.text.length <= MAX_PATTERN_CHARS && picomatch.isMatch(entry.text, w.text, { dot: true });
+  if (!w.pattern) return false;
+  if (w.text.length > MAX_PATTERN_CHARS) return undefined;
+  return globRegex(w.text)?.matches(entry.text);
 }
 
 type DenyMatch = { kind: 'hit'; end: number } | { kind: 'maybe'; word: string };
@@ -95,8 +142,9 @@ function matchDeny(words: readonly ShellWord[], entry: readonly ShellWord[]): De
       const w = words[i];
       if (!w) return unknown ? { kind: 'maybe', word: unknown } : undefined;
       i++;
-      if (denyWord(w, entry[j], j === entry.length - 1)) break;
-      if (w.variable || (w.pattern && w.text.length > MAX_PATTERN_CHARS)) {
+      const same = denyWord(w, entry[j], j === entry.length - 1);
+      if (same) break;
+      if (w.variable || same === undefined) {
         unknown ??= w.text;
         afterOption = true;
       } else if (w.text.length > 1 && w.text.startsWith('-')) afterOption = true;
