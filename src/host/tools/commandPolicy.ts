@@ -280,13 +280,14 @@ function allowVerdict(parsed: ParsedShell, lists: Lists, depth: number): Command
     }
     return { kind: 'ask', reason: `it goes on past "${entry.raw}" (on arbor.tools.commandAllowList) with ${opText(op)}` };
   }
-  // The last simple command is the one the entry's last words start (when it ends in an operator, none).
+  // The last simple command is the one the entry's last words start (when it ends in an operator, none);
+  // the words a redirection names are no command words.
   let lastOp = entry.tokens.length - 1;
   while (lastOp >= 0 && !CONTROL_OPS.has(entry.tokens[lastOp].op ?? '')) lastOp--;
-  const named = entry.tokens.slice(lastOp + 1).filter((t) => t.word).length;
+  const entryWords = entry.tokens.flatMap((t, k) => (k > lastOp && t.word && (k === 0 || entry.tokens[k - 1].op === undefined || CONTROL_OPS.has(entry.tokens[k - 1].op!)) ? [t.word] : []));
+  const named = entryWords.length;
   const words = parsed.commands.at(-1) ?? [];
-  const lastEntryWord = entry.tokens.at(-1)?.word;
-  const partial = lastEntryWord !== undefined && named > 0 && words[named - 1]?.text !== lastEntryWord.text;
+  const partial = named > 0 && words[named - 1]?.text !== entryWords[named - 1].text;
   const allowed = named > 0 ? wrappedAllowed(words, named, partial, lists, depth) : allowedAlone(words, lists, depth);
   if (!allowed) return { kind: 'ask', reason: `"${entry.raw}" is on arbor.tools.commandAllowList, but not the command it runs ("${wordsText(words)}")` };
   return { kind: 'run', reason: `"${entry.raw}" is on arbor.tools.commandAllowList` };

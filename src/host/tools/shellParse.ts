@@ -176,10 +176,16 @@ const rank = (key: string) => {
   return at < 0 ? ORDER.length : at;
 };
 
+/** Whether `text` has `open` with `close` somewhere after it. */
+function encloses(text: string, open: string, close: string): boolean {
+  const at = text.indexOf(open);
+  return at >= 0 && text.indexOf(close, at + 1) > at;
+}
+
 function word(raw: string, scanned: Scan, glob: boolean): ShellWord {
   const variable = raw.includes(VAR_MARK);
   const text = variable ? raw.replace(VAR_IN_TEXT, '$1').split(VAR_MARK).join('') : raw;
-  const expands = (scanned.braces && /\{.*\}/.test(text)) || (scanned.brackets && /\[.*\]/.test(text));
+  const expands = (scanned.braces && encloses(text, '{', '}')) || (scanned.brackets && encloses(text, '[', ']'));
   return { text, pattern: glob || expands, variable };
 }
 
