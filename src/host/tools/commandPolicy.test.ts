@@ -232,7 +232,8 @@ describe('commandPolicy judges the words the shell will run (issue 22)', () => {
     expect(commandPolicy('npm test # x', ['npm test'], []).reason).toBe('it has a comment (#…), which can hide words');
   });
 
-  it('asks, unjudged, about commands too long or too deeply nested to judge quickly', () => {
+  it('asks, unjudged, about commands too long or too deeply nested to judge quickly, or holding a NUL', () => {
+    expect(commandPolicy('npm test\u0000; rm -rf ~', ['npm test'], [])).toEqual({ kind: 'ask', reason: 'it holds a NUL character' });
     expect(commandPolicy(`echo ${'a'.repeat(10_000)}`, ['echo'], []).reason).toBe('it is longer than 10,000 characters, too long to judge');
     const deep = `${'nice '.repeat(20)}npm publish`;
     expect(commandPolicy(deep, ['nice'], ['npm publish'])).toEqual({ kind: 'ask', reason: 'it nests commands too deeply to judge (more than 16 levels, or more than 40,000 characters to read)' });

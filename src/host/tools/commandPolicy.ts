@@ -300,6 +300,8 @@ function allowVerdict(parsed: ParsedShell, lists: Lists, depth: number): Command
 export function commandPolicy(command: string, allow: readonly string[], deny: readonly string[]): CommandVerdict {
   const text = command.trim();
   if (!text) return { kind: 'ask', reason: 'the command is empty' };
+  // A NUL ends a C string: what a shell would get is not what is shown (and it marks variables here).
+  if (text.includes('\u0000')) return { kind: 'ask', reason: 'it holds a NUL character' };
   if (text.length > MAX_COMMAND_CHARS) return { kind: 'ask', reason: `it is longer than ${MAX_COMMAND_CHARS.toLocaleString('en')} characters, too long to judge` };
   const lists: Lists = { allow: entries(allow), deny: entries(deny), budget: PARSE_BUDGET - text.length };
   const parsed = parseShell(text);

@@ -4,7 +4,8 @@
  * parser), the operators between them, and what cannot be known before the command runs
  * (substitutions, variables, globs, here-documents, comments, a quote left open). What the word parser
  * does not see (line continuations, line breaks, `$(…)` and backticks inside double quotes, brace
- * expansion) is found first by a quote-aware scan of the text. Linear in the command's length. Pure.
+ * expansion) is found first by a quote-aware scan of the text, in one pass. `shell-quote` itself grows
+ * faster than linearly with the length, which is why `commandPolicy` caps it. Pure.
  */
 import { parse, type ParseEntry } from 'shell-quote';
 
