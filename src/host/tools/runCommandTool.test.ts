@@ -68,6 +68,32 @@ describe('run_command', () => {
     expect(await fs.stat(path.join(w.ws, 'src'))).toBeDefined();
   });
 
+  it('judges cwd by where it leads: a link inside the workspace to a folder outside asks as ../ does', async () => {
+    lists.allow = ['pwd', 'ls'];
+    await fs.mkdir(path.join(w.root, 'elsewhere'));
+    await fs.symlink(path.join(w.root, 'elsewhere'), path.join(w.ws, 'out'));
+    await fs.symlink(path.join(w.ws, 'src'), path.join(w.ws, 'src-link'));
+    await fs.symlink(path.join(w.root, 'missing'), path.join(w.ws, 'dangling'));
+    await fs.symlink(path.join(w.ws, 'loop-b'), path.join(w.ws, 'loop-a'));
+    await fs.symlink(path.join(w.ws, 'loop-a'), path.join(w.ws, 'loop-b'));
+    const offered = runCommandTool(env);
+    const outside = path.join(w.root, 'elsewhere');
+    expect(await offered.checkCall!({ command: 'pwd', cwd: 'out' })).toEqual({ kind: 'ask', reason: `runs outside the workspace, in ${outside} (where "out" leads)` });
+    expect(await offered.checkCall!({ command: 'pwd', cwd: 'out/' })).toMatchObject({ kind: 'ask' });
+    expect(await offered.checkCall!({ command: 'pwd', cwd: path.join(w.ws, 'out') })).toMatchObject({ kind: 'ask' });
+    // A link that stays inside is an ordinary workspace folder.
+    expect(await offered.checkCall!({ command: 'pwd', cwd: 'src-link' })).toEqual({ kind: 'run', reason: '"pwd" is on arbor.tools.commandAllowList' });
+    // A link to nothing or a loop asks, naming it, and fails with a clear message if approved.
+    expect(await offered.checkCall!({ command: 'pwd', cwd: 'dangling' })).toEqual({ kind: 'ask', reason: 'its folder "dangling" is a symbolic link that leads nowhere' });
+    expect(await offered.checkCall!({ command: 'pwd', cwd: 'loop-a' })).toEqual({ kind: 'ask', reason: 'its folder "loop-a" is a symbolic link loop' });
+    expect((await run({ command: 'pwd', cwd: 'dangling' })).content).toMatch(/"dangling" is a symbolic link that leads nowhere/);
+    expect((await run({ command: 'pwd', cwd: 'loop-a' })).content).toMatch(/symbolic link loop/);
+    expect(requests).toHaveLength(0);
+    // Approved, it runs where the link leads, and says so.
+    const ran = await run({ command: 'pwd', cwd: 'out' });
+    expect(ran.content).toBe(`$ pwd\n(in ${outside}; exit code 0)\n${outside}`);
+  });
+
   it('stops the command on Stop and at its time limit', async () => {
     const controller = new AbortController();
     const pending = run({ command: 'echo started; sleep 300' }, controller.signal);

@@ -3,10 +3,11 @@
  * its exit code. In VS Code it runs in a terminal the user can watch, else as a child process (the
  * `CommandRunner` decides). Every call asks, showing the exact command, unless
  * `arbor.tools.commandAllowList` allows it (`commandPolicy`); a command on the deny list is refused
- * without asking, and again here when it runs, in case the lists changed in between.
+ * without asking, and again here when it runs, in case the lists changed in between. A `cwd` outside the
+ * workspace, or one whose links lead outside, is asked about whatever the lists say.
  */
 import * as path from 'node:path';
-import { defineTool, InvalidArgumentError, InvalidOperationError, isInside, type WorkspaceFiles } from '../../core/index';
+import { defineTool, InvalidArgumentError, InvalidOperationError, isInside, SymlinkLoopError, type WorkspaceFiles } from '../../core/index';
 import { formatCommandResult } from './commandOutput';
 import { commandPolicy } from './commandPolicy';
 import type { OfferedTool } from './offeredTool';
@@ -40,20 +41,70 @@ export interface CommandToolEnv {
   readonly maxOutputChars?: number;
 }
 
-/** The folder a command runs in: `cwd` (relative to the workspace folder, or absolute), else the first workspace folder. */
-export async function commandFolder(env: Pick<CommandToolEnv, 'folders' | 'files'>, cwd: string | undefined): Promise<{ abs: string; shown: string; outside: boolean }> {
+/** Where a command runs, or why it cannot. */
+type FolderOutcome =
+  | { ok: true; abs: string; shown: string; outside: boolean }
+  | { ok: false; problem: 'loop' | 'dangling' | 'other'; error: Error };
+
+/**
+ * The folder a command runs in: `cwd` (relative to the workspace folder, or absolute), else the first
+ * workspace folder, judged by where it leads: its symbolic links are followed (as writes follow them),
+ * so a link inside the workspace to a folder outside is outside.
+ */
+async function locateFolder(env: Pick<CommandToolEnv, 'folders' | 'files'>, cwd: string | undefined): Promise<FolderOutcome> {
   const folders = env.folders();
   const given = cwd?.trim() || undefined;
+  const fail = (problem: 'loop' | 'dangling' | 'other', error: Error): FolderOutcome => ({ ok: false, problem, error });
   const loc = given ? locatePath(folders, given) : folders[0] ? { abs: path.resolve(folders[0]), inside: true } : undefined;
-  if (!loc) throw new InvalidArgumentError(given ? `No workspace folder is open, so the relative cwd "${given}" names no folder; give an absolute path.` : 'No workspace folder is open; give the folder to run in as an absolute cwd.');
-  const st = await env.files.stat(loc.abs);
-  if (!st) throw new InvalidArgumentError(`No folder "${given ?? loc.abs}": give cwd as an existing folder, relative to the workspace folder.`);
-  if (st.type !== 'directory' && st.type !== 'symlink') throw new InvalidArgumentError(`"${given}" is a file, not a folder: give cwd as a folder.`);
+  if (!loc) return fail('other', new InvalidArgumentError(given ? `No workspace folder is open, so the relative cwd "${given}" names no folder; give an absolute path.` : 'No workspace folder is open; give the folder to run in as an absolute cwd.'));
+  const named = given ?? loc.abs;
+  let real = loc.abs;
+  if (env.files.realPath) {
+    try {
+      real = await env.files.realPath(loc.abs);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException)?.code === 'ELOOP') return fail('loop', new SymlinkLoopError(named, { cause: err }));
+      // A link to nothing somewhere on the way, or no such folder at all.
+      const link = await env.files.stat(loc.abs).catch(() => undefined);
+      if (link?.type === 'symlink') return fail('dangling', new InvalidArgumentError(`"${named}" is a symbolic link that leads nowhere; give cwd as an existing folder.`));
+      return fail('other', new InvalidArgumentError(`No folder "${named}": give cwd as an existing folder, relative to the workspace folder.`));
+    }
+  }
+  const st = await env.files.stat(real);
+  if (!st) return fail('other', new InvalidArgumentError(`No folder "${named}": give cwd as an existing folder, relative to the workspace folder.`));
+  if (st.type !== 'directory' && st.type !== 'symlink') return fail('other', new InvalidArgumentError(`"${given}" is a file, not a folder: give cwd as a folder.`));
+  const realFolders = await Promise.all(folders.map((f) => (env.files.realPath ? env.files.realPath(f).catch(() => path.resolve(f)) : path.resolve(f))));
+  const outside = !loc.inside || !realFolders.some((f) => isInside(f, real));
   const folder = folders.map((f) => path.resolve(f)).find((f) => isInside(f, loc.abs));
   const rel = folder ? path.relative(folder, loc.abs).split(path.sep).join('/') : '';
   const name = folder && folders.length > 1 ? path.basename(folder) : '';
-  const shown = !loc.inside ? loc.abs : [name, rel].filter(Boolean).join('/') || 'the workspace folder';
-  return { abs: loc.abs, shown, outside: !loc.inside };
+  const shown = outside ? real : [name, rel].filter(Boolean).join('/') || 'the workspace folder';
+  return { ok: true, abs: real, shown, outside };
+}
+
+/**
+ * The folder a command runs in (see `locateFolder`): its real path, the path shown (workspace-relative
+ * inside, the real absolute path outside), and whether it is outside. Throws `InvalidArgumentError` or
+ * `SymlinkLoopError` with what to give instead.
+ */
+export async function commandFolder(env: Pick<CommandToolEnv, 'folders' | 'files'>, cwd: string | undefined): Promise<{ abs: string; shown: string; outside: boolean }> {
+  const found = await locateFolder(env, cwd);
+  if (!found.ok) throw found.error;
+  return { abs: found.abs, shown: found.shown, outside: found.outside };
+}
+
+/** Why a call must be asked about because of its `cwd`, or `undefined`. Never rejects. */
+async function folderAsk(env: CommandToolEnv, cwd: unknown): Promise<string | undefined> {
+  if (typeof cwd !== 'string' || !cwd.trim()) return undefined;
+  const lexical = outsidePath(env.folders(), cwd);
+  if (lexical) return `runs outside the workspace, in ${lexical}`;
+  const found = await locateFolder(env, cwd).catch(() => undefined);
+  if (!found) return undefined;
+  if (found.ok) return found.outside ? `runs outside the workspace, in ${found.abs} (where "${cwd.trim()}" leads)` : undefined;
+  if (found.problem === 'loop') return `its folder "${cwd.trim()}" is a symbolic link loop`;
+  if (found.problem === 'dangling') return `its folder "${cwd.trim()}" is a symbolic link that leads nowhere`;
+  // Any other problem fails the call with its message when it runs.
+  return undefined;
 }
 
 /** The `run_command` tool over `env`. */
@@ -105,9 +156,9 @@ export function runCommandTool(env: CommandToolEnv): OfferedTool {
       if (typeof input.command !== 'string') return undefined;
       const { allow, deny } = env.commandLists();
       const verdict = commandPolicy(input.command, allow, deny);
-      const outside = outsidePath(env.folders(), input.cwd);
-      if (outside && verdict.kind !== 'deny') return { kind: 'ask', reason: `runs outside the workspace, in ${outside}` };
-      return verdict;
+      if (verdict.kind === 'deny') return verdict;
+      const folderReason = await folderAsk(env, input.cwd);
+      return folderReason ? { kind: 'ask', reason: folderReason } : verdict;
     },
   };
 }
