@@ -137,7 +137,8 @@ export class McpHost extends Disposable {
     const current = this.startable(await this.plan());
     if (!current.some((s) => s.config.name === name)) return false;
     const runtime = await this.loadRuntime();
-    await runtime.setServers(current, { start: this.active });
+    // Not `start: this.active`: a server new to the runtime would start here and again in `restart`.
+    await runtime.setServers(current, { start: false });
     await runtime.restart(name);
     this._onDidChange.fire();
     return true;
