@@ -345,6 +345,20 @@ export { type RagAdapter, type RagResultItem } from './rag/ragAdapter';
 export { parseMcpJson, type McpConfig, type McpInputDefinition, type McpServerConfig, type McpServerSource } from './mcp/mcpConfig';
 export { collectMcpServers, type CollectedMcpServers, type McpConfigSources, type McpSettingValue } from './mcp/mcpServers';
 export { McpConfigError } from './mcp/mcpErrors';
+export {
+  canonicalJson,
+  MCP_TRUST_KEY,
+  mcpConfigHash,
+  McpServerTrust,
+  mcpTrustPrompt,
+  McpTrustStore,
+  needsMcpTrust,
+  type McpTrustAsker,
+  type McpTrustEntry,
+  type McpTrustMemento,
+  type McpTrustPrompt,
+  type McpTrustState,
+} from './mcp/mcpTrust';
 // Changing files: search/replace edits, whole-content writes and the diffs an approval shows.
 export { headAndTail } from './textCuts';
 export { detectEol, toLf, withEol, type Eol } from './edits/lineEndings';

@@ -56,6 +56,8 @@ export const Commands = {
   activationTiming: 'arbor.debug.activationTiming',
   mcpRestartServer: 'arbor.mcp.restartServer',
   mcpShowOutput: 'arbor.mcp.showOutput',
+  mcpTrustServer: 'arbor.mcp.trustServer',
+  mcpResetTrust: 'arbor.mcp.resetTrust',
   setTeamStorePassword: 'arbor.setTeamStorePassword',
   moveToTeamStore: 'arbor.conversation.moveToTeamStore',
   copyToLocal: 'arbor.conversation.copyToLocal',
@@ -127,6 +129,8 @@ export const McpItemContext = {
   server: 'arbor.mcpServer',
   /** A server of an untrusted workspace: it cannot start, so it has no Restart. */
   blockedServer: 'arbor.mcpServer.blocked',
+  /** A server the workspace configures that waits for the person's OK: it has Trust… instead of Restart. */
+  untrustedServer: 'arbor.mcpServer.untrusted',
   tool: 'arbor.mcpTool',
   configError: 'arbor.mcpConfigError',
 } as const;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Commands, Settings, Views } from './constants';
+import { Commands, McpItemContext, Settings, Views } from './constants';
 
 const pkg = JSON.parse(readFileSync(path.resolve(__dirname, '../../package.json'), 'utf8'));
 const contributed: Array<{ command: string; title: string; category?: string }> = pkg.contributes.commands;
@@ -55,7 +55,12 @@ describe('package.json agrees with constants.ts', () => {
     expect(welcome.contents).toContain('.vscode/mcp.json');
     expect(welcome.contents).toContain('arbor.mcp.servers');
     const inline = pkg.contributes.menus['view/item/context'].filter((m: { when: string; group: string }) => m.when.includes(`view == ${Views.mcpServers}`) && m.group.startsWith('inline'));
-    expect(inline.map((m: { command: string }) => m.command)).toEqual([Commands.mcpRestartServer, Commands.mcpShowOutput]);
+    expect(inline.map((m: { command: string }) => m.command)).toEqual([Commands.mcpRestartServer, Commands.mcpTrustServer, Commands.mcpShowOutput]);
+    // Trust… is offered on a server waiting for the person's OK, and only there; Restart never is.
+    const itemMenus = pkg.contributes.menus['view/item/context'] as Array<{ command: string; when: string }>;
+    for (const menu of itemMenus.filter((m) => m.command === Commands.mcpTrustServer)) expect(menu.when).toContain(`viewItem == ${McpItemContext.untrustedServer}`);
+    for (const menu of itemMenus.filter((m) => m.command === Commands.mcpRestartServer)) expect(menu.when).not.toContain(McpItemContext.untrustedServer);
+    expect(contributed.find((c) => c.command === Commands.mcpResetTrust)?.title).toBe('Reset MCP Server Trust');
     const schema = pkg.contributes.configuration.properties[`arbor.${Settings.mcpServers}`];
     expect(Object.keys(schema.additionalProperties.properties).sort()).toEqual(['args', 'command', 'cwd', 'env', 'envFile', 'headers', 'type', 'url']);
     expect(pkg.capabilities.untrustedWorkspaces.restrictedConfigurations).toContain(`arbor.${Settings.mcpServers}`);

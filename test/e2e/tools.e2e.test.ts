@@ -74,6 +74,10 @@ describe('tools and MCP in the chat', () => {
     await chat().send(
       'Why do leaves fall? [[tool:read_file {"path":"src/leaves.ts"}]] [[tool:search_workspace {"query":"abscission"}]] [[tool:mcp_everything_echo {"message":"hello from arbor"}]]',
     );
+    // The server is the workspace's (.vscode/mcp.json): Arbor asks before it starts it (mcpTrust.e2e.test.ts tests the prompt).
+    const trust = workbench.page.locator('.monaco-dialog-box', { hasText: 'Start the MCP server "everything"' });
+    await trust.waitFor({ timeout: 60_000 });
+    await trust.locator('.monaco-button', { hasText: 'Trust and Start' }).click();
     // The built-in tools run on their own (side by side with the MCP call, all three read-only); the MCP tool waits on its card.
     await expect.poll(() => card('mcp_everything_echo').getAttribute('data-state'), { timeout: 60_000 }).toBe('pendingApproval');
     await expect.poll(() => card('read_file').getAttribute('data-state'), { timeout: 30_000 }).toBe('done');

@@ -1,10 +1,12 @@
 /**
  * The MCP servers of a window, for the chat and the MCP Servers view. It reads the configuration
  * (`.vscode/mcp.json` of each folder, the `arbor.mcp.servers` setting) when first asked and again when
- * it changes, and starts servers only when a chat first asks for tools. The MCP client (and its SDK)
+ * it changes, and starts servers only when a chat first asks for tools, and a server the workspace
+ * configures only once the person trusted it as configured (`McpServerTrust`). The MCP client (and its SDK)
  * loads then too, with `import()`: activation and a window that never uses tools never load it.
  */
 import * as vscode from 'vscode';
+import type { McpServerConfig, McpServerTrust } from '../../core/index';
 import type { McpClientsChange } from '../../core/mcp/index';
 import { Settings } from '../constants';
 import { Disposable, toDisposable } from '../lifecycle';
@@ -25,6 +27,8 @@ export interface McpHostDeps {
   onDidChangeTrust: vscode.Event<unknown>;
   /** Arbor's version, which it gives servers when it connects. */
   version: string;
+  /** The person's OK for each server the workspace configures (kept in global state). */
+  serverTrust: McpServerTrust;
 }
 
 /** Why a server cannot be restarted: not configured, or held back by workspace trust. */
@@ -87,10 +91,12 @@ export class McpHost extends Disposable {
     if (this.isDisposed) return [];
     this.active = true;
     try {
-      const plan = await this.plan();
-      if (!this.runtime && startableServers(plan).length === 0) return [];
+      await this.askTrust(await this.plan());
+      // Read again: the configuration may have changed while the prompt was open, and only what is trusted now starts.
+      const startable = this.startable(await this.plan());
+      if (!this.runtime && startable.length === 0) return [];
       const runtime = await this.loadRuntime();
-      await runtime.setServers(plan.servers, { start: true });
+      await runtime.setServers(startable, { start: true });
       return await runtime.tools();
     } catch (error) {
       this.deps.logger.error('[MCP] Could not list the MCP servers’ tools', error);
@@ -102,7 +108,7 @@ export class McpHost extends Disposable {
   async rows(): Promise<McpTreeRow[]> {
     const plan = await this.plan();
     const statuses = this.runtime ? await this.runtime.statuses() : new Map();
-    return mcpServerRows(plan, statuses);
+    return mcpServerRows(plan, statuses, (config) => this.deps.serverTrust.state(config));
   }
 
   /** The names of the configured servers (for a pick list). */
@@ -112,18 +118,37 @@ export class McpHost extends Disposable {
 
   /**
    * Stops and starts server `name` (starts it, if it never started), e.g. after fixing what made it fail.
+   * A server the workspace configures and the person has not trusted as configured is asked about first
+   * (also when they declined it before: this is the Trust… action); resolves to `false` when they say no.
    * Throws `McpRestartError` when no server has that name or the workspace that configured it is not trusted.
    */
-  async restart(name: string): Promise<void> {
+  async restart(name: string): Promise<boolean> {
     const plan = await this.plan();
     const server = plan.servers.find((s) => s.config.name === name);
     if (!server) throw new McpRestartError(`No MCP server is configured with the name "${name}". Check ${MCP_JSON} and the ${Settings.section}.${Settings.mcpServers} setting.`, 'unknown');
     if (server.blocked) {
       throw new McpRestartError(`MCP server "${name}" is configured by this workspace (${server.config.origin}), which is not trusted. Trust the workspace to start it.`, 'untrusted');
     }
+    if (!(await this.deps.serverTrust.confirm(server.config, { again: true }))) {
+      this._onDidChange.fire();
+      return false;
+    }
+    // Read again: only the configuration as it is now, and trusted, starts.
+    const current = this.startable(await this.plan());
+    if (!current.some((s) => s.config.name === name)) return false;
     const runtime = await this.loadRuntime();
-    await runtime.setServers(plan.servers, { start: this.active });
+    // Not `start: this.active`: a server new to the runtime would start here and again in `restart`.
+    await runtime.setServers(current, { start: false });
     await runtime.restart(name);
+    this._onDidChange.fire();
+    return true;
+  }
+
+  /** Forgets every MCP server trust (of every workspace) and stops the servers that needed one; returns how many there were. */
+  async resetTrust(): Promise<number> {
+    const count = await this.deps.serverTrust.forgetAll();
+    await this.reload();
+    return count;
   }
 
   /** Stops every server and waits until they have stopped (stdio servers' processes have ended). */
@@ -184,13 +209,32 @@ export class McpHost extends Disposable {
       const plan = await this.plan();
       if (this.runtime && !this.isDisposed) {
         this.deps.logger.info(`[MCP] Configuration changed: ${plan.servers.length} server(s) configured`);
-        await this.runtime.setServers(plan.servers, { start: this.active });
+        await this.runtime.setServers(this.startable(plan), { start: this.active });
       }
     } catch (error) {
       this.deps.logger.error('[MCP] Could not apply the changed MCP configuration', error);
     }
     this._onDidChange.fire();
     this._onDidChangeTools.fire();
+  }
+
+  /** The servers of `plan` that may start now: not held back by workspace trust, and trusted as configured. */
+  private startable(plan: McpPlan) {
+    return startableServers(plan, (config) => this.deps.serverTrust.state(config) === 'trusted');
+  }
+
+  /**
+   * Asks the person, one server at a time, about each server the workspace configures that waits for
+   * their OK (not those declined in this window). Nothing of the plan starts before this settles.
+   */
+  private async askTrust(plan: McpPlan): Promise<void> {
+    const waiting: McpServerConfig[] = plan.servers.filter((s) => !s.blocked && this.deps.serverTrust.state(s.config) === 'waiting').map((s) => s.config);
+    for (const config of waiting) {
+      if (this.isDisposed) return;
+      const yes = await this.deps.serverTrust.confirm(config);
+      this.deps.logger.info(`[MCP] Server "${config.name}" (${config.origin}): ${yes ? 'trusted' : 'not started: the person chose Don\'t Start'}`);
+      this._onDidChange.fire();
+    }
   }
 
   private loadRuntime(): Promise<McpRuntime> {

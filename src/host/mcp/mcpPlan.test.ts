@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { McpConfigError } from '../../core/index';
+import { McpConfigError, McpServerTrust, type McpServerConfig } from '../../core/index';
 import { planMcpServers, startableServers, type McpFolder } from './mcpPlan';
 
 const file = (folder: string, servers: Record<string, unknown>, inputs: unknown[] = []): McpFolder => ({
@@ -42,8 +42,36 @@ describe('planMcpServers', () => {
       ['inA', '/a', true],
       ['inC', '/c', true],
     ]);
-    expect(startableServers(untrusted).map((s) => s.config.name)).toEqual(['mine']);
-    expect(startableServers(planMcpServers(sources, { workspaceTrusted: true })).map((s) => s.config.name)).toEqual(['mine', 'inA', 'inC']);
+    const all = () => true;
+    expect(startableServers(untrusted, all).map((s) => s.config.name)).toEqual(['mine']);
+    expect(startableServers(planMcpServers(sources, { workspaceTrusted: true }), all).map((s) => s.config.name)).toEqual(['mine', 'inA', 'inC']);
+  });
+
+  it('starts no server the workspace configures (its files or settings) before the person trusts it, and not again once it changed', async () => {
+    const values = new Map<string, unknown>();
+    const asked: string[] = [];
+    const trust = new McpServerTrust({
+      memento: { get: (key) => values.get(key), update: async (key, value) => void values.set(key, value) },
+      workspace: () => 'file:///ws',
+      ask: async (_prompt, config) => (asked.push(config.name), true),
+    });
+    const trusted = (config: McpServerConfig) => trust.state(config) === 'trusted';
+    const sources = (args: string[]) => ({
+      folders: [file('/ws', { added: { command: 'node', args } })],
+      settings: [
+        { value: { mine: { command: 'mine' } }, source: 'user' as const },
+        { value: { team: { command: 'team' } }, source: 'workspace' as const },
+      ],
+    });
+    // A trusted workspace (VS Code's trust) is not enough: each server of its own waits for an OK of its own.
+    const plan = planMcpServers(sources(['tools.js']), { workspaceTrusted: true });
+    expect(startableServers(plan, trusted).map((s) => s.config.name)).toEqual(['mine']);
+    expect(asked).toEqual([]);
+    await trust.confirm(plan.servers.find((s) => s.config.name === 'added')!.config);
+    expect(startableServers(plan, trusted).map((s) => s.config.name)).toEqual(['mine', 'added']);
+    // The file changes under the same name: held back again.
+    const changed = planMcpServers(sources(['tools.js', '--eval', 'require("child_process").exec("curl evil")']), { workspaceTrusted: true });
+    expect(startableServers(changed, trusted).map((s) => s.config.name)).toEqual(['mine']);
   });
 
   it('gives each folder its own inputs, and reports a name two folders use, keeping the first', () => {

@@ -72,7 +72,10 @@ export function planMcpServers(sources: McpHostSources, options: { workspaceTrus
   return { servers, errors };
 }
 
-/** The servers of `plan` that may start (not held back by workspace trust). */
-export function startableServers(plan: McpPlan): PlannedMcpServer[] {
-  return plan.servers.filter((server) => !server.blocked);
+/**
+ * The servers of `plan` that may start: not held back by workspace trust, and `trusted` as configured
+ * (a server the workspace configures waits for the person's OK, see `McpServerTrust`).
+ */
+export function startableServers(plan: McpPlan, trusted: (config: McpServerConfig) => boolean): PlannedMcpServer[] {
+  return plan.servers.filter((server) => !server.blocked && trusted(server.config));
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { McpConfigError, type McpServerConfig } from '../../core/index';
+import { McpConfigError, type McpServerConfig, type McpTrustState } from '../../core/index';
 import { McpItemContext } from '../constants';
 import type { McpPlan } from './mcpPlan';
 import { mcpServerRows, stderrTail } from './mcpRows';
@@ -13,6 +13,8 @@ const plan = (...names: Array<string | [string, 'blocked']>): McpPlan => ({
   }),
   errors: [],
 });
+
+const trusted = (): McpTrustState => 'trusted';
 
 describe('mcpServerRows', () => {
   it('shows each state of a server in its description, with the actions its context allows', () => {
@@ -30,7 +32,7 @@ describe('mcpServerRows', () => {
       ],
       ['failed', { state: { kind: 'failed', message: 'could not start: Connection closed', stderr: 'booting\n\nError: GITHUB_TOKEN is not set\n' }, tools: [] }],
     ]);
-    const rows = mcpServerRows(plan('fresh', 'starting', 'running', 'failed', ['held', 'blocked']), statuses);
+    const rows = mcpServerRows(plan('fresh', 'starting', 'running', 'failed', ['held', 'blocked']), statuses, trusted);
     expect(rows.map((r) => [r.label, r.description, r.icon, r.contextValue])).toEqual([
       ['fresh', 'not started', 'circle-outline', McpItemContext.server],
       ['starting', 'starting…', 'loading~spin', McpItemContext.server],
@@ -51,9 +53,25 @@ describe('mcpServerRows', () => {
     expect(new Set(rows.map((r) => r.id)).size).toBe(rows.length);
   });
 
+  it('shows a server the workspace configures and the person has not trusted as waiting for their OK, with Trust… instead of Restart', () => {
+    const trust = (config: McpServerConfig): McpTrustState => (config.name === 'asked' ? 'waiting' : config.name === 'declined' ? 'declined' : 'trusted');
+    const rows = mcpServerRows(plan('asked', 'declined', 'ok', ['held', 'blocked']), new Map(), trust);
+    expect(rows.map((r) => [r.label, r.description, r.contextValue])).toEqual([
+      ['asked', 'waiting for your OK', McpItemContext.untrustedServer],
+      ['declined', 'waiting for your OK', McpItemContext.untrustedServer],
+      ['ok', 'not started', McpItemContext.server],
+      // Workspace trust comes first: Trust… cannot start a server of a workspace in Restricted Mode.
+      ['held', 'not started: workspace not trusted', McpItemContext.blockedServer],
+    ]);
+    expect(rows[0].tooltip).toBe(
+      'asked: npx -y some-server\nConfigured in /ws/.vscode/mcp.json\n\nThis workspace configures it, so it starts only once you trust it as configured. A chat that asks for tools asks you first. Trust… shows what it runs and starts it.',
+    );
+    expect(rows[1].tooltip).toContain("You chose Don't Start in this window, so chats do not ask again.");
+  });
+
   it('says "1 tool" for one, and lists configuration errors after the servers', () => {
     const withError: McpPlan = { ...plan('one'), errors: [new McpConfigError('unknown "type" "websocket"; use "stdio", "http" or "sse".', '/ws/.vscode/mcp.json', 'servers.x.type')] };
-    const rows = mcpServerRows(withError, new Map([['one', { state: { kind: 'running', transport: 'streamable-http' }, tools: [{ name: 't', displayName: 'one › t', description: 'd' }] }]]));
+    const rows = mcpServerRows(withError, new Map([['one', { state: { kind: 'running', transport: 'streamable-http' }, tools: [{ name: 't', displayName: 'one › t', description: 'd' }] }]]), trusted);
     expect(rows[0].description).toBe('running, 1 tool');
     expect(rows[1]).toMatchObject({
       label: 'Configuration error',
@@ -64,7 +82,7 @@ describe('mcpServerRows', () => {
   });
 
   it('is empty when nothing is configured (the view then shows its welcome text)', () => {
-    expect(mcpServerRows({ servers: [], errors: [] }, new Map())).toEqual([]);
+    expect(mcpServerRows({ servers: [], errors: [] }, new Map(), trusted)).toEqual([]);
   });
 });
 

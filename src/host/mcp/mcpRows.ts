@@ -3,7 +3,7 @@
  * runs): one row per server with its state, its tools as child rows, and a row per configuration error.
  * Pure, so the wording is unit tested without VS Code.
  */
-import type { McpConfigError } from '../../core/index';
+import type { McpConfigError, McpServerConfig, McpTrustState } from '../../core/index';
 import type { McpServerState } from '../../core/mcp/index';
 import { McpItemContext } from '../constants';
 import type { McpPlan, PlannedMcpServer } from './mcpPlan';
@@ -31,12 +31,19 @@ export interface McpTreeRow {
 const STDERR_LINES = 20;
 const LINE_CHARS = 300;
 
-/** The rows of the view: servers in configuration order, then the configuration errors. */
-export function mcpServerRows(plan: McpPlan, statuses: ReadonlyMap<string, McpServerStatus>): McpTreeRow[] {
-  return [...plan.servers.map((server) => serverRow(server, statuses.get(server.config.name))), ...plan.errors.map(errorRow)];
+/** A server the person's OK decides: waiting for it, or declined in this window. */
+const WAITING = 'waiting for your OK';
+
+/**
+ * The rows of the view: servers in configuration order, then the configuration errors. `trust` says
+ * where each server stands with the person (`McpServerTrust.state`); one that is not trusted shows as
+ * waiting for their OK, with the Trust… action.
+ */
+export function mcpServerRows(plan: McpPlan, statuses: ReadonlyMap<string, McpServerStatus>, trust: (config: McpServerConfig) => McpTrustState): McpTreeRow[] {
+  return [...plan.servers.map((server) => serverRow(server, statuses.get(server.config.name), trust(server.config))), ...plan.errors.map(errorRow)];
 }
 
-function serverRow(server: PlannedMcpServer, status: McpServerStatus | undefined): McpTreeRow {
+function serverRow(server: PlannedMcpServer, status: McpServerStatus | undefined, trust: McpTrustState): McpTreeRow {
   const { name } = server.config;
   const base = { id: `mcp-server:${name}`, label: name, server: name, contextValue: McpItemContext.server };
   const about = describeServer(server);
@@ -47,6 +54,17 @@ function serverRow(server: PlannedMcpServer, status: McpServerStatus | undefined
       tooltip: `${about}\n\nThis workspace configured it, and it is not trusted. Trust the workspace to start it.`,
       icon: 'workspace-untrusted',
       contextValue: McpItemContext.blockedServer,
+      children: [],
+    };
+  }
+  if (trust !== 'trusted') {
+    const declined = trust === 'declined' ? ' You chose Don\'t Start in this window, so chats do not ask again.' : ' A chat that asks for tools asks you first.';
+    return {
+      ...base,
+      description: WAITING,
+      tooltip: `${about}\n\nThis workspace configures it, so it starts only once you trust it as configured.${declined} Trust… shows what it runs and starts it.`,
+      icon: 'shield',
+      contextValue: McpItemContext.untrustedServer,
       children: [],
     };
   }

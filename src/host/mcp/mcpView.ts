@@ -1,14 +1,17 @@
 /**
  * The MCP Servers view (below Conversations) and its commands: each configured server with its state
- * and tools, Restart, and Show Output. `registerMcp` is the feature's entry point from `activate()`;
+ * and tools, Restart, Trust… (a server the workspace configures, waiting for the person's OK), Reset MCP
+ * Server Trust, and Show Output. `registerMcp` is the feature's entry point from `activate()`;
  * it starts nothing (servers start when a chat first asks for tools).
  */
 import * as vscode from 'vscode';
+import { McpServerTrust } from '../../core/index';
 import { Commands, Views } from '../constants';
 import { Disposable } from '../lifecycle';
 import type { OutputChannelLogger } from '../logger';
 import { McpHost, McpRestartError } from './mcpHost';
 import type { McpTreeRow } from './mcpRows';
+import { askMcpTrust, mcpWorkspaceKey } from './mcpWorkspace';
 
 /** The rows of `McpHost`, redrawn whenever the configuration or a server's state changes. */
 export class McpServersTreeProvider extends Disposable implements vscode.TreeDataProvider<McpTreeRow> {
@@ -52,36 +55,48 @@ export function registerMcp(context: vscode.ExtensionContext, deps: McpDeps): Mc
     trusted: () => services.trusted,
     onDidChangeTrust: services.onDidChangeTrust,
     version: String(context.extension.packageJSON.version ?? '0.0.0'),
+    serverTrust: new McpServerTrust({ memento: context.globalState, workspace: mcpWorkspaceKey, ask: askMcpTrust }),
   });
   const tree = new McpServersTreeProvider(host);
   context.subscriptions.push(host, tree, vscode.window.createTreeView(Views.mcpServers, { treeDataProvider: tree }));
 
   context.subscriptions.push(
-    vscode.commands.registerCommand(Commands.mcpRestartServer, async (row?: McpTreeRow | string) => {
-      const name = typeof row === 'string' ? row : (row?.server ?? (await pickServer(host)));
-      if (!name) return;
-      try {
-        await host.restart(name);
-      } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
-        if (error instanceof McpRestartError && error.reason === 'untrusted') {
-          const choice = await vscode.window.showWarningMessage(message, 'Manage Workspace Trust');
-          if (choice) await vscode.commands.executeCommand('workbench.trust.manage');
-        } else {
-          void vscode.window.showErrorMessage(`Arbor: ${message}`);
-        }
-      }
+    vscode.commands.registerCommand(Commands.mcpRestartServer, (row?: McpTreeRow | string) => restartServer(host, row, 'Restart MCP Server')),
+    // Trust… asks again (also about a server declined in this window) and starts the server on "Trust and Start".
+    vscode.commands.registerCommand(Commands.mcpTrustServer, (row?: McpTreeRow | string) => restartServer(host, row, 'Trust MCP Server')),
+    vscode.commands.registerCommand(Commands.mcpResetTrust, async () => {
+      const count = await host.resetTrust();
+      void vscode.window.showInformationMessage(
+        `Arbor forgot ${count} MCP server ${count === 1 ? 'trust' : 'trusts'}: it asks again before it starts a server a workspace configures.`,
+      );
     }),
     vscode.commands.registerCommand(Commands.mcpShowOutput, () => services.logger.channel.show(true)),
   );
   return host;
 }
 
-async function pickServer(host: McpHost): Promise<string | undefined> {
+/** Restart and Trust…: the server of the row (or a picked one), asked about first when it waits for the person's OK. */
+async function restartServer(host: McpHost, row: McpTreeRow | string | undefined, title: string): Promise<void> {
+  const name = typeof row === 'string' ? row : (row?.server ?? (await pickServer(host, title)));
+  if (!name) return;
+  try {
+    await host.restart(name);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof McpRestartError && error.reason === 'untrusted') {
+      const choice = await vscode.window.showWarningMessage(message, 'Manage Workspace Trust');
+      if (choice) await vscode.commands.executeCommand('workbench.trust.manage');
+    } else {
+      void vscode.window.showErrorMessage(`Arbor: ${message}`);
+    }
+  }
+}
+
+async function pickServer(host: McpHost, title: string): Promise<string | undefined> {
   const names = await host.serverNames();
   if (names.length === 0) {
     void vscode.window.showInformationMessage('No MCP server is configured: add one to .vscode/mcp.json or to the arbor.mcp.servers setting.');
     return undefined;
   }
-  return vscode.window.showQuickPick(names, { title: 'Restart MCP Server', placeHolder: 'The server to restart' });
+  return vscode.window.showQuickPick(names, { title, placeHolder: 'The server to start' });
 }

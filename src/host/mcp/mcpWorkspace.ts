@@ -4,7 +4,7 @@
  * storage in the shape the MCP client expects.
  */
 import * as vscode from 'vscode';
-import { McpConfigError, type McpSettingValue } from '../../core/index';
+import { McpConfigError, type McpSettingValue, type McpTrustPrompt } from '../../core/index';
 import type { McpInputDefinition, McpInputPrompter, SecretStore } from '../../core/mcp/index';
 import { Settings } from '../constants';
 import type { McpFolder, McpHostSources } from './mcpPlan';
@@ -47,15 +47,44 @@ function settingValues(folders: readonly vscode.WorkspaceFolder[]): McpSettingVa
   const out: McpSettingValue[] = [];
   const inspected = vscode.workspace.getConfiguration(Settings.section).inspect<unknown>(Settings.mcpServers);
   if (inspected?.globalValue !== undefined) out.push({ value: inspected.globalValue, source: 'user', origin: `user setting ${key}` });
-  if (inspected?.workspaceValue !== undefined) out.push({ value: inspected.workspaceValue, source: 'workspace', origin: `workspace setting ${key}` });
+  if (inspected?.workspaceValue !== undefined) out.push({ value: inspected.workspaceValue, source: 'workspace', origin: `workspace setting ${key} in ${workspaceSettingsFile()}` });
   // In a single-folder window the folder's settings are the workspace's; only a multi-root one has folder levels.
   if (vscode.workspace.workspaceFile !== undefined) {
     for (const folder of folders) {
       const value = vscode.workspace.getConfiguration(Settings.section, folder.uri).inspect<unknown>(Settings.mcpServers)?.workspaceFolderValue;
-      if (value !== undefined) out.push({ value, source: 'workspace', origin: `folder setting ${key} (${folder.name})` });
+      if (value !== undefined) out.push({ value, source: 'workspace', origin: `folder setting ${key} in ${vscode.Uri.joinPath(folder.uri, '.vscode', 'settings.json').fsPath}` });
     }
   }
   return out;
+}
+
+/** The file that holds the workspace's settings: the `.code-workspace` file, or the folder's `.vscode/settings.json`. */
+function workspaceSettingsFile(): string {
+  const file = vscode.workspace.workspaceFile;
+  if (file && file.scheme !== 'untitled') return file.fsPath;
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  return folder ? vscode.Uri.joinPath(folder.uri, '.vscode', 'settings.json').fsPath : 'the workspace settings';
+}
+
+/**
+ * What MCP server trust is kept under for this window: the `.code-workspace` file when there is one,
+ * else the folders' URIs. Another clone of the same repository is another workspace, and is asked anew.
+ */
+export function mcpWorkspaceKey(): string {
+  const file = vscode.workspace.workspaceFile;
+  if (file && file.scheme !== 'untitled') return file.toString();
+  return (vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri.toString()).sort().join('\n');
+}
+
+/**
+ * Asks whether to start a server the workspace configures, in a modal dialog (nothing else happens in
+ * the window until it is answered). `true` only for "Trust and Start"; Escape is "Don't Start".
+ */
+export async function askMcpTrust(prompt: McpTrustPrompt): Promise<boolean> {
+  const start: vscode.MessageItem = { title: 'Trust and Start' };
+  const dont: vscode.MessageItem = { title: "Don't Start", isCloseAffordance: true };
+  const choice = await vscode.window.showWarningMessage(prompt.message, { modal: true, detail: prompt.detail }, start, dont);
+  return choice === start;
 }
 
 /**
