@@ -80,12 +80,13 @@ export class ProtectedFiles {
 
   constructor(setting: ProtectedFilesSetting = { globs: DEFAULT_PROTECTED_FILES }) {
     const rules: Array<{ glob: string; why: string }> = [];
+    const folder = (setting.promptsFolder ?? 'prompts').replace(/\/+$/, '');
     for (const raw of setting.globs) {
       const glob = raw.trim().replace(/\\/g, '/').replace(/^\.\//, '');
       if (!glob) continue;
       const why = WHY.get(glob) ?? `it matches "${glob}" in arbor.tools.protectedFiles`;
       rules.push({ glob, why });
-      const folder = (setting.promptsFolder ?? 'prompts').replace(/\/+$/, '');
+      // The prompt library is protected where it is, and `prompts/` stays protected too.
       if (glob === PROMPTS_ENTRY && folder && folder !== 'prompts') rules.push({ glob: `${folder}/**`, why });
     }
     this.rules = rules;
