@@ -306,6 +306,7 @@ export {
   type ExcludeSetting,
   FileRules,
 } from './rag/fileRules';
+export { canonicalPath, canonicalSegment, inGitFolder } from './rag/pathNames';
 export {
   isInside,
   type ScannedFile,

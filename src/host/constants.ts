@@ -95,6 +95,7 @@ export const Settings = {
   commandDenyList: 'tools.commandDenyList',
   instructionsEnabled: 'instructions.enabled',
   imagesMaxBytes: 'images.maxBytes',
+  protectedFiles: 'tools.protectedFiles',
   openaiSupportsVision: 'openai.supportsVision',
   openaiJsonSchema: 'openai.jsonSchema',
   storageKind: 'storage.kind',

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Commands, McpItemContext, Settings, Views } from './constants';
+import { DEFAULT_PROTECTED_FILES } from './tools/protectedFiles';
 
 const pkg = JSON.parse(readFileSync(path.resolve(__dirname, '../../package.json'), 'utf8'));
 const contributed: Array<{ command: string; title: string; category?: string }> = pkg.contributes.commands;
@@ -39,6 +40,12 @@ describe('package.json agrees with constants.ts', () => {
     const storage = Object.keys(props).filter((key) => key.startsWith('arbor.storage.'));
     expect(storage.sort()).toEqual(['arbor.storage.kind', 'arbor.storage.postgres.ssl', 'arbor.storage.postgres.sslCaFile', 'arbor.storage.postgres.team', 'arbor.storage.postgres.url']);
     for (const key of storage) expect(props[key].scope, key).toBe('application');
+  });
+
+  it('makes arbor.tools.protectedFiles application-wide, so no workspace can narrow it, with the list the tools protect by default', () => {
+    const prop = pkg.contributes.configuration.properties['arbor.tools.protectedFiles'];
+    expect(prop.scope).toBe('application');
+    expect(prop.default).toEqual([...DEFAULT_PROTECTED_FILES]);
   });
 
   it('declares every setting the host reads, and the views and activation events', () => {

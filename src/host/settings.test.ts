@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { missingApiKeyMessage, noServerHint, parseSettings } from './settings';
+import { DEFAULT_PROTECTED_FILES } from './tools/protectedFiles';
 
 const from = (values: Record<string, unknown>) => (key: string) => values[key];
 
@@ -92,6 +93,16 @@ describe('parseSettings', () => {
     expect(settings).toMatchObject({ systemPrompt: 'default', requestOptions: {} });
     expect(warnings.some((w) => w.startsWith('arbor.systemPrompt must be'))).toBe(true);
     expect(warnings.some((w) => w.startsWith('arbor.requestOptions must be an object'))).toBe(true);
+  });
+
+  it('protects the default list of files unless arbor.tools.protectedFiles says otherwise, and ignores a list of the wrong shape with a warning', () => {
+    expect(parseSettings(from({})).settings.protectedFiles).toEqual([...DEFAULT_PROTECTED_FILES]);
+    expect(parseSettings(from({})).settings.protectedFiles).toEqual(expect.arrayContaining(['**/.vscode/**', 'package.json', 'AGENTS.md', 'prompts/**']));
+    expect(parseSettings(from({ 'tools.protectedFiles': [' **/.vscode/** ', '', 'scripts/**'] })).settings.protectedFiles).toEqual(['**/.vscode/**', 'scripts/**']);
+    expect(parseSettings(from({ 'tools.protectedFiles': [] })).settings.protectedFiles).toEqual([]);
+    const bad = parseSettings(from({ 'tools.protectedFiles': '.vscode/**' }));
+    expect(bad.settings.protectedFiles).toEqual([...DEFAULT_PROTECTED_FILES]);
+    expect(bad.warnings).toEqual(['arbor.tools.protectedFiles must be a list of globs, e.g. ["**/.vscode/**", "package.json"]; protecting the default list.']);
   });
 
   it('reads arbor.retention.days: 0 by default, a whole number of days, and refuses anything else with a warning', () => {

@@ -5,6 +5,7 @@
  */
 import { DEFAULT_KEEP_RECENT_TOKENS, DEFAULT_KEEP_TOOL_OUTPUT_TOKENS, DEFAULT_MAX_ANSWER_CHARS, DEFAULT_MAX_ANSWER_MS, DEFAULT_MAX_IMAGE_BYTES, INSTRUCTION_KINDS, isInstructionKind, type InstructionKind } from '../core/index';
 import { parseTeamStoreSettings, type TeamStoreSettings } from './teamStoreSettings';
+import { DEFAULT_PROTECTED_FILES } from './tools/protectedFiles';
 
 /** Which model server answers. */
 export type ProviderKind = 'ollama' | 'openai';
@@ -70,6 +71,8 @@ export interface ArborSettings {
   openaiJsonSchema: boolean;
   /** `arbor.images.maxBytes`: the largest image a message may carry. */
   imagesMaxBytes: number;
+  /** `arbor.tools.protectedFiles`: globs of the files a write to is asked about every time, never under a grant. */
+  protectedFiles: string[];
   /** `arbor.storage.*`: the local store or the team store on PostgreSQL, and how to reach it. */
   teamStore: TeamStoreSettings;
 }
@@ -231,6 +234,13 @@ function asInstructionKinds(value: unknown, warnings: string[]): InstructionKind
   return [...new Set(value.filter(isInstructionKind))];
 }
 
+function asProtectedFiles(value: unknown, warnings: string[]): string[] {
+  if (value === undefined || value === null) return [...DEFAULT_PROTECTED_FILES];
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value.map((v) => v.trim()).filter(Boolean);
+  warnings.push('arbor.tools.protectedFiles must be a list of globs, e.g. ["**/.vscode/**", "package.json"]; protecting the default list.');
+  return [...DEFAULT_PROTECTED_FILES];
+}
+
 /** The default of `arbor.tools.maxSteps`. */
 export const DEFAULT_TOOL_MAX_STEPS = 25;
 
@@ -289,6 +299,7 @@ export function parseSettings(get: (key: string) => unknown): ParsedSettings {
       openaiSupportsVision: asBoolean(get('openai.supportsVision'), true, 'openai.supportsVision', warnings),
       openaiJsonSchema: asBoolean(get('openai.jsonSchema'), true, 'openai.jsonSchema', warnings),
       imagesMaxBytes: asCap(get('images.maxBytes'), DEFAULT_MAX_IMAGE_BYTES, 'images.maxBytes', 'bytes', warnings) || DEFAULT_MAX_IMAGE_BYTES,
+      protectedFiles: asProtectedFiles(get('tools.protectedFiles'), warnings),
       teamStore: parseTeamStoreSettings(get, warnings),
     },
     warnings,

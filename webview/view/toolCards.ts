@@ -2,7 +2,7 @@
  * The cards of an answer's tool calls: the tool (and its server), its state and how long it ran, the
  * arguments and the output collapsed. A call waiting for approval opens its arguments for editing and
  * offers Allow once · Allow in this conversation · Allow in this workspace · Always allow · Deny, with an
- * optional reason the model reads.
+ * optional reason the model reads; a call no grant covers (a protected file) offers Allow once · Deny.
  */
 import type { ToolCallState, ToolCallView, ToolChangePreview, ToolGrantScope } from '../../src/shared/protocol';
 import { h, icon, textButton } from '../dom';
@@ -91,12 +91,17 @@ function approvalBlock(call: ToolCallView, actions: Pick<MessageActions, 'decide
     'div',
     { className: 'tool-approval', testId: 'tool-approval' },
     call.approval ? h('div', { className: 'tool-approval-reason', testId: 'tool-approval-reason', text: `Arbor asks: ${call.approval.reason}.` }) : null,
+    call.approval?.once
+      ? h('div', { className: 'tool-approval-once', testId: 'tool-approval-once', text: 'Asked every time: an Allow here covers this call only, never later ones.' })
+      : null,
     call.approval?.preview ? changePreview(call.approval.preview) : null,
     args,
     h(
       'div',
       { className: 'tool-approval-buttons' },
-      ...ALLOWS.map(({ scope, text }, i) => textButton(text, `tool-allow-${scope}`, `${text}: ${call.displayName}`, () => answer({ scope }), { secondary: i > 0 })),
+      ...(call.approval?.once ? ALLOWS.slice(0, 1) : ALLOWS).map(({ scope, text }, i) =>
+        textButton(text, `tool-allow-${scope}`, `${text}: ${call.displayName}`, () => answer({ scope }), { secondary: i > 0 }),
+      ),
     ),
     h('div', { className: 'tool-deny-row' }, reason, textButton('Deny', 'tool-deny', `Deny: ${call.displayName}`, () => answer({ deny: reason.value.trim() }), { secondary: true })),
   );

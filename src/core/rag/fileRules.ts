@@ -3,14 +3,33 @@
  * globs (`files.exclude` style) and include globs narrow the rest.
  */
 import picomatch from 'picomatch';
+import { canonicalPath, canonicalSegment } from './pathNames';
 
-/** Files that commonly hold credentials: never indexed, never returned, unless the host overrides the list. */
+/**
+ * Files that commonly hold credentials: never indexed, never returned, never written, unless the host
+ * overrides the list. A glob without `/` matches a file's name in any folder; one with `/` matches at
+ * any depth (`.config/gh/**` is also `home/me/.config/gh/hosts.yml`). Matching ignores case, trailing
+ * dots and spaces, and alternate streams (see `canonicalPath`).
+ */
 export const DEFAULT_SECRET_PATTERNS: readonly string[] = [
   '.env', '.env.*', '*.env', '*.pem', '*.key', '*.p12', '*.pfx', '*.crt', '*.cer', '*.der', '*.jks', '*.keystore',
   '*.kdbx', '*.ppk', '*.gpg', 'id_rsa*', 'id_dsa*', 'id_ecdsa*', 'id_ed25519*', '.npmrc', '.yarnrc', '.yarnrc.yml',
   '.pypirc', '.netrc', '_netrc', '.htpasswd', '.pgpass', '.git-credentials', '.dockercfg', 'credentials*',
   'secrets.*', 'secret.*', '*.secret', '*.secrets', 'service-account*.json', '.ssh/**', '.aws/**', '.gnupg/**',
   '.envrc', '*.tfvars', '*.tfvars.json', '.docker/config.json', '.kube/**',
+  // The tokens of command-line tools.
+  '.config/gh/**', '.config/gcloud/**', '.azure/**', '.config/hub', '.cargo/credentials*', '.gem/credentials',
+  // Shell and REPL histories: commands typed with their passwords and tokens.
+  '*_history', '.history', '.lesshst', '.Rhistory', 'ConsoleHost_history.txt', '.julia/logs/repl_history.jl',
+  // VS Code's (and code-server's) own state and secret stores.
+  'User/globalStorage/**', 'User/workspaceStorage/**', 'workspaceStorage/**', 'state.vscdb*',
+  // Browser profiles: saved passwords, cookies, history.
+  'Login Data*', 'Cookies', 'Cookies-journal', 'Web Data*', 'logins.json', 'key4.db', 'key3.db', 'cookies.sqlite*',
+  '.mozilla/**', '.config/google-chrome/**', '.config/chromium/**', '.config/BraveSoftware/**', '.config/microsoft-edge/**',
+  'snap/firefox/**', 'snap/chromium/**', 'Library/Application Support/Google/Chrome/**', 'Library/Application Support/Firefox/**',
+  'Library/Application Support/Chromium/**', 'Library/Application Support/BraveSoftware/**', 'Library/Application Support/Microsoft Edge/**',
+  'AppData/Local/Google/Chrome/User Data/**', 'AppData/Roaming/Mozilla/**', 'AppData/Local/Microsoft/Edge/User Data/**',
+  'AppData/Local/Chromium/User Data/**', 'AppData/Local/BraveSoftware/**',
 ];
 
 /**
@@ -19,7 +38,7 @@ export const DEFAULT_SECRET_PATTERNS: readonly string[] = [
  */
 export type SkipReason = 'tool-folder' | 'secret' | 'excluded' | 'not-included' | 'gitignored';
 
-/** Folder names that are never entered. */
+/** Folder names that are never entered (compared as `canonicalSegment` spells them). */
 export const ALWAYS_SKIPPED_DIRS: ReadonlySet<string> = new Set(['node_modules', '.git', '.hg', '.svn']);
 
 /** A host exclude setting: a list of globs, or VS Code's `files.exclude` map of glob to enabled. */
@@ -32,10 +51,10 @@ export function excludeGlobs(setting: ExcludeSetting | undefined): string[] {
   return Object.entries(setting as Record<string, boolean>).filter(([, on]) => on).map(([g]) => g);
 }
 
-/** A matcher over `/`-separated relative paths; an empty list matches nothing. */
-export function globMatcher(globs: readonly string[], options: { basename?: boolean } = {}): (relPath: string) => boolean {
+/** A matcher over `/`-separated relative paths; an empty list matches nothing. Case-insensitive with `basename` or `nocase`. */
+export function globMatcher(globs: readonly string[], options: { basename?: boolean; nocase?: boolean } = {}): (relPath: string) => boolean {
   if (globs.length === 0) return () => false;
-  const m = picomatch(globs as string[], { dot: true, nocase: options.basename === true, basename: options.basename });
+  const m = picomatch(globs as string[], { dot: true, nocase: options.basename === true || options.nocase === true, basename: options.basename });
   return (p) => m(p);
 }
 
@@ -49,24 +68,25 @@ export class FileRules {
   constructor(options: { exclude?: ExcludeSetting; include?: readonly string[]; secretPatterns?: readonly string[] } = {}) {
     const secrets = options.secretPatterns ?? DEFAULT_SECRET_PATTERNS;
     this.isSecretName = globMatcher(secrets.filter((g) => !g.includes('/')), { basename: true });
-    this.isSecretPath = globMatcher(secrets.filter((g) => g.includes('/')).flatMap((g) => [g, `**/${g}`]));
+    this.isSecretPath = globMatcher(secrets.filter((g) => g.includes('/')).flatMap((g) => [g, `**/${g}`]), { nocase: true });
     const ex = excludeGlobs(options.exclude);
     // `files.exclude` globs name a folder or a file; anything below an excluded folder is excluded too.
     this.isExcluded = globMatcher(ex.flatMap((g) => [g, `${g.replace(/\/+$/, '')}/**`]));
     this.isIncluded = options.include && options.include.length > 0 ? globMatcher(options.include) : undefined;
   }
 
-  /** Whether a relative path names a secret file (by name, or by a folder such as `.ssh`). */
+  /** Whether a relative path names a secret file (by name, or by a folder such as `.ssh`), however it is spelled. */
   isSecret(relPath: string): boolean {
-    const name = relPath.slice(relPath.lastIndexOf('/') + 1);
-    return this.isSecretName(name) || this.isSecretPath(relPath);
+    const canonical = canonicalPath(relPath);
+    const name = canonical.slice(canonical.lastIndexOf('/') + 1);
+    return this.isSecretName(name) || this.isSecretPath(canonical);
   }
 
   /** Why a folder (relative path) is not entered, or `undefined` when it is. */
   directorySkipReason(relDir: string): SkipReason | undefined {
-    const name = relDir.slice(relDir.lastIndexOf('/') + 1);
+    const name = canonicalSegment(relDir.slice(relDir.lastIndexOf('/') + 1));
     if (ALWAYS_SKIPPED_DIRS.has(name)) return 'tool-folder';
-    if (this.isSecretPath(`${relDir}/x`)) return 'secret';
+    if (this.isSecretPath(`${canonicalPath(relDir)}/x`)) return 'secret';
     return this.isExcluded(relDir) ? 'excluded' : undefined;
   }
 
@@ -78,14 +98,14 @@ export class FileRules {
   /** Whether a file may never be read at all: a secret, or inside `.git`/`node_modules`. */
   forbids(relPath: string): boolean {
     const parts = relPath.split('/');
-    for (let i = 0; i < parts.length - 1; i++) if (ALWAYS_SKIPPED_DIRS.has(parts[i])) return true;
+    for (let i = 0; i < parts.length - 1; i++) if (ALWAYS_SKIPPED_DIRS.has(canonicalSegment(parts[i]))) return true;
     return this.isSecret(relPath);
   }
 
   /** Why a file (relative path) is left out by the tool folders, secret rules, excludes or includes; `undefined` when it is not. */
   fileSkipReason(relPath: string): SkipReason | undefined {
     const parts = relPath.split('/');
-    for (let i = 0; i < parts.length - 1; i++) if (ALWAYS_SKIPPED_DIRS.has(parts[i])) return 'tool-folder';
+    for (let i = 0; i < parts.length - 1; i++) if (ALWAYS_SKIPPED_DIRS.has(canonicalSegment(parts[i]))) return 'tool-folder';
     if (this.isSecret(relPath)) return 'secret';
     if (this.isExcluded(relPath)) return 'excluded';
     return this.isIncluded !== undefined && !this.isIncluded(relPath) ? 'not-included' : undefined;

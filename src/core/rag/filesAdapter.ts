@@ -11,6 +11,7 @@ import { nodeFiles } from '../nodeFiles';
 import type { RagAdapter, RagResultItem } from './ragAdapter';
 import { splitLines } from './chunker';
 import { FileRules, languageOf, looksBinary, type ExcludeSetting, type SkipReason } from './fileRules';
+import { inGitFolder } from './pathNames';
 import { WorkspaceScanner, type ScannedFile } from './workspaceScanner';
 
 export interface FilesAdapterOptions {
@@ -160,7 +161,7 @@ export class FilesAdapter implements RagAdapter {
     }
     for (const abs of candidates) {
       const loc = this.scanner.locate(abs)!;
-      if (loc.relPath.split('/').includes('.git')) {
+      if (inGitFolder(loc.relPath)) {
         throw new WorkspaceAccessError(`"${p}" is inside .git, whose files can hold credentials (remote URLs, hooks); Arbor does not send them to a model.`, p);
       }
       if (this.rules.isSecret(loc.relPath)) {

@@ -14,13 +14,14 @@ import { findRipgrep } from './ripgrep';
 import type { WorkspaceToolEnv } from './workspaceAccess';
 import { createWorkspaceTools } from './workspaceTools';
 
-/** The workspace tools' view of the host: its folders, files, retrieval excludes and index, and VS Code's ripgrep. */
+/** The workspace tools' view of the host: its folders, files, retrieval excludes, protected files and index, and VS Code's ripgrep. */
 export function vscodeToolEnv(services: Services): WorkspaceToolEnv {
   let rg: string | undefined;
   return {
     folders: () => services.folderPaths(),
     files: services.files,
     exclude: () => services.settings.ragExclude,
+    protectedFiles: () => ({ globs: services.settings.protectedFiles, promptsFolder: services.settings.promptsFolder }),
     searchIndex: async (query, k) => {
       const index = await services.workspaceIndex();
       return index ? index.search(query, k) : undefined;

@@ -7,7 +7,7 @@ import { filterAllowedTools, ToolExecutor, type ApprovalDecision, type ApprovalR
 import type { ToolChangePreview, ToolDecisionMessage } from '../../shared/protocol';
 import type { TextFileChange } from '../checkpoints/fileCheckpoints';
 import type { OfferedTool } from './offeredTool';
-import { approvalNeed, grantKey, offeredTools, policyFor, type ToolPolicy } from './toolApprovals';
+import { callNeed, grantKey, keptGrant, offeredTools, policyFor, type ToolPolicy } from './toolApprovals';
 import type { LiveToolCall, ToolCallLookup } from './toolCallViews';
 import type { ToolServices } from './toolServices';
 
@@ -142,15 +142,15 @@ export class ChatTools implements ToolCallLookup {
     if (!offered) return { deny: 'This tool is not offered in this chat any more.' };
     // A tool that changes the workspace judges the call first: an allow-listed command runs; a refused
     // path or command runs too, to fail with the tool's own reason; a path or command it asks about is
-    // asked about whatever was granted before.
+    // asked about whatever was granted before, and a protected file (`once`) keeps no grant from its Allow.
     const verdict = await offered.checkCall?.(request.input).catch(() => undefined);
     if (verdict && verdict.kind !== 'ask') return 'allow';
     const policy = policyFor(offered, this.deps.policies());
-    const need = verdict ?? approvalNeed(offered, request.input, policy, this.deps.tools.grants(this.deps.conversationId));
+    const need = callNeed(offered, request.input, verdict, policy, this.deps.tools.grants(this.deps.conversationId));
     if (need.kind === 'run') return 'allow';
     const callId = request.call.id;
     const preview = offered.previewChange ? await changePreview(offered, request.input) : undefined;
-    this.liveCalls.set(callId, { state: 'pendingApproval', approval: { reason: need.reason, ...(preview ? { preview } : {}) } });
+    this.liveCalls.set(callId, { state: 'pendingApproval', approval: { reason: need.reason, ...(need.once ? { once: true } : {}), ...(preview ? { preview } : {}) } });
     this.deps.changed();
     const decision = await new Promise<ToolDecisionMessage | undefined>((resolve) => {
       const onAbort = () => resolve(undefined);
@@ -163,7 +163,8 @@ export class ChatTools implements ToolCallLookup {
     this.waiting.delete(callId);
     if (!decision) return { deny: 'Stopped by the user.' };
     if (decision.deny !== undefined || !decision.scope) return { deny: decision.deny ?? '' };
-    if (decision.scope !== 'once') await this.deps.tools.grant(this.deps.conversationId, grantKey(offered, request.input), decision.scope);
+    const kept = keptGrant(need, decision.scope);
+    if (kept) await this.deps.tools.grant(this.deps.conversationId, grantKey(offered, request.input), kept);
     if (decision.input === undefined) return 'allow';
     let edited: unknown;
     try {

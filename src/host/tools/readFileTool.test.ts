@@ -74,6 +74,27 @@ describe('read_file', () => {
     expect(secret.content).not.toContain('needle');
   });
 
+  it('refuses the credentials of command-line tools outside the workspace, approved or not, however the path is spelled', async () => {
+    const files: Record<string, string> = {
+      '.config/gh/hosts.yml': 'github.com:\n  oauth_token: gho_needle\n',
+      '.netrc': 'machine example.com login me password needle\n',
+      '.config/gcloud/credentials.db': 'needle',
+      '.bash_history': 'export TOKEN=needle\n',
+      'code-server/User/globalStorage/state.vscdb': 'needle',
+      '.mozilla/firefox/p.default/logins.json': '{"needle":1}',
+    };
+    for (const [rel, text] of Object.entries(files)) {
+      await fs.mkdir(path.dirname(path.join(w.root, rel)), { recursive: true });
+      await fs.writeFile(path.join(w.root, rel), text);
+    }
+    for (const rel of [...Object.keys(files), '.NETRC', '.netrc.', '.Config/GH/hosts.yml']) {
+      const out = await read({ path: path.join(w.root, rel) });
+      expect(out.status, rel).toBe('failed');
+      expect(out.content, rel).toMatch(/secrets file/);
+      expect(out.content, rel).not.toContain('needle');
+    }
+  });
+
   it('refuses a link inside the workspace that leads out of it (naming the target to ask for) or to a secret', async () => {
     await fs.symlink(path.join(w.root, 'outside.txt'), path.join(w.ws, 'out-link.txt'));
     await fs.symlink(path.join(w.ws, '.env'), path.join(w.ws, 'env-link.txt'));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { defineTool } from '../../core/index';
 import type { OfferedTool } from './offeredTool';
-import { approvalNeed, grantKey, offeredTools, policyFor, type ToolGrants } from './toolApprovals';
+import { approvalNeed, callNeed, grantKey, keptGrant, offeredTools, policyFor, type ToolGrants } from './toolApprovals';
 
 function offered(name: string, source: OfferedTool['source'], readOnly: boolean, extra: Partial<OfferedTool> = {}): OfferedTool {
   const tool = defineTool({ name, description: `${name} tool`, inputSchema: { type: 'object' }, readOnly, run: () => 'ok' });
@@ -37,6 +37,27 @@ describe('approvalNeed', () => {
     for (const scope of ['conversation', 'workspace', 'always'] as const) {
       expect(approvalNeed(echo, {}, 'ask', { ...none, [scope]: new Set(['everything__echo']) }).kind).toBe('run');
     }
+  });
+});
+
+describe('callNeed and keptGrant', () => {
+  const edit = offered('edit_file', 'builtin', false);
+  const everywhere: ToolGrants = { conversation: new Set(['edit_file']), workspace: new Set(['edit_file']), always: new Set(['edit_file']) };
+
+  it('asks what the tool asks about whatever was granted or set, and keeps its once', () => {
+    const protectedFile = { kind: 'ask' as const, reason: 'writes ".vscode/settings.json", which is protected', once: true };
+    expect(callNeed(edit, {}, protectedFile, 'auto', everywhere)).toEqual(protectedFile);
+    expect(callNeed(edit, {}, { kind: 'ask', reason: 'writes outside the workspace: /x' }, 'auto', everywhere)).toEqual({ kind: 'ask', reason: 'writes outside the workspace: /x' });
+    // No verdict: the grants decide.
+    expect(callNeed(edit, {}, undefined, undefined, everywhere).kind).toBe('run');
+  });
+
+  it('keeps no grant from an Allow once, nor from any Allow of a call asked once', () => {
+    const once = { kind: 'ask' as const, reason: 'protected', once: true };
+    const ask = { kind: 'ask' as const, reason: 'it may change things' };
+    for (const scope of ['once', 'conversation', 'workspace', 'always'] as const) expect(keptGrant(once, scope), scope).toBeUndefined();
+    expect(keptGrant(ask, 'once')).toBeUndefined();
+    expect(keptGrant(ask, 'workspace')).toBe('workspace');
   });
 });
 

@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { homedir } from 'node:os';
 import {
   FileRules,
+  inGitFolder,
   InvalidArgumentError,
   SymlinkLoopError,
   WorkspaceAccessError,
@@ -17,6 +18,7 @@ import {
   type RagResultItem,
   type WorkspaceFiles,
 } from '../../core/index';
+import type { ProtectedFilesSetting } from './protectedFiles';
 
 /** What the built-in workspace tools need from the host. */
 export interface WorkspaceToolEnv {
@@ -28,6 +30,11 @@ export interface WorkspaceToolEnv {
   exclude?(): ExcludeSetting | undefined;
   /** Secret-file globs; default `DEFAULT_SECRET_PATTERNS`, the list retrieval uses. */
   readonly secretPatterns?: readonly string[];
+  /**
+   * `arbor.tools.protectedFiles` and the prompt folder: files a write to is asked about every time, by
+   * name. Default `DEFAULT_PROTECTED_FILES` with the prompt folder `prompts`.
+   */
+  protectedFiles?(): ProtectedFilesSetting;
   /**
    * Searches the workspace index (BM25, the one retrieval uses) for the `k` best chunks; `undefined`
    * when there is no index (no folder open, or Restricted Mode).
@@ -137,7 +144,7 @@ export class WorkspaceAccess {
   /** Whether an absolute path outside the workspace names a secret (by name, or a folder such as `.ssh`) or lies in `.git`. */
   private forbiddenOutside(abs: string): boolean {
     const posix = abs.split(path.sep).join('/').replace(/^[A-Za-z]:/, '').replace(/^\/+/, '');
-    return this.rules.isSecret(posix) || posix.split('/').includes('.git');
+    return this.rules.isSecret(posix) || inGitFolder(posix);
   }
 
   /**
@@ -148,7 +155,7 @@ export class WorkspaceAccess {
     const loc = this.scanner.locate(abs);
     if (!loc) return 'outside';
     if (loc.relPath === '') return undefined;
-    if (loc.relPath.split('/').includes('.git')) return 'tool-folder';
+    if (inGitFolder(loc.relPath)) return 'tool-folder';
     return this.scanner.skipReason(loc.folder, loc.relPath);
   }
 

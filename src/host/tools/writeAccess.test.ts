@@ -38,6 +38,16 @@ describe('checkWriteTarget', () => {
     await expect(checkWriteTarget(w.env, 'dangling.txt')).rejects.toThrow(/symbolic link that leads nowhere/);
   });
 
+  it('refuses .git and secret files however the path spells them, as macOS and Windows would open them', async () => {
+    for (const p of ['.GIT/hooks/pre-commit', '.git./hooks/pre-commit', '.git::$INDEX_ALLOCATION/hooks/x', '.Git /config', 'sub/.gIt/config', '.ENV', '.env.', '.env ', '.env::$DATA', 'keys/.SSH/id_ed25519']) {
+      const verdict = await writeVerdict(w.env, p);
+      expect(verdict?.kind, p).toBe('deny');
+      expect(verdict?.reason, p).toMatch(/never write it, even with approval/);
+    }
+    // Outside the workspace too: no spelling of a .git folder or a secret is written there.
+    for (const p of ['../repo/.GIT/config', '../.Env']) expect((await writeVerdict(w.env, p))?.kind, p).toBe('deny');
+  });
+
   it('says what is wrong with a path that names no file, and leaves such calls to fail on their own', async () => {
     await expect(checkWriteTarget(w.env, '.')).rejects.toThrow(/is a workspace folder, not a file/);
     await expect(checkWriteTarget({ ...w.env, folders: () => [] }, 'a.ts')).rejects.toThrow(/No workspace folder is open, so the relative path "a.ts" names no file/);

@@ -2,12 +2,15 @@
  * Where the tools that change files may write. Inside the workspace, a file the rules let tools read is
  * written after the usual approval; a file outside every folder, or one the workspace's rules leave out
  * (`.gitignore`, the retrieval excludes, `node_modules`), is written only after an ask that names it
- * (`askReason`); a secret file (keys, credentials, `.env`) or anything in `.git` is never written, asked
- * or not. A symbolic link is judged by where it leads. Pure (no `vscode`).
+ * (`askReason`); a protected file (`arbor.tools.protectedFiles`: settings, CI, hooks, manifests,
+ * instructions, prompts) is asked about by name every time, never under a grant (`protectedReason`); a
+ * secret file (keys, credentials, `.env`) or anything in `.git` is never written, asked or not, however
+ * its path is spelled (`.GIT`, `.git.`). A symbolic link is judged by where it leads. Pure (no `vscode`).
  */
 import * as path from 'node:path';
-import { InvalidArgumentError, isInside, SymlinkLoopError, WorkspaceAccessError, type WorkspaceFiles } from '../../core/index';
+import { inGitFolder, InvalidArgumentError, isInside, SymlinkLoopError, WorkspaceAccessError, type WorkspaceFiles } from '../../core/index';
 import type { CallVerdict } from './offeredTool';
+import { ProtectedFiles } from './protectedFiles';
 import { locatePath, WorkspaceAccess, type WorkspaceToolEnv } from './workspaceAccess';
 
 /** A path a tool may write, checked. */
@@ -25,7 +28,12 @@ export interface WriteTarget {
    * workspace's rules); `undefined` for an ordinary workspace file.
    */
   askReason?: string;
+  /** Why this file is protected (it decides what runs or what models are told): asked by name every time, never covered by a grant. */
+  protectedReason?: string;
 }
+
+/** What `checkWriteTarget` reads of the workspace tools' env. */
+export type WriteTargetEnv = Pick<WorkspaceToolEnv, 'folders' | 'files' | 'exclude' | 'secretPatterns' | 'protectedFiles'>;
 
 const LEFT_OUT = {
   'tool-folder': 'is inside node_modules or another tool folder',
@@ -77,7 +85,7 @@ async function realFolders(files: WorkspaceFiles, folders: readonly string[]): P
  * `WorkspaceAccessError` for a path that is never written, `InvalidArgumentError` for one that names
  * no file (no folder open for a relative path, a workspace folder itself).
  */
-export async function checkWriteTarget(env: Pick<WorkspaceToolEnv, 'folders' | 'files' | 'exclude' | 'secretPatterns'>, p: string): Promise<WriteTarget> {
+export async function checkWriteTarget(env: WriteTargetEnv, p: string): Promise<WriteTarget> {
   const access = new WorkspaceAccess(env);
   const loc = locatePath(access.folders, p);
   if (!loc) throw new InvalidArgumentError(`No workspace folder is open, so the relative path "${p}" names no file; give an absolute path.`);
@@ -96,34 +104,52 @@ export async function checkWriteTarget(env: Pick<WorkspaceToolEnv, 'folders' | '
       p,
     );
   }
+  const protection = new ProtectedFiles(env.protectedFiles?.());
+  let protectedReason: string | undefined;
   for (const place of new Set([abs, landing])) {
     const inside = access.scanner.locate(place);
     const rel = inside ? inside.relPath : posixOf(place);
     const placeShown = inside ? access.shownPath(place) : place;
-    if (rel.split('/').includes('.git')) throw refusal(placeShown, 'is inside a .git folder');
+    if (inGitFolder(rel)) throw refusal(placeShown, 'is inside a .git folder');
     if (access.rules.isSecret(rel)) throw refusal(placeShown, 'looks like a secrets file (keys, credentials or an environment file)');
+    protectedReason ??= protection.reasonFor(rel);
   }
 
   const outside = !loc.inside;
-  if (k < 0) return { abs, real, shown, outside, askReason: `writes outside the workspace: ${real === abs ? abs : `${abs} (a link to ${real})`}` };
-  if (access.scanner.locate(landing)?.relPath === '') throw new InvalidArgumentError(`"${p}" is a workspace folder, not a file.`);
-  const reason = await access.skipReason(landing);
-  if (reason && reason !== 'outside' && reason !== 'secret') {
-    const where = outside ? `${abs} (a link to ${access.shownPath(landing)}, which` : `"${shown}" (which`;
-    return { abs, real, shown, outside, askReason: `writes ${where} ${LEFT_OUT[reason]})` };
+  const target = { abs, real, shown, outside };
+  // Where an outside write lands, or what leaves an inside file out of the workspace's rules.
+  let away: string | undefined;
+  let leftOut: string | undefined;
+  if (k < 0) away = real === abs ? abs : `${abs} (a link to ${real})`;
+  else {
+    if (access.scanner.locate(landing)?.relPath === '') throw new InvalidArgumentError(`"${p}" is a workspace folder, not a file.`);
+    const reason = await access.skipReason(landing);
+    if (reason && reason !== 'outside' && reason !== 'secret') leftOut = LEFT_OUT[reason];
+    else if (outside) away = abs;
   }
-  return outside ? { abs, real, shown, outside, askReason: `writes outside the workspace: ${abs}` } : { abs, real, shown, outside };
+  if (protectedReason) {
+    const more = away ? ` (outside the workspace: ${away})` : leftOut ? ` (it ${leftOut.replace(/^is /, 'is also ')})` : '';
+    return { ...target, askReason: `writes "${shown}", which is protected: ${protectedReason}${more}`, protectedReason };
+  }
+  if (away) return { ...target, askReason: `writes outside the workspace: ${away}` };
+  if (leftOut) {
+    const where = outside ? `${abs} (a link to ${access.shownPath(landing)}, which` : `"${shown}" (which`;
+    return { ...target, askReason: `writes ${where} ${leftOut})` };
+  }
+  return target;
 }
 
 /**
  * The approval verdict of a write to `p` (for `OfferedTool.checkCall`): `deny` for a path never
- * written, `ask` naming a path outside the workspace or left out by its rules, else `undefined`.
- * Never rejects: a path that names no file is left to the call, which fails saying why.
+ * written, `ask` naming a path outside the workspace or left out by its rules, `ask` with `once` for a
+ * protected file (no grant covers it), else `undefined`. Never rejects: a path that names no file is
+ * left to the call, which fails saying why.
  */
-export async function writeVerdict(env: Pick<WorkspaceToolEnv, 'folders' | 'files' | 'exclude' | 'secretPatterns'>, p: unknown): Promise<CallVerdict | undefined> {
+export async function writeVerdict(env: WriteTargetEnv, p: unknown): Promise<CallVerdict | undefined> {
   if (typeof p !== 'string' || !p.trim()) return undefined;
   try {
     const target = await checkWriteTarget(env, p);
+    if (target.protectedReason) return { kind: 'ask', reason: target.askReason ?? target.protectedReason, once: true };
     return target.askReason ? { kind: 'ask', reason: target.askReason } : undefined;
   } catch (err) {
     if (err instanceof WorkspaceAccessError || err instanceof SymlinkLoopError) return { kind: 'deny', reason: err.message };
