@@ -27,8 +27,12 @@ export interface ToolCallView {
   readonly output?: string;
   /** The output was cut for the card. */
   readonly outputCut?: boolean;
-  /** Waiting for the user: why it asks (an MCP tool, a read outside the workspace…), and the change a file tool would make. */
-  readonly approval?: { readonly reason: string; readonly preview?: ToolChangePreview };
+  /**
+   * Waiting for the user: why it asks (an MCP tool, a read outside the workspace…), and the change a file
+   * tool would make. `once`: no grant covers this call (a protected file), so the card offers Allow
+   * once and Deny only.
+   */
+  readonly approval?: { readonly reason: string; readonly once?: boolean; readonly covers?: string; readonly preview?: ToolChangePreview };
 }
 
 /** The change a call of a file tool would make, shown on its card before it is allowed. */

@@ -2,7 +2,9 @@
  * The cards of an answer's tool calls: the tool (and its server), its state and how long it ran, the
  * arguments and the output collapsed. A call waiting for approval opens its arguments for editing and
  * offers Allow once · Allow in this conversation · Allow in this workspace · Always allow · Deny, with an
- * optional reason the model reads.
+ * optional reason the model reads; a call no grant covers (a protected file) offers Allow once · Deny.
+ * When a grant covers less than the tool (a read outside the workspace covers one folder), the buttons
+ * say what: "Allow reading /tmp/data/ in this conversation".
  */
 import type { ToolCallState, ToolCallView, ToolChangePreview, ToolGrantScope } from '../../src/shared/protocol';
 import { h, icon, textButton } from '../dom';
@@ -26,6 +28,13 @@ const ALLOWS: ReadonlyArray<{ scope: ToolGrantScope; text: string }> = [
   { scope: 'workspace', text: 'Allow in this workspace' },
   { scope: 'always', text: 'Always allow' },
 ];
+
+/** The text of an Allow button, naming what the grant covers when it is not the whole tool. */
+export function allowText(scope: ToolGrantScope, covers: string | undefined): string {
+  const plain = ALLOWS.find((a) => a.scope === scope)?.text ?? 'Allow';
+  if (!covers || scope === 'once') return plain;
+  return scope === 'always' ? `Always allow ${covers}` : `Allow ${covers} ${plain.slice('Allow '.length)}`;
+}
 
 /** A duration as a card shows it: `340 ms`, `2.4 s`, `1 min 5 s`. */
 export function formatDuration(ms: number): string {
@@ -91,12 +100,18 @@ function approvalBlock(call: ToolCallView, actions: Pick<MessageActions, 'decide
     'div',
     { className: 'tool-approval', testId: 'tool-approval' },
     call.approval ? h('div', { className: 'tool-approval-reason', testId: 'tool-approval-reason', text: `Arbor asks: ${call.approval.reason}.` }) : null,
+    call.approval?.once
+      ? h('div', { className: 'tool-approval-once', testId: 'tool-approval-once', text: 'Asked every time: an Allow here covers this call only, never later ones.' })
+      : null,
     call.approval?.preview ? changePreview(call.approval.preview) : null,
     args,
     h(
       'div',
       { className: 'tool-approval-buttons' },
-      ...ALLOWS.map(({ scope, text }, i) => textButton(text, `tool-allow-${scope}`, `${text}: ${call.displayName}`, () => answer({ scope }), { secondary: i > 0 })),
+      ...(call.approval?.once ? ALLOWS.slice(0, 1) : ALLOWS).map(({ scope }, i) => {
+        const text = allowText(scope, call.approval?.covers);
+        return textButton(text, `tool-allow-${scope}`, `${text}: ${call.displayName}`, () => answer({ scope }), { secondary: i > 0 });
+      }),
     ),
     h('div', { className: 'tool-deny-row' }, reason, textButton('Deny', 'tool-deny', `Deny: ${call.displayName}`, () => answer({ deny: reason.value.trim() }), { secondary: true })),
   );

@@ -7,7 +7,7 @@ import { filterAllowedTools, ToolExecutor, type ApprovalDecision, type ApprovalR
 import type { ToolChangePreview, ToolDecisionMessage } from '../../shared/protocol';
 import type { TextFileChange } from '../checkpoints/fileCheckpoints';
 import type { OfferedTool } from './offeredTool';
-import { approvalNeed, grantKey, offeredTools, policyFor, type ToolPolicy } from './toolApprovals';
+import { approvalNeed, grantKey, offeredTools, policyFor, type ApprovalNeed, type ToolPolicy } from './toolApprovals';
 import type { LiveToolCall, ToolCallLookup } from './toolCallViews';
 import type { ToolServices } from './toolServices';
 
@@ -146,11 +146,12 @@ export class ChatTools implements ToolCallLookup {
     const verdict = await offered.checkCall?.(request.input).catch(() => undefined);
     if (verdict && verdict.kind !== 'ask') return 'allow';
     const policy = policyFor(offered, this.deps.policies());
-    const need = verdict ?? approvalNeed(offered, request.input, policy, this.deps.tools.grants(this.deps.conversationId));
+    const need: ApprovalNeed = verdict ? { kind: 'ask', reason: verdict.reason, ...(verdict.once ? { once: true } : {}) } : approvalNeed(offered, request.input, policy, this.deps.tools.grants(this.deps.conversationId));
     if (need.kind === 'run') return 'allow';
     const callId = request.call.id;
     const preview = offered.previewChange ? await changePreview(offered, request.input) : undefined;
-    this.liveCalls.set(callId, { state: 'pendingApproval', approval: { reason: need.reason, ...(preview ? { preview } : {}) } });
+    const { once, covers } = need.kind === 'ask' ? need : {};
+    this.liveCalls.set(callId, { state: 'pendingApproval', approval: { reason: need.reason, ...(once ? { once } : {}), ...(covers ? { covers } : {}), ...(preview ? { preview } : {}) } });
     this.deps.changed();
     const decision = await new Promise<ToolDecisionMessage | undefined>((resolve) => {
       const onAbort = () => resolve(undefined);
@@ -163,7 +164,8 @@ export class ChatTools implements ToolCallLookup {
     this.waiting.delete(callId);
     if (!decision) return { deny: 'Stopped by the user.' };
     if (decision.deny !== undefined || !decision.scope) return { deny: decision.deny ?? '' };
-    if (decision.scope !== 'once') await this.deps.tools.grant(this.deps.conversationId, grantKey(offered, request.input), decision.scope);
+    // A call asked `once` (a home dotfile, a link out of its folder) keeps no grant, whatever scope the answer names.
+    if (decision.scope !== 'once' && !once) await this.deps.tools.grant(this.deps.conversationId, grantKey(offered, request.input), decision.scope);
     if (decision.input === undefined) return 'allow';
     let edited: unknown;
     try {

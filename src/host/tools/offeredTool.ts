@@ -18,6 +18,11 @@ export type ToolSource = 'builtin' | 'mcp' | 'extension';
 export interface CallVerdict {
   kind: 'run' | 'ask' | 'deny';
   reason: string;
+  /**
+   * With `ask`: no grant covers this call and no Allow of it is kept beyond it (a protected file), so
+   * the card offers Allow once and Deny only.
+   */
+  once?: boolean;
 }
 
 /** A tool the chat may offer to a model. */

@@ -57,4 +57,17 @@ describe('tool grants under any conversation id', () => {
     expect([...services(workspace).tools.grants('c1').conversation]).toEqual(['read_file']);
     expect([...services(workspace).tools.grants('c2').conversation]).toEqual(['grep']);
   });
+
+  it('drops the blanket outside-workspace grants releases before stored, which covered every path outside', async () => {
+    const { tools, workspace, global } = services();
+    global.seed('arbor.toolGrants.always', '["read_file@outside","grep"]');
+    workspace.seed('arbor.toolGrants.workspace', '["read_file@outside"]');
+    workspace.seed('arbor.toolGrants.conversations', '{"c1":["read_file@outside","read_file@outside:/tmp/data/"]}');
+    expect([...tools.grants('c1').always]).toEqual(['grep']);
+    expect([...tools.grants('c1').workspace]).toEqual([]);
+    expect([...tools.grants('c1').conversation]).toEqual(['read_file@outside:/tmp/data/']);
+    await tools.grant('c1', 'list_files', 'always');
+    expect(global.get('arbor.toolGrants.always')).toEqual(['grep', 'list_files']);
+    expect(await tools.resetGrants()).toBe(3);
+  });
 });

@@ -117,7 +117,11 @@ export class ToolServices {
   }
 }
 
-/** The strings of a stored list; anything else (a value a hand or another release left) is no grant. */
+/**
+ * The grant keys of a stored list. Anything else (a value a hand left) is no grant, and neither is a
+ * blanket `<tool>@outside` that releases before kept for reads outside the workspace: an outside grant
+ * now names its folder (`<tool>@outside:<folder>/`), so the old key is dropped on read and on the next write.
+ */
 function stringList(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string' && !v.endsWith('@outside')) : [];
 }
