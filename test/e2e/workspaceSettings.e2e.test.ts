@@ -89,4 +89,20 @@ describe('workspace settings that try to grant', () => {
     await workbench.page.waitForTimeout(3000);
     expect(await notices().count()).toBe(0);
   });
+
+  it('ignores a nested spelling too, which VS Code merges past its scope filter, and tells about the new value', async () => {
+    // {"arbor": {"tools": {…}}} has no registered scope of its own, so VS Code keeps it in the workspace's configuration.
+    await writeFile(path.join(sandbox.workspace, '.vscode', 'settings.json'), '{ "arbor": { "tools": { "approval": { "create_file": "auto" } } } }\n');
+    await expect.poll(() => notices().count(), { timeout: 60_000 }).toBe(1);
+    expect(await notices().first().textContent()).not.toContain('commandAllowList');
+    await workbench.runCommand('Arbor: New Conversation');
+    await chat().waitReady();
+    await chat().send('Make it now. [[tool:create_file {"path":"nested-made.txt","content":"unasked"}]]');
+    const create = card('create_file');
+    await expect.poll(() => create.getAttribute('data-state'), { timeout: 60_000 }).toBe('pendingApproval');
+    await create.locator('[data-testid="tool-deny"]').click();
+    await expect.poll(() => chat().textOf(chat().lastAnswer()), { timeout: 60_000 }).toContain('The user denied this call');
+    await chat().waitIdle();
+    expect(await exists('nested-made.txt')).toBe(false);
+  });
 });
