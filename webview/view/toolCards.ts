@@ -9,6 +9,7 @@
 import type { ToolCallState, ToolCallView, ToolChangePreview, ToolGrantScope } from '../../src/shared/protocol';
 import { h, icon, textButton } from '../dom';
 import type { MessageActions } from './actions';
+import { ALLOWS, allowText } from './allowText';
 
 /** How each state reads and which codicon shows it. */
 const STATES: Record<ToolCallState, { label: string; icon: string }> = {
@@ -20,21 +21,6 @@ const STATES: Record<ToolCallState, { label: string; icon: string }> = {
   cancelled: { label: 'Cancelled', icon: 'debug-stop' },
   interrupted: { label: 'Interrupted', icon: 'warning' },
 };
-
-/** The Allow buttons, widest grant last. */
-const ALLOWS: ReadonlyArray<{ scope: ToolGrantScope; text: string }> = [
-  { scope: 'once', text: 'Allow once' },
-  { scope: 'conversation', text: 'Allow in this conversation' },
-  { scope: 'workspace', text: 'Allow in this workspace' },
-  { scope: 'always', text: 'Always allow' },
-];
-
-/** The text of an Allow button, naming what the grant covers when it is not the whole tool. */
-export function allowText(scope: ToolGrantScope, covers: string | undefined): string {
-  const plain = ALLOWS.find((a) => a.scope === scope)?.text ?? 'Allow';
-  if (!covers || scope === 'once') return plain;
-  return scope === 'always' ? `Always allow ${covers}` : `Allow ${covers} ${plain.slice('Allow '.length)}`;
-}
 
 /** A duration as a card shows it: `340 ms`, `2.4 s`, `1 min 5 s`. */
 export function formatDuration(ms: number): string {

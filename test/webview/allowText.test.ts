@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allowText } from '../../../webview/view/toolCards';
+import { allowText } from '../../webview/view/allowText';
 
 describe('the Allow buttons of a tool card', () => {
   it('say what a grant covers when it is less than the whole tool (a read outside the workspace covers one folder)', () => {
