@@ -31,6 +31,27 @@ export function requireString(value: unknown, name: string, options: { allowEmpt
   return value;
 }
 
+/**
+ * Whether `id` names a member every JavaScript object has (`constructor`, `__proto__`, `toString`…):
+ * code that keeps something by id in a plain object would find that member instead, so new
+ * conversations never get such an id (stored ones keep working: Arbor keeps per-id state in Maps).
+ */
+export function isReservedId(id: string): boolean {
+  return Object.prototype.hasOwnProperty.call(Object.prototype, id);
+}
+
+/**
+ * The id of a new conversation (made, forked or imported): a name (see `requireString`) that is not a
+ * member every JavaScript object has; `InvalidArgumentError` naming `name` otherwise.
+ */
+export function requireNewConversationId(value: unknown, name: string): string {
+  const id = requireString(value, name, { name: true });
+  if (isReservedId(id)) {
+    throw new InvalidArgumentError(`${name} "${id}" is the name of a member every JavaScript object has, which is no safe id; import or create it under a new conversationId.`);
+  }
+  return id;
+}
+
 /** A message role. */
 export function requireRole(value: unknown, name = 'role'): Role {
   if (!ROLES.includes(value as Role)) throw new InvalidArgumentError(`${name} must be one of ${ROLES.join(', ')}; got ${describe(value)}.`);

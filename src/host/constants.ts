@@ -91,6 +91,7 @@ export const Settings = {
   keepRecentTokens: 'context.keepRecentTokens',
   keepToolOutputTokens: 'context.keepToolOutputTokens',
   mcpServers: 'mcp.servers',
+  toolApproval: 'tools.approval',
   commandAllowList: 'tools.commandAllowList',
   commandDenyList: 'tools.commandDenyList',
   instructionsEnabled: 'instructions.enabled',

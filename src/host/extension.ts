@@ -14,6 +14,7 @@ import { runRetentionAtStart } from './retention';
 import { Services } from './services';
 import { registerStatusBar } from './statusBar';
 import { registerTreeView } from './treeView';
+import { registerWorkspaceGrantNotice } from './workspaceSettingsGuard';
 import { createBuiltinTools } from './tools/builtinTools';
 import { extensionTools } from './tools/lmTools';
 
@@ -64,6 +65,7 @@ export function activate(context: vscode.ExtensionContext): void {
   indexing.start();
   runRetentionAtStart({ services, panels });
   registerOtherStoresOffer(context, { services, tree });
+  registerWorkspaceGrantNotice(context, services.logger);
   clock.activated();
 }
 

@@ -105,12 +105,14 @@ async function importFile(deps: CommandDeps, uri: vscode.Uri): Promise<string | 
     return undefined;
   }
   if (imported.length > 1) {
-    const copyNote = copies.length ? ` (${copies.length} as copies under new ids: conversations with their ids were already here)` : '';
+    const copyNote = copies.length ? ` (${copies.length} under new ids: conversations with their ids were already here, or their ids were names every JavaScript object has)` : '';
     void vscode.window.showInformationMessage(`Imported ${imported.length} ${FORMAT_NAMES[format]} conversations from ${name}${copyNote}.`);
   } else {
     const count = last.manager.nodeCount - 1;
     void vscode.window.showInformationMessage(
-      last.copyOf !== undefined
+      last.newIdReason === 'reserved'
+        ? `Imported "${summary}" from ${name} under a new id: its id (${last.copyOf}) is a name every JavaScript object has, which Arbor does not use as an id.`
+        : last.copyOf !== undefined
         ? `Imported "${summary}" from ${name} as a copy: a conversation with its id (${last.copyOf}) is already here, so the copy has a new id.`
         : `Imported "${summary}" from ${name} (${count} message${count === 1 ? '' : 's'}).`,
     );

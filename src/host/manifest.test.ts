@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Commands, McpItemContext, Settings, Views } from './constants';
+import { GRANTING_SETTINGS } from './settingLevels';
 import { DEFAULT_PROTECTED_FILES } from './tools/protectedFiles';
 
 const pkg = JSON.parse(readFileSync(path.resolve(__dirname, '../../package.json'), 'utf8'));
@@ -46,6 +47,16 @@ describe('package.json agrees with constants.ts', () => {
     const prop = pkg.contributes.configuration.properties['arbor.tools.protectedFiles'];
     expect(prop.scope).toBe('application');
     expect(prop.default).toEqual([...DEFAULT_PROTECTED_FILES]);
+  });
+
+  it('makes every setting that lets something run without asking application-wide: a repository cannot grant itself', () => {
+    // A cloned repository's .vscode/settings.json could otherwise set {"*": "auto"} or allow-list `sh`
+    // (as CVE-2025-53773 did to another agent); VS Code reads application settings from the user only.
+    const props = pkg.contributes.configuration.properties as Record<string, { scope?: string }>;
+    for (const key of GRANTING_SETTINGS) expect(props[`arbor.${key}`]?.scope, key).toBe('application');
+    expect(GRANTING_SETTINGS).toEqual(expect.arrayContaining([Settings.toolApproval, Settings.commandAllowList]));
+    // The deny list only restricts, so a workspace may still add to it.
+    expect(props[`arbor.${Settings.commandDenyList}`].scope).toBeUndefined();
   });
 
   it('declares every setting the host reads, and the views and activation events', () => {

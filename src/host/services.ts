@@ -22,7 +22,8 @@ import { Disposable, toDisposable } from './lifecycle';
 import { OutputChannelLogger } from './logger';
 import { ApiKeyStore } from './secrets';
 import { languageTable, type LanguageTable } from './languageTable';
-import { parseSettings, type ArborSettings } from './settings';
+import type { ArborSettings } from './settings';
+import { readArborSettings } from './workspaceSettingsGuard';
 import { VscodeWorkspaceFiles } from './vscodeFiles';
 import { ToolServices } from './tools/toolServices';
 import { CodeApply } from './apply/codeApply';
@@ -270,10 +271,7 @@ export class Services extends Disposable {
   }
 
   private readSettings(): ArborSettings {
-    const config = vscode.workspace.getConfiguration(Settings.section);
-    const parsed = parseSettings((key) => config.get(key));
-    for (const warning of parsed.warnings) this.logger.warn(warning);
-    return parsed.settings;
+    return readArborSettings(this.logger);
   }
 
   /** Whether the store has finished opening (the tree draws from its cached list until then). */

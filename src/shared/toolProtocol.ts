@@ -32,7 +32,7 @@ export interface ToolCallView {
    * tool would make. `once`: no grant covers this call (a protected file), so the card offers Allow
    * once and Deny only.
    */
-  readonly approval?: { readonly reason: string; readonly once?: boolean; readonly preview?: ToolChangePreview };
+  readonly approval?: { readonly reason: string; readonly once?: boolean; readonly covers?: string; readonly preview?: ToolChangePreview };
 }
 
 /** The change a call of a file tool would make, shown on its card before it is allowed. */

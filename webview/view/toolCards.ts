@@ -3,10 +3,13 @@
  * arguments and the output collapsed. A call waiting for approval opens its arguments for editing and
  * offers Allow once · Allow in this conversation · Allow in this workspace · Always allow · Deny, with an
  * optional reason the model reads; a call no grant covers (a protected file) offers Allow once · Deny.
+ * When a grant covers less than the tool (a read outside the workspace covers one folder), the buttons
+ * say what: "Allow reading /tmp/data/ in this conversation".
  */
 import type { ToolCallState, ToolCallView, ToolChangePreview, ToolGrantScope } from '../../src/shared/protocol';
 import { h, icon, textButton } from '../dom';
 import type { MessageActions } from './actions';
+import { ALLOWS, allowText } from './allowText';
 
 /** How each state reads and which codicon shows it. */
 const STATES: Record<ToolCallState, { label: string; icon: string }> = {
@@ -18,14 +21,6 @@ const STATES: Record<ToolCallState, { label: string; icon: string }> = {
   cancelled: { label: 'Cancelled', icon: 'debug-stop' },
   interrupted: { label: 'Interrupted', icon: 'warning' },
 };
-
-/** The Allow buttons, widest grant last. */
-const ALLOWS: ReadonlyArray<{ scope: ToolGrantScope; text: string }> = [
-  { scope: 'once', text: 'Allow once' },
-  { scope: 'conversation', text: 'Allow in this conversation' },
-  { scope: 'workspace', text: 'Allow in this workspace' },
-  { scope: 'always', text: 'Always allow' },
-];
 
 /** A duration as a card shows it: `340 ms`, `2.4 s`, `1 min 5 s`. */
 export function formatDuration(ms: number): string {
@@ -99,9 +94,10 @@ function approvalBlock(call: ToolCallView, actions: Pick<MessageActions, 'decide
     h(
       'div',
       { className: 'tool-approval-buttons' },
-      ...(call.approval?.once ? ALLOWS.slice(0, 1) : ALLOWS).map(({ scope, text }, i) =>
-        textButton(text, `tool-allow-${scope}`, `${text}: ${call.displayName}`, () => answer({ scope }), { secondary: i > 0 }),
-      ),
+      ...(call.approval?.once ? ALLOWS.slice(0, 1) : ALLOWS).map(({ scope }, i) => {
+        const text = allowText(scope, call.approval?.covers);
+        return textButton(text, `tool-allow-${scope}`, `${text}: ${call.displayName}`, () => answer({ scope }), { secondary: i > 0 });
+      }),
     ),
     h('div', { className: 'tool-deny-row' }, reason, textButton('Deny', 'tool-deny', `Deny: ${call.displayName}`, () => answer({ deny: reason.value.trim() }), { secondary: true })),
   );

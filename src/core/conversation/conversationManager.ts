@@ -33,7 +33,7 @@ import { repairToolPath, toolResultNode, unansweredToolCalls } from '../tools/to
 import { SerialQueue } from '../serialQueue';
 import { FlowRunner, type FlowRunOptions } from '../flows/flowRunner';
 import type { FlowDefinition, FlowEvent } from '../flows/flowTypes';
-import { requireRecord, requireString } from '../validation';
+import { requireNewConversationId, requireRecord, requireString } from '../validation';
 import { StreamingParents } from './streamingParents';
 import { streamWithPartial } from './streamWithPartial';
 import { drain, runStructured, type StructuredSteps } from '../structured/structuredRun';
@@ -77,7 +77,7 @@ export class ConversationManager extends ConversationReader {
   /** Starts a new conversation and saves it; the root holds the system prompt, or is empty. */
   static async create(options: CreateConversationOptions): Promise<ConversationManager> {
     validateContextWindowOptions(options);
-    if (options.conversationId !== undefined) requireString(options.conversationId, 'conversationId', { name: true });
+    if (options.conversationId !== undefined) requireNewConversationId(options.conversationId, 'conversationId');
     if (options.systemPrompt !== undefined) requireString(options.systemPrompt, 'systemPrompt', { allowEmpty: true });
     if (options.metadata !== undefined) requireRecord(options.metadata, 'metadata');
     const conversationId = options.conversationId ?? randomUUID();
@@ -109,6 +109,8 @@ export class ConversationManager extends ConversationReader {
     validateContextWindowOptions(options);
     const state = isMetonSession(obj) ? fromMetonSession(obj) : fromDataknobsDict(obj);
     if (options.conversationId !== undefined) state.conversationId = options.conversationId;
+    // Checked as every new conversation's id is: an imported file chose it.
+    requireNewConversationId(state.conversationId, 'The conversation id');
     if (await options.storage.loadConversation(state.conversationId)) {
       throw new InvalidOperationError(
         `Conversation "${state.conversationId}" is already stored; pass a new conversationId to import it as a copy.`,
@@ -404,7 +406,7 @@ export class ConversationManager extends ConversationReader {
   /** Copies this conversation (or its path root→`upToNodeId`) under a new id and opens the copy. */
   fork(newConversationId: string = randomUUID(), forkOptions: { upToNodeId?: string } = {}): Promise<ConversationManager> {
     return this.queue.run(async () => {
-      requireString(newConversationId, 'newConversationId', { name: true });
+      requireNewConversationId(newConversationId, 'newConversationId');
       const upToNodeId = forkOptions.upToNodeId === undefined ? undefined : this.requireNode(forkOptions.upToNodeId).nodeId;
       const state = await this.options.storage.forkConversation(this.conversationId, newConversationId, upToNodeId === undefined ? {} : { upToNodeId });
       return new ConversationManager(state, this.options);

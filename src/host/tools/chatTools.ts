@@ -150,7 +150,8 @@ export class ChatTools implements ToolCallLookup {
     if (need.kind === 'run') return 'allow';
     const callId = request.call.id;
     const preview = offered.previewChange ? await changePreview(offered, request.input) : undefined;
-    this.liveCalls.set(callId, { state: 'pendingApproval', approval: { reason: need.reason, ...(need.once ? { once: true } : {}), ...(preview ? { preview } : {}) } });
+    const { once, covers } = need;
+    this.liveCalls.set(callId, { state: 'pendingApproval', approval: { reason: need.reason, ...(once ? { once } : {}), ...(covers ? { covers } : {}), ...(preview ? { preview } : {}) } });
     this.deps.changed();
     const decision = await new Promise<ToolDecisionMessage | undefined>((resolve) => {
       const onAbort = () => resolve(undefined);

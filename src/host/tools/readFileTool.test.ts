@@ -108,6 +108,24 @@ describe('read_file', () => {
     expect((await read({ path: '../innocent.txt' })).content).toMatch(/secrets file/);
   });
 
+  it('asks every time for an outside path that is a link out of its own folder, naming where it leads, so a folder grant cannot reach further', async () => {
+    const offered = readFileTool(w.env);
+    await fs.mkdir(path.join(w.root, 'data', 'sub'), { recursive: true });
+    await fs.mkdir(path.join(w.root, 'private'), { recursive: true });
+    await fs.writeFile(path.join(w.root, 'data', 'a.csv'), 'a\n');
+    await fs.writeFile(path.join(w.root, 'private', 'diary.txt'), 'dear diary\n');
+    await fs.symlink(path.join(w.root, 'private', 'diary.txt'), path.join(w.root, 'data', 'link.txt'));
+    await fs.symlink(path.join(w.root, 'data', 'a.csv'), path.join(w.root, 'data', 'sub', 'near.csv'));
+    const link = await offered.checkCall!({ path: path.join(w.root, 'data', 'link.txt') });
+    expect(link).toMatchObject({ kind: 'ask', once: true });
+    expect(link?.reason).toContain(path.join(w.root, 'private', 'diary.txt'));
+    // A plain file, and a link that stays in the folder the grant covers, are left to the grants.
+    expect(await offered.checkCall!({ path: path.join(w.root, 'data', 'a.csv') })).toBeUndefined();
+    expect(await offered.checkCall!({ path: path.join(w.root, 'data', 'sub', 'near.csv') })).toMatchObject({ kind: 'ask', once: true });
+    expect(await offered.checkCall!({ path: 'src/a.ts' })).toBeUndefined();
+    expect(await offered.checkCall!({ path: path.join(w.root, 'data', 'missing.csv') })).toBeUndefined();
+  });
+
   it('reads a path that starts with a folder name in a multi-root workspace from that folder', async () => {
     const second = path.join(w.root, 'lib');
     await fs.mkdir(second);

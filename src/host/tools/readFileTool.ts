@@ -4,7 +4,9 @@
  * output keeps its first and last lines and names the range left out.
  */
 import { defineTool, InvalidArgumentError, looksBinary, splitLines } from '../../core/index';
-import type { OfferedTool } from './offeredTool';
+import * as path from 'node:path';
+import type { CallVerdict, OfferedTool } from './offeredTool';
+import { isHomeDotPath } from './toolApprovals';
 import { MAX_READ_BYTES, outsidePath, WorkspaceAccess, type WorkspaceToolEnv } from './workspaceAccess';
 
 /** Most lines one call returns; a longer range keeps its head and tail. */
@@ -101,5 +103,22 @@ export function readFileTool(env: WorkspaceToolEnv): OfferedTool {
     source: 'builtin',
     displayName: tool.name,
     outsideWorkspace: (input) => outsidePath(env.folders(), input.path),
+    checkCall: (input) => outsideLinkVerdict(env, input.path),
   };
+}
+
+/**
+ * An outside path that is itself a link (out of its folder, or into the home folder's dotfiles) is asked
+ * every time, naming where it leads: an Allow covers the folder of the path the user saw, so a link there
+ * must not carry a grant to another folder. `undefined` (the usual rules) for anything else.
+ */
+async function outsideLinkVerdict(env: WorkspaceToolEnv, p: unknown): Promise<CallVerdict | undefined> {
+  const outside = outsidePath(env.folders(), p);
+  const realPath = env.files.realPath?.bind(env.files);
+  if (outside === undefined || !realPath) return undefined;
+  const [real, realFolder] = await Promise.all([realPath(outside).catch(() => undefined), realPath(path.dirname(outside)).catch(() => undefined)]);
+  if (real === undefined || realFolder === undefined) return undefined;
+  // The file itself is no link (its folder may sit behind one, as /tmp does on macOS).
+  if (real === path.join(realFolder, path.basename(outside)) && !isHomeDotPath(real)) return undefined;
+  return { kind: 'ask', reason: `reads ${outside}, a link to ${real}, outside the folder an Allow would cover; asked every time`, once: true };
 }

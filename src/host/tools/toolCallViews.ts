@@ -15,7 +15,7 @@ export interface LiveToolCall {
   state: 'pendingApproval' | 'running';
   startedAt?: string;
   /** Waiting for the user: why it asks, whether only Allow once is offered (`once`), and the change a file tool would make. */
-  approval?: { reason: string; once?: boolean; preview?: ToolChangePreview };
+  approval?: { reason: string; once?: boolean; covers?: string; preview?: ToolChangePreview };
 }
 
 /** What the chat knows besides the path: the tools it offers and the calls of a run going now. */

@@ -68,11 +68,10 @@ export class ToolServices {
 
   /** The grants in force for a conversation. */
   grants(conversationId: string): ToolGrants {
-    const conversations = this.workspaceState.get<Record<string, string[]>>(CONVERSATIONS_KEY, {});
     return {
-      conversation: new Set(conversations[conversationId] ?? []),
-      workspace: new Set(this.workspaceState.get<string[]>(WORKSPACE_KEY, [])),
-      always: new Set(this.globalState.get<string[]>(ALWAYS_KEY, [])),
+      conversation: new Set(this.conversationGrants().get(conversationId) ?? []),
+      workspace: new Set(stringList(this.workspaceState.get<unknown>(WORKSPACE_KEY))),
+      always: new Set(stringList(this.globalState.get<unknown>(ALWAYS_KEY))),
     };
   }
 
@@ -80,26 +79,49 @@ export class ToolServices {
   async grant(conversationId: string, key: string, scope: GrantScope): Promise<void> {
     const add = (list: readonly string[]) => (list.includes(key) ? [...list] : [...list, key]);
     if (scope === 'conversation') {
-      const conversations = { ...this.workspaceState.get<Record<string, string[]>>(CONVERSATIONS_KEY, {}) };
-      conversations[conversationId] = add(conversations[conversationId] ?? []);
-      await this.workspaceState.update(CONVERSATIONS_KEY, conversations);
+      const conversations = this.conversationGrants();
+      conversations.set(conversationId, add(conversations.get(conversationId) ?? []));
+      // Object.fromEntries defines each id as an own property, so `__proto__` is stored as an id like any other.
+      await this.workspaceState.update(CONVERSATIONS_KEY, Object.fromEntries(conversations));
     } else if (scope === 'workspace') {
-      await this.workspaceState.update(WORKSPACE_KEY, add(this.workspaceState.get<string[]>(WORKSPACE_KEY, [])));
+      await this.workspaceState.update(WORKSPACE_KEY, add(stringList(this.workspaceState.get<unknown>(WORKSPACE_KEY))));
     } else if (scope === 'always') {
-      await this.globalState.update(ALWAYS_KEY, add(this.globalState.get<string[]>(ALWAYS_KEY, [])));
+      await this.globalState.update(ALWAYS_KEY, add(stringList(this.globalState.get<unknown>(ALWAYS_KEY))));
     }
+  }
+
+  /**
+   * Each conversation's grants, by id, in a Map: any id works, `constructor` and `__proto__` included (a
+   * lookup on the stored object would find `Object.prototype`'s members). Stored as an object of id → keys,
+   * as earlier releases stored it; only its own properties are read.
+   */
+  private conversationGrants(): Map<string, string[]> {
+    const stored = this.workspaceState.get<unknown>(CONVERSATIONS_KEY);
+    const out = new Map<string, string[]>();
+    if (stored && typeof stored === 'object' && !Array.isArray(stored)) {
+      for (const [id, keys] of Object.entries(stored)) if (Array.isArray(keys)) out.set(id, stringList(keys));
+    }
+    return out;
   }
 
   /** Forgets every grant (conversation, workspace and always); returns how many there were. */
   async resetGrants(): Promise<number> {
-    const conversations = this.workspaceState.get<Record<string, string[]>>(CONVERSATIONS_KEY, {});
     const count =
-      Object.values(conversations).reduce((n, list) => n + list.length, 0) +
-      this.workspaceState.get<string[]>(WORKSPACE_KEY, []).length +
-      this.globalState.get<string[]>(ALWAYS_KEY, []).length;
+      [...this.conversationGrants().values()].reduce((n, list) => n + list.length, 0) +
+      stringList(this.workspaceState.get<unknown>(WORKSPACE_KEY)).length +
+      stringList(this.globalState.get<unknown>(ALWAYS_KEY)).length;
     await this.workspaceState.update(CONVERSATIONS_KEY, undefined);
     await this.workspaceState.update(WORKSPACE_KEY, undefined);
     await this.globalState.update(ALWAYS_KEY, undefined);
     return count;
   }
+}
+
+/**
+ * The grant keys of a stored list. Anything else (a value a hand left) is no grant, and neither is a
+ * blanket `<tool>@outside` that releases before kept for reads outside the workspace: an outside grant
+ * now names its folder (`<tool>@outside:<folder>/`), so the old key is dropped on read and on the next write.
+ */
+function stringList(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string' && !v.endsWith('@outside')) : [];
 }

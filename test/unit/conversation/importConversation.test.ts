@@ -63,3 +63,38 @@ describe('importing a conversation file', () => {
     expect(await storage.listConversations()).toEqual([]);
   });
 });
+
+describe('conversation ids that every JavaScript object already has', () => {
+  const HOSTILE = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'];
+
+  it.each(HOSTILE)('imports a Meton session whose id is %s under a fresh id, saying why', async (id) => {
+    const imported = await open.import(parseConversationJson(JSON.stringify({ ...meton, session_id: id })));
+    expect(imported.manager.conversationId).not.toBe(id);
+    expect(imported.copyOf).toBe(id);
+    expect(imported.newIdReason).toBe('reserved');
+    expect((await storage.listConversations()).map((s) => s.conversationId)).toEqual([imported.manager.conversationId]);
+    expect((await open.get(imported.manager.conversationId)).getAllNodes()).toHaveLength(3);
+  });
+
+  it('imports an Arbor export whose conversation_id is __proto__ under a fresh id (JSON.parse makes it an own property)', async () => {
+    const exported = JSON.parse(JSON.stringify((await open.import(meton)).manager.exportJson())) as Record<string, unknown>;
+    const text = JSON.stringify({ ...exported, conversation_id: 'placeholder' }).replace('"placeholder"', '"__proto__"');
+    const imported = await open.import(parseConversationJson(text));
+    expect(imported.manager.conversationId).not.toBe('__proto__');
+    expect(imported.newIdReason).toBe('reserved');
+  });
+
+  it('refuses such an id when a conversation is made or imported under it directly, with what to do instead', async () => {
+    const { ConversationManager } = await import('../../../src/core/conversation/conversationManager');
+    for (const id of HOSTILE) {
+      await expect(ConversationManager.create({ llm, storage, conversationId: id })).rejects.toThrow(InvalidArgumentError);
+      await expect(ConversationManager.importJson({ ...meton, session_id: id }, { llm, storage })).rejects.toThrow(/member every JavaScript object has/);
+    }
+    expect(await storage.listConversations()).toEqual([]);
+  });
+
+  it('a taken id still reads as taken', async () => {
+    await open.import(meton);
+    expect((await open.import(meton)).newIdReason).toBe('taken');
+  });
+});
