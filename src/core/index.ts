@@ -370,3 +370,4 @@ export { INSTRUCTION_KINDS, isInstructionKind, parseInstructionFile, type Instru
 export { applicableInstructions, renderInstructions, type AppliedInstruction, type ApplicableInstructions, type InstructionReason } from './instructions/applicability';
 export { InstructionCatalog, INSTRUCTION_WATCH_GLOB, MAX_INSTRUCTION_BYTES, type InstructionCatalogOptions } from './instructions/instructionCatalog';
 export { filesInPlay } from './instructions/filesInPlay';
+export { globProblem, MAX_GLOB_WILDCARDS, SAFE_GLOB_OPTIONS } from './globSafety';

@@ -5,7 +5,8 @@
  * warnings) states no transition reaches. Prompt names are checked against the library in `flowChecks.ts`.
  */
 import Ajv from 'ajv';
-import { PromptError } from '../errors';
+import { InvalidArgumentError, PromptError } from '../errors';
+import { checkSchemaSafety, safeAjvOptions } from '../jsonSchema/safeAjv';
 import { gitBlobId, sha256Hex } from '../prompts/hashes';
 import type { PromptDiagnostic, PromptParam } from '../prompts/libraryTypes';
 import { prepareTemplate } from '../prompts/templateEngine';
@@ -56,7 +57,7 @@ export function parseFlowFile(input: { path: string; name: string; bytes: Uint8A
 class FlowReader {
   readonly out: PromptDiagnostic[] = [];
   failed = false;
-  private readonly ajv = new Ajv({ strict: false, allErrors: false });
+  private readonly ajv = new Ajv(safeAjvOptions({ strict: false, allErrors: false }));
 
   constructor(
     private readonly file: string,
@@ -277,6 +278,13 @@ class FlowReader {
       return undefined;
     }
     if (v.type !== 'object') this.problem(at, '`output` must describe an object (`type: object`): its fields are written into the memory');
+    try {
+      checkSchemaSafety(v);
+    } catch (err) {
+      if (!(err instanceof InvalidArgumentError)) throw err;
+      this.problem(at, `\`output\` is refused: ${err.message}`);
+      return undefined;
+    }
     try {
       this.ajv.compile(v);
     } catch (err) {

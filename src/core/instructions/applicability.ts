@@ -3,6 +3,7 @@
  * selections, retrieved files), and how they are put into the request's system message. Pure.
  */
 import picomatch from 'picomatch';
+import { globProblem, SAFE_GLOB_OPTIONS } from '../globSafety';
 import type { InstructionFile, InstructionKind } from './instructionFile';
 
 /** Why a file applies: it always does, one of its globs matched a file in play, or it is the nearest above one. */
@@ -45,10 +46,12 @@ function globMatcher(globs: readonly string[]): (p: string) => boolean {
   const key = globs.join('\u0000');
   let m = matchers.get(key);
   if (!m) {
-    const anyDir = globs.filter((g) => !g.includes('/'));
-    const rooted = globs.filter((g) => g.includes('/')).map((g) => g.replace(/^\.?\//, ''));
-    const byName = anyDir.length ? picomatch(anyDir, { dot: true, basename: true }) : undefined;
-    const byPath = rooted.length ? picomatch(rooted, { dot: true }) : undefined;
+    // Files are parsed without such globs; this keeps the matcher safe for globs from anywhere else.
+    const safe = globs.filter((g) => globProblem(g) === undefined);
+    const anyDir = safe.filter((g) => !g.includes('/'));
+    const rooted = safe.filter((g) => g.includes('/')).map((g) => g.replace(/^\.?\//, ''));
+    const byName = anyDir.length ? picomatch(anyDir, { ...SAFE_GLOB_OPTIONS, dot: true, basename: true }) : undefined;
+    const byPath = rooted.length ? picomatch(rooted, { ...SAFE_GLOB_OPTIONS, dot: true }) : undefined;
     m = (p) => (byName?.(p) ?? false) || (byPath?.(p) ?? false);
     if (matchers.size > 500) matchers.clear();
     matchers.set(key, m);

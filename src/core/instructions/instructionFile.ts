@@ -4,6 +4,7 @@
  * Pure: the text comes in, nothing is read here.
  */
 import { parse as parseYaml } from 'yaml';
+import { globProblem } from '../globSafety';
 import { splitFrontMatter } from '../prompts/promptFile';
 import { gitBlobId } from '../prompts/hashes';
 
@@ -73,8 +74,12 @@ export function parseInstructionFile(kind: InstructionKind, path: string, bytes:
   }
   const f = fields as Record<string, unknown>;
   const globField = kind === 'copilotInstructions' ? 'applyTo' : 'globs';
-  const globs = globList(f[globField]);
-  if (globs) file.globs = globs;
+  const listed = globList(f[globField]);
+  const refused = listed?.map(globProblem).filter((p): p is string => p !== undefined) ?? [];
+  const globs = listed?.filter((g) => globProblem(g) === undefined);
+  if (refused.length) file.problem = `${path}: ${refused.join('; ')}. Write a simpler glob for \`${globField}\`.`;
+  if (globs?.length) file.globs = globs;
+  else if (refused.length) file.globs = [];
   else if (f[globField] !== undefined && f[globField] !== null && f[globField] !== '') {
     file.problem = `${path}: \`${globField}\` must be a glob, a comma-separated list of globs or a YAML list of them.`;
   }

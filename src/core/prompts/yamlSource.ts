@@ -1,5 +1,12 @@
-import { Document, isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
+import { Document, isMap, isScalar, isSeq, LineCounter, parseDocument, visit } from 'yaml';
 import type { PromptDiagnostic, SourceOffset } from './libraryTypes';
+
+/**
+ * Most times the values of a file's anchors may be used through aliases, counting what nested aliases
+ * bring with them (the `yaml` library's own measure). A real file uses a handful; a "billion laughs" file
+ * needs thousands to grow, and is refused with a diagnostic on that file.
+ */
+export const MAX_YAML_ALIAS_COUNT = 100;
 
 /**
  * A parsed YAML (or JSON) text that still knows where each value sits, so problems found while reading
@@ -31,7 +38,29 @@ export class YamlSource {
         message: `YAML: ${e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}${e.code === 'TAG_RESOLVE_FAILED' ? ': remove the tag (only plain YAML values are read)' : ''}`,
       };
     });
-    this.data = this.errors.length ? undefined : this.doc.toJS();
+    this.data = this.errors.length ? undefined : this.toData();
+  }
+
+  /** The document's value; an alias bomb (or any other failure to build it) becomes an error of this file. */
+  private toData(): unknown {
+    try {
+      return this.doc.toJS({ maxAliasCount: MAX_YAML_ALIAS_COUNT });
+    } catch (err) {
+      const excessive = err instanceof Error && /alias count/i.test(err.message);
+      let at: number | undefined;
+      visit(this.doc, {
+        Alias: (_key, node) => {
+          at = node.range?.[0];
+          return visit.BREAK;
+        },
+      });
+      const pos = at === undefined ? { line: 1, col: 1 } : this.lines.linePos(at);
+      const message = excessive
+        ? `YAML: the aliases of this file expand too much (more than ${MAX_YAML_ALIAS_COUNT} uses of anchored values, as in a "billion laughs" file); write the values out, or use fewer aliases`
+        : `YAML: the file could not be read (${err instanceof Error ? err.message.split('\n')[0] : String(err)})`;
+      this.errors.push({ file: this.file, line: pos.line + this.lineShift, column: pos.col, severity: 'error', message });
+      return undefined;
+    }
   }
 
   /** File position (1-based) of the value at `path`, or of the document start when there is none. */

@@ -3,6 +3,8 @@
  * the boost for query terms found in a file's path (a query about "webhooks" favours webhooks.ts).
  */
 import picomatch from 'picomatch';
+import { InvalidArgumentError } from '../errors';
+import { globProblem, SAFE_GLOB_OPTIONS } from '../globSafety';
 import { languageOf } from './fileRules';
 import { tokenize } from './tokenizer';
 
@@ -15,7 +17,8 @@ function asList(v: unknown): string[] {
 /**
  * Compiles `{include, exclude, language}` (each a string, a comma list or an array; `paths` and
  * `glob` are accepted for `include`) into a test over a file's relative and shown paths;
- * `undefined` when the filters restrict nothing.
+ * `undefined` when the filters restrict nothing. A glob `globProblem` refuses (one that could take
+ * minutes to match a path) is an `InvalidArgumentError` naming it.
  */
 export function compileFilters(filters: Record<string, unknown> | undefined): ((relPath: string, shownPath: string) => boolean) | undefined {
   if (!filters) return undefined;
@@ -23,8 +26,12 @@ export function compileFilters(filters: Record<string, unknown> | undefined): ((
   const exclude = asList(filters.exclude);
   const languages = new Set(asList(filters.language ?? filters.languages).map((l) => l.toLowerCase()));
   if (include.length === 0 && exclude.length === 0 && languages.size === 0) return undefined;
-  const inc = include.length ? picomatch(include, { dot: true }) : undefined;
-  const exc = exclude.length ? picomatch(exclude, { dot: true }) : undefined;
+  for (const glob of [...include, ...exclude]) {
+    const problem = globProblem(glob);
+    if (problem) throw new InvalidArgumentError(`The retrieval filters are refused: ${problem}; write a simpler glob in the retrieval config.`);
+  }
+  const inc = include.length ? picomatch(include, { ...SAFE_GLOB_OPTIONS, dot: true }) : undefined;
+  const exc = exclude.length ? picomatch(exclude, { ...SAFE_GLOB_OPTIONS, dot: true }) : undefined;
   return (rel, shown) => {
     if (inc && !inc(rel) && !inc(shown)) return false;
     if (exc && (exc(rel) || exc(shown))) return false;

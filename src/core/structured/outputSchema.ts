@@ -6,6 +6,8 @@
  */
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { InvalidArgumentError, type OutputProblem } from '../errors';
+import { checkSchemaSafety, safeAjvOptions } from '../jsonSchema/safeAjv';
+import { valueDepthProblem } from '../jsonSchema/schemaLimits';
 import { sha256Hex } from '../prompts/hashes';
 
 /** Most problems listed in a correction turn or an error; the rest are counted. */
@@ -31,11 +33,11 @@ function defaultExport<T>(module: { default: T }): T {
   return inner.default ?? inner;
 }
 
-/** A fresh Ajv for the schema's draft (its `$schema`: 2020-12, 2019-09, else draft-07), with the formats. */
+/** A fresh Ajv for the schema's draft (its `$schema`: 2020-12, 2019-09, else draft-07), with the formats and RE2 for patterns. */
 async function ajvFor(schema: Record<string, unknown>): Promise<AjvLike> {
   const draft = typeof schema.$schema === 'string' ? schema.$schema : '';
   const formats = defaultExport(await import('ajv-formats'));
-  const options = { allErrors: true, strict: false, logger: false as const };
+  const options = safeAjvOptions({ allErrors: true, strict: false, logger: false as const });
   let ajv;
   if (draft.includes('2020-12')) ajv = new (defaultExport(await import('ajv/dist/2020')))(options);
   else if (draft.includes('2019-09')) ajv = new (defaultExport(await import('ajv/dist/2019')))(options);
@@ -54,6 +56,13 @@ const MAX_CACHED = 64;
 export async function compileOutputSchema(schema: unknown, what = 'outputSchema'): Promise<OutputSchema> {
   if (!schema || typeof schema !== 'object' || Array.isArray(schema)) {
     throw new InvalidArgumentError(`${what} must be a JSON Schema object (such as { "type": "object", "properties": { … } }), not ${describe(schema)}.`);
+  }
+  try {
+    // Before the copy and the hash, which recurse: a schema over the limits is refused as it is.
+    checkSchemaSafety(schema);
+  } catch (error) {
+    if (error instanceof InvalidArgumentError) throw new InvalidArgumentError(`${what} is refused: ${error.message}.`);
+    throw error;
   }
   const copy = structuredClone(schema) as Record<string, unknown>;
   const schemaHash = outputSchemaHash(copy);
@@ -120,6 +129,8 @@ function checkAnswer(validate: ValidateFunction, answer: string): OutputCheck {
     const why = error instanceof Error ? error.message : String(error);
     return { ok: false, problems: [{ path: '$', message: `the answer is not valid JSON (${why})` }] };
   }
+  const tooDeep = valueDepthProblem(value);
+  if (tooDeep) return { ok: false, problems: [{ path: '$', message: tooDeep }] };
   if (validate(value)) return { ok: true, value };
   const seen = new Set<string>();
   const problems: OutputProblem[] = [];

@@ -46,6 +46,8 @@ export class ToolExecutor {
   private readonly instances = new Map<ToolDependency<unknown>, Promise<unknown>>();
   private readonly created: Array<{ dependency: ToolDependency<unknown>; value: unknown }> = [];
   private closed = false;
+  /** Why each tool left out for its schema was left out. */
+  readonly refusals: string[] = [];
 
   /**
    * Checks every tool's name, description and schema shape now; the schemas themselves are compiled on
@@ -61,6 +63,13 @@ export class ToolExecutor {
         throw new InvalidArgumentError(`Tool "${tool.name}" needs a description: it is how the model knows when to call it.`);
       }
       if (typeof tool.run !== 'function') throw new InvalidArgumentError(`Tool "${tool.name}" has no run function.`);
+      // A schema Arbor will not compile (a server's or another extension's) leaves that tool out, not the others.
+      const refusal = ToolInputValidator.refusal(tool.name, tool.inputSchema);
+      if (refusal) {
+        this.refusals.push(refusal);
+        options.logger?.warn(refusal);
+        continue;
+      }
       this.validator.add(tool.name, tool.inputSchema);
       this.byName.set(tool.name, tool);
     }
@@ -86,8 +95,9 @@ export class ToolExecutor {
     return this.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: structuredClone(t.inputSchema) } }));
   }
 
-  /** Compiles every input schema now; rejects naming each tool whose schema is invalid (a host may call it at start-up). */
-  ready(): Promise<void> {
+  /** Compiles every input schema now; rejects naming each tool whose schema is invalid or refused (a host may call it at start-up). */
+  async ready(): Promise<void> {
+    if (this.refusals.length) throw new InvalidArgumentError(this.refusals.join('\n'));
     return this.validator.ready();
   }
 

@@ -6,6 +6,8 @@
  */
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { InvalidArgumentError } from '../errors';
+import { checkSchemaSafety, safeAjvOptions } from '../jsonSchema/safeAjv';
+import { valueDepthProblem } from '../jsonSchema/schemaLimits';
 import type { JsonSchema } from './tool';
 
 /** Most schema characters quoted back to the model in an error. */
@@ -21,11 +23,11 @@ function defaultExport<T>(module: { default: T }): T {
   return inner.default ?? inner;
 }
 
-/** Ajv with the formats (`date-time`, `uri`, `email`…), loaded when the first schema is compiled. */
+/** Ajv with the formats (`date-time`, `uri`, `email`…) and RE2 for patterns, loaded when the first schema is compiled. */
 async function newAjv() {
   const [ajvModule, formatsModule] = await Promise.all([import('ajv'), import('ajv-formats')]);
   const Ajv = defaultExport(ajvModule);
-  const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true, logger: false });
+  const ajv = new Ajv(safeAjvOptions({ allErrors: true, strict: false, useDefaults: true, logger: false as const }));
   defaultExport(formatsModule)(ajv);
   return ajv;
 }
@@ -45,6 +47,21 @@ export class ToolInputValidator {
     }
     this.schemas.set(toolName, structuredClone(schema));
     this.compiled = undefined;
+  }
+
+  /**
+   * Why Arbor will not use `schema` (too large or deep, a `$ref` loop, a pattern that needs backtracking),
+   * as a sentence naming `toolName`, or `undefined` when it may. Synchronous, so a tool can be left out
+   * before it is offered to a model.
+   */
+  static refusal(toolName: string, schema: JsonSchema): string | undefined {
+    try {
+      checkSchemaSafety(schema);
+      return undefined;
+    } catch (error) {
+      if (!(error instanceof InvalidArgumentError)) throw error;
+      return `Tool "${toolName}" is not offered: its inputSchema is refused: ${error.message}.`;
+    }
   }
 
   /** Compiles every schema now; rejects with an `InvalidArgumentError` naming each tool whose schema is invalid. */
@@ -71,6 +88,8 @@ export class ToolInputValidator {
         error: `The arguments of ${toolName} are not valid JSON (${why}). Call ${toolName} again with its arguments as one JSON object matching this schema: ${quote(entry.schemaText)}`,
       };
     }
+    const tooDeep = valueDepthProblem(input);
+    if (tooDeep) return { ok: false, error: `The arguments of ${toolName} do not match its input schema:\n- the arguments ${tooDeep}\nCall ${toolName} again with corrected arguments.` };
     if (entry.validate(input)) return { ok: true, input: input as Record<string, unknown> };
     const problems = [...new Set((entry.validate.errors ?? []).map((e) => describeProblem(e, input)))];
     const listed = problems.slice(0, MAX_PROBLEMS).map((p) => `- ${p}`);
@@ -90,6 +109,7 @@ export class ToolInputValidator {
       const out = new Map<string, Compiled>();
       for (const [name, schema] of this.schemas) {
         try {
+          checkSchemaSafety(schema);
           out.set(name, { validate: ajv.compile(schema), schemaText: JSON.stringify(schema) });
         } catch (error) {
           out.set(name, { error: `Tool "${name}" has an invalid inputSchema: ${error instanceof Error ? error.message : String(error)}.` });

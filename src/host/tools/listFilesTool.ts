@@ -3,7 +3,7 @@
  * an ignored, excluded or secret file), sorted by path and capped with a count of the rest.
  */
 import picomatch from 'picomatch';
-import { defineTool, InvalidArgumentError } from '../../core/index';
+import { defineTool, globProblem, InvalidArgumentError, SAFE_GLOB_OPTIONS } from '../../core/index';
 import type { OfferedTool } from './offeredTool';
 import { WorkspaceAccess, type WorkspaceToolEnv } from './workspaceAccess';
 
@@ -28,11 +28,13 @@ export function pathMatcher(glob: string): (relPath: string) => boolean {
   if (g.startsWith('/') || /^[A-Za-z]:/.test(g) || g.split('/').includes('..')) {
     throw new InvalidArgumentError(`The glob "${glob}" leaves the workspace; write it relative to a workspace folder, e.g. "src/**/*.ts".`);
   }
+  const problem = globProblem(g);
+  if (problem) throw new InvalidArgumentError(`${problem[0].toUpperCase()}${problem.slice(1)}; use a simpler glob.`);
   if (g === '' || g === '.') return () => true;
   if (g.endsWith('/')) g += '**';
   const patterns = picomatch.scan(g).isGlob ? [g] : [g, `${g}/**`];
   // picomatch's basename option breaks patterns that have a slash, so each pattern gets its own matcher.
-  const matchers = patterns.map((pattern) => picomatch(pattern, { dot: true, basename: !pattern.includes('/') }));
+  const matchers = patterns.map((pattern) => picomatch(pattern, { ...SAFE_GLOB_OPTIONS, dot: true, basename: !pattern.includes('/') }));
   return (relPath) => matchers.some((m) => m(relPath));
 }
 
