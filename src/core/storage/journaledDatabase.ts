@@ -1,4 +1,4 @@
-import { promises as fs } from 'node:fs';
+import { promises as fs, type Stats } from 'node:fs';
 import * as path from 'node:path';
 import type { Database, SqlJsStatic } from 'sql.js';
 import { StorageError } from '../errors';
@@ -8,8 +8,13 @@ import { fileIdentity, moveAside, readDatabaseFile, sameIdentity, type FileIdent
 import { appendJournal, newGeneration, preserveDamagedLines, readJournal, resetJournal, writeFileAtomic, type JournalEntry } from './journal';
 import { applyLegacyEntry, migrateV1ToCurrent, type LegacyJournalEntry } from './legacyV1';
 import { describeLosses, salvageGeneration, salvageInto, type SalvageReport } from './salvage';
-import { LOCK_GONE, LOCK_NEW, withStoreLock } from './storeLock';
+import { removeLeftoverLockFolders, withStoreLock } from './storeLock';
 import { CURRENT_SCHEMA, checkSchemaReadable, createSchema, formatSchemaVersion, upgradeSchema } from './schema';
+
+/** How many times an open reads the database file and journal again when a checkpoint replaced the file in between. */
+const MAX_REREADS = 20;
+
+const identityOf = (stat: Stats): FileIdentity => ({ ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs });
 
 /** Suffix of the copy of a 1.x store kept beside it when it is migrated to schema 2.0. */
 export const LEGACY_BACKUP_SUFFIX = '.v1.bak';
@@ -86,18 +91,12 @@ export class JournaledDatabase {
   private async removeOrphanTempFiles(): Promise<void> {
     const files = this.files as StoreFiles;
     const prefixes = [`${path.basename(files.db)}.tmp-`, `${path.basename(files.journal)}.tmp-`];
-    // Lock folders on their way in or out belong to other processes for a moment: only old ones are leftovers.
-    const lockPrefixes = [`${path.basename(files.lock)}${LOCK_GONE}`, `${path.basename(files.lock)}${LOCK_NEW}`];
     const dir = path.dirname(files.db);
     for (const name of await fs.readdir(dir)) {
-      const target = path.join(dir, name);
-      if (prefixes.some((prefix) => name.startsWith(prefix))) {
-        await fs.rm(target, { recursive: true, force: true });
-      } else if (lockPrefixes.some((prefix) => name.startsWith(prefix))) {
-        const stat = await fs.stat(target).catch(() => undefined);
-        if (stat && Date.now() - stat.mtimeMs > 60_000) await fs.rm(target, { recursive: true, force: true });
-      }
+      if (prefixes.some((prefix) => name.startsWith(prefix))) await fs.rm(path.join(dir, name), { recursive: true, force: true });
     }
+    // Lock folders on their way in or out belong to other processes for a moment: only those of gone processes are leftovers.
+    await removeLeftoverLockFolders(files.lock);
   }
 
   /**
@@ -280,8 +279,12 @@ export class JournaledDatabase {
    * Loads the database file and replays its journal (caller holds the lock). Repairs what it must:
    * creates a missing store, moves damaged files aside, migrates an older schema, resets a journal
    * that an interrupted checkpoint already folded in. A newer schema major is refused untouched.
+   * The database file and the journal are read as a pair: when the journal is of another generation
+   * because the database file was replaced after it was read (a checkpoint by a process that took the
+   * lock over, or any writer when read-only), both are read again, so a journal is never taken for a
+   * leftover, nor reset, while its entries are in no file this read saw.
    */
-  private async reload(changed: string[]): Promise<void> {
+  private async reload(changed: string[], attempt = 0): Promise<void> {
     // Read-only: nothing below may write (see the `readOnly` checks), and there is no lock to hold.
     const files = this.files as StoreFiles;
     const read = await readDatabaseFile(this.SQL, files.db);
@@ -342,6 +345,10 @@ export class JournaledDatabase {
     registerQueryFunctions(db);
     let generation = readStoreMeta(db, 'generation');
     const journal = await readJournal(files.journal);
+    if (read.kind === 'ok' && journal?.generation && journal.generation !== generation && attempt < MAX_REREADS && !sameIdentity(await fileIdentity(files.db), identityOf(read.stat))) {
+      db.close();
+      return this.reload(changed, attempt + 1);
+    }
     let journalOffset: number | null = null;
     let journalEntries = 0;
     if (journal && journal.generation === null && journal.size > 0 && this.options.readOnly) {
@@ -408,8 +415,9 @@ export class JournaledDatabase {
       if (journalOffset === null && !this.options.readOnly) {
         this.journalOffset = await resetJournal(files.journal, generation);
       }
-      this.dbId = read.kind === 'ok' ? { ino: read.stat.ino, size: read.stat.size, mtimeMs: read.stat.mtimeMs } : null;
-      this.journalId = await fileIdentity(files.journal);
+      this.dbId = read.kind === 'ok' ? identityOf(read.stat) : null;
+      // The journal as it was read: lines appended since are read by the next catch-up, not skipped.
+      this.journalId = journal && journalOffset !== null ? identityOf(journal.stat) : await fileIdentity(files.journal);
     }
   }
 
