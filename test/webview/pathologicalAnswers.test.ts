@@ -28,26 +28,43 @@ async function stream(p: Page, text: string): Promise<void> {
   await postToWebview(p, { type: 'state', state: chatState([question], { busy: true }) });
   await postToWebview(p, { type: 'streamStart', requestId: 'r1', parentNodeId: '0', model: 'llama3.2' });
   await p.locator('[data-testid=message][data-streaming=true]').waitFor();
-  for (const delta of deltas(text)) {
-    await postToWebview(p, { type: 'streamDelta', requestId: 'r1', delta });
-  }
-  await postToWebview(p, { type: 'streamDone', requestId: 'r1' });
+  // One task per delta, as the host's messages arrive, then the end of the stream.
+  await p.evaluate(
+    (parts) =>
+      new Promise<void>((resolve) => {
+        const g = globalThis as any;
+        let i = 0;
+        const next = (): void => {
+          if (i < parts.length) {
+            g.postMessage({ type: 'streamDelta', requestId: 'r1', delta: parts[i++] }, '*');
+            setTimeout(next, 0);
+            return;
+          }
+          g.postMessage({ type: 'streamDone', requestId: 'r1' }, '*');
+          resolve();
+        };
+        next();
+      }),
+    deltas(text),
+  );
 }
 
-describe('pathological answers', () => {
+// The machine is shared: generous limits, since these check what is shown, not how fast.
+describe('pathological answers', { timeout: 300_000 }, () => {
   it('shows a 1 MB answer as plain text with a Render button, and Render renders it as Markdown', async () => {
     const p = await open();
     const text = ordinaryAnswer();
     await postToWebview(p, { type: 'state', state: chatState([question, answer(text)]) });
-    await shown(p).locator('[data-testid=plain-answer]').waitFor();
+    await shown(p).locator('[data-testid=plain-answer]').waitFor({ timeout: 60_000 });
     expect(await shown(p).locator('[data-testid=plain-answer-note]').textContent()).toContain('1.0 MB');
     expect(await textOf(p, '[data-node-id="0.0"] [data-testid=message-content]')).toBe(text);
     expect(await shown(p).locator('h2').count()).toBe(0);
 
     await shown(p).locator('[data-testid=render-markdown]').click();
-    await expect.poll(() => shown(p).locator('[data-testid=block-pending]').count(), { timeout: 60_000 }).toBe(0);
+    await expect.poll(() => shown(p).locator('h2').first().textContent(), { timeout: 60_000 }).toBe('Step 0');
     expect(await shown(p).locator('[data-testid=plain-answer]').count()).toBe(0);
-    expect(await shown(p).locator('h2').first().textContent()).toBe('Step 0');
+    // The rest renders in short slices after the click, the page answering in between.
+    await expect.poll(() => shown(p).locator('[data-testid=block-pending]').count(), { timeout: 240_000 }).toBe(0);
     expect(await shown(p).locator('[data-testid=code-block]').first().locator('[data-testid=apply-code]').count()).toBe(1);
     expect(await shown(p).locator('[data-testid=plain-block]').count()).toBe(0);
     expect(await shown(p).textContent()).toContain(END);
@@ -58,7 +75,7 @@ describe('pathological answers', () => {
     const text = deepList();
     await postToWebview(p, { type: 'state', state: chatState([question, answer(text)]) });
     await shown(p).waitFor();
-    await expect.poll(() => textOf(p, '[data-node-id="0.0"] [data-testid=message-content]')).toBe(text);
+    await expect.poll(() => textOf(p, '[data-node-id="0.0"] [data-testid=message-content]'), { timeout: 60_000 }).toBe(text);
     expect(await shown(p).locator('[data-testid=plain-block]').getAttribute('title')).toContain('nested too deep');
   });
 
@@ -78,7 +95,8 @@ describe('pathological answers', () => {
       expect(whole).toBe(text.replace(/\s+/g, ''));
       // The answer stored afterwards renders the same way from a state.
       await postToWebview(p, { type: 'state', state: chatState([question, answer(text)]) });
-      await expect.poll(() => textOf(p, '[data-node-id="0.0"] [data-testid=message-content]').then((t) => t.replace(/\s+/g, ''))).toBe(text.replace(/\s+/g, ''));
+      await expect.poll(() => textOf(p, '[data-node-id="0.0"] [data-testid=message-content]')
+        .then((t) => t.replace(/\s+/g, '')), { timeout: 60_000 }).toBe(text.replace(/\s+/g, ''));
     });
   }
 
@@ -87,7 +105,7 @@ describe('pathological answers', () => {
     const text = ordinaryAnswer();
     await stream(p, text);
     const bubble = p.locator('[data-request-id=r1] [data-testid=message-content]');
-    await bubble.locator('[data-testid=render-markdown]').waitFor();
+    await bubble.locator('[data-testid=render-markdown]').waitFor({ timeout: 60_000 });
     expect(await textOf(p, '[data-request-id=r1] [data-testid=message-content]')).toBe(text);
   });
 
@@ -110,7 +128,7 @@ describe('pathological answers', () => {
     const p = await open();
     const text = ordinaryAnswer(60_000);
     await postToWebview(p, { type: 'state', state: chatState([question, answer(text)]) });
-    await expect.poll(() => shown(p).locator('[data-testid=block-pending]').count()).toBe(0);
+    await expect.poll(() => shown(p).locator('[data-testid=block-pending]').count(), { timeout: 60_000 }).toBe(0);
     const steps = text.match(/^## /gm)?.length ?? 0;
     expect(await shown(p).locator('h2').count()).toBe(steps);
     expect(await shown(p).locator('[data-testid=code-block]').count()).toBe(steps);

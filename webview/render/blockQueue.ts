@@ -15,7 +15,7 @@ import { splitBlocks } from './stableSplit';
 /** Work done in one go before the rest waits for the next slice, in ms. */
 export const SLICE_MS = 30;
 /** Neighbouring blocks that pass the guard render together up to this many characters. */
-export const GROUP_CHARS = 8_000;
+export const GROUP_CHARS = 4_000;
 /** Up to this size an answer that passes the guard whole renders in one pass, exactly as before. */
 export const ONE_PASS_CHARS = 16_000;
 
@@ -37,9 +37,13 @@ export interface BlockGroup {
   trouble?: PlainReason;
 }
 
-/** One group: rendered Markdown, or plain text when the guard refused it. */
-export function renderGroup(group: BlockGroup, renderer: MarkdownRenderer): Node {
-  return group.trouble ? plainBlock(group.text, group.trouble).element : renderMarkdown(group.text, renderer);
+/**
+ * One group: rendered Markdown, or plain text when the guard refused it. Each is its own element
+ * with `content-visibility: auto`, so the browser lays out and paints only the groups on screen:
+ * without it, every slice of a 1 MB answer made the browser lay out all the slices before it again.
+ */
+export function renderGroup(group: BlockGroup, renderer: MarkdownRenderer): HTMLElement {
+  return group.trouble ? plainBlock(group.text, group.trouble).element : h('div', { className: 'markdown-group' }, renderMarkdown(group.text, renderer));
 }
 
 /**
