@@ -25,6 +25,8 @@ const repoRoot = path.resolve(__dirname, '..');
 const BASELINE_COMMIT = '095a899';
 
 const INPUTS: ReadonlyArray<{ name: string; text: string }> = [
+  // The control: what an ordinary short answer costs on this machine at this moment.
+  { name: 'control: a 2 KB ordinary answer', text: ordinaryAnswer(2_000) },
   { name: 'a 400×300 Markdown table', text: bigTable() },
   { name: '`*a` × 20,000', text: emphasisRun() },
   { name: 'a list nested 2,000 deep', text: deepList() },
@@ -40,7 +42,7 @@ interface Timing {
 }
 
 /** A stream still running after this long is stopped and reported as longer than it. */
-const STREAM_CAP_MS = 180_000;
+const STREAM_CAP_MS = 120_000;
 
 interface StreamTiming {
   total: number;
@@ -165,9 +167,9 @@ async function main(): Promise<void> {
   const load = (loads.reduce((a, b) => a + b, 0) / loads.length).toFixed(1);
   const section = `## Pathological answers
 
-\`npm run bench -- pathologicalAnswers\` (bench/pathologicalAnswers.ts) on ${new Date().toISOString().slice(0, 10)}: the chat webview in headless ${version} under the host's CSP, minified, one fresh page per measurement, one run each (a baseline stream takes minutes). "Before" is the webview of commit ${BASELINE_COMMIT} (the release before the guard), taken from git and bundled in the same run; "after" is the current one. State render: a \`state\` holding the answer, dispatched until the next painted frame (after: in brackets, until the last block rendered in its slices). Streamed: the answer in 200 deltas, each its own task, until its end is shown and nothing waits; longest task: the longest entry the \`longtask\` PerformanceObserver reported during the stream (0 ms: none over 50 ms). The machine is 2 shared cores (1-minute load average ${load} on average during the run), so absolute times are inflated several times over; compare the columns of a row, which ran minutes apart on the same machine.
+\`npm run bench -- pathologicalAnswers\` (bench/pathologicalAnswers.ts) on ${new Date().toISOString().slice(0, 10)}: the chat webview in headless ${version} under the host's CSP, minified, one fresh page per measurement, one run each (a baseline stream takes minutes). "Before" is the webview of commit ${BASELINE_COMMIT} (the release before the guard), taken from git and bundled in the same run; "after" is the current one. State render: a \`state\` holding the answer, dispatched until the next painted frame (after: in brackets, until the last block rendered in its slices). Streamed: the answer in 200 deltas, each its own task, until its end is shown and nothing waits; longest task: the longest entry the \`longtask\` PerformanceObserver reported during the stream (0 ms: none over 50 ms). The control row is an ordinary 2 KB answer: the long tasks it shows are the machine's own (other jobs, garbage collection), not the answer's. The machine is 2 shared cores (1-minute load average ${load} on average during the run), so absolute times are inflated several times over; compare the columns of a row, which ran minutes apart on the same machine.
 
-After the guard: past 256 KB an answer is shown as plain text with a Render button; a block over 20,000 characters outside code fences, nested deeper than 24, or with more than 2,000 Markdown marks is shown as plain text; larger answers render in groups of 4 KB in 30 ms slices; the streaming tail that fails the guard only grows as plain text. Plain text is laid out in chunks with \`content-visibility: auto\`, so only what is on screen costs layout.
+After the guard: past 256 KB an answer is shown as plain text with a Render button; a block over 20,000 characters outside code fences, nested deeper than 24, or with more than 1,000 Markdown marks is shown as plain text; larger answers render in groups of 2 KB in 20 ms slices (at least one group per slice); the streaming tail that fails the guard only grows as plain text. Plain text is laid out in chunks with \`content-visibility: auto\`, so only what is on screen costs layout.
 
 | answer | size | state render, before | state render, after | streamed, before | streamed, after | longest task streaming, before | longest task streaming, after |
 | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |

@@ -13,9 +13,9 @@ import { PlainText, plainAnswer } from './plainText';
 import { splitBlocks } from './stableSplit';
 
 /** Work done in one go before the rest waits for the next slice, in ms. */
-export const SLICE_MS = 30;
+export const SLICE_MS = 20;
 /** Neighbouring blocks that pass the guard render together up to this many characters. */
-export const GROUP_CHARS = 4_000;
+export const GROUP_CHARS = 2_000;
 /** Up to this size an answer that passes the guard whole renders in one pass, exactly as before. */
 export const ONE_PASS_CHARS = 16_000;
 

@@ -13,7 +13,7 @@ export const BLOCK_CHARS = 20_000;
 /** Deeper than this many nested quotes, list items or indents on one line, a block is plain text. */
 export const MAX_DEPTH = 24;
 /** More than this many inline markers (`*`, `_`, `[`, `]`, `` ` ``, `~`, `|`) outside fences, a block is plain text. */
-export const MAX_MARKS = 2_000;
+export const MAX_MARKS = 1_000;
 /** Code longer than this is shown without syntax highlighting (still a code block with its buttons). */
 export const HIGHLIGHT_CHARS = 50_000;
 /** Inline Markdown (notices, errors) longer than this is shown as plain text. */
