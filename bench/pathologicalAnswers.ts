@@ -163,7 +163,7 @@ async function main(): Promise<void> {
     await after.close();
     await rm(baselineDir, { recursive: true, force: true });
   }
-  const version = execFileSync('/usr/bin/chromium', ['--version']).toString().trim();
+  const version = execFileSync('/usr/bin/chromium', ['--version'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
   const load = (loads.reduce((a, b) => a + b, 0) / loads.length).toFixed(1);
   const section = `## Pathological answers
 
