@@ -36,13 +36,18 @@ export interface WebviewHarness {
   close(): Promise<void>;
 }
 
-/** Bundles the webview, serves the harness on an ephemeral port and launches Chromium. */
-export async function startHarness(options: { minify?: boolean } = {}): Promise<WebviewHarness> {
+/**
+ * Bundles the webview, serves the harness on an ephemeral port and launches Chromium. `webviewDir`
+ * serves another copy of the webview folder (a benchmark's baseline: an earlier release's webview).
+ */
+export async function startHarness(options: { minify?: boolean; webviewDir?: string } = {}): Promise<WebviewHarness> {
+  const webviewDir = options.webviewDir ?? path.join(repoRoot, 'webview');
   const dir = await mkdtemp(path.join(tmpdir(), 'arbor-webview-'));
   await mkdir(path.join(dir, 'webview'));
   await mkdir(path.join(dir, 'codicons'));
   await build({
-    entryPoints: [path.join(repoRoot, 'webview/main.ts')],
+    entryPoints: [path.join(webviewDir, 'main.ts')],
+    nodePaths: [path.join(repoRoot, 'node_modules')],
     bundle: true,
     format: 'iife',
     platform: 'browser',
@@ -51,7 +56,7 @@ export async function startHarness(options: { minify?: boolean } = {}): Promise<
     outfile: path.join(dir, 'webview/main.js'),
     logLevel: 'silent',
   });
-  await copyFile(path.join(repoRoot, 'webview/styles.css'), path.join(dir, 'webview/main.css'));
+  await copyFile(path.join(webviewDir, 'styles.css'), path.join(dir, 'webview/main.css'));
   const codicons = path.join(repoRoot, 'node_modules/@vscode/codicons/dist');
   await copyFile(path.join(codicons, 'codicon.css'), path.join(dir, 'codicons/codicon.css'));
   await copyFile(path.join(codicons, 'codicon.ttf'), path.join(dir, 'codicons/codicon.ttf'));

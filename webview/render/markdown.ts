@@ -7,6 +7,7 @@ import MarkdownIt from 'markdown-it';
 import type { MarkdownIt as MarkdownItInstance } from 'markdown-it';
 import hljs from 'highlight.js/lib/common';
 import createDOMPurify from 'dompurify';
+import { HIGHLIGHT_CHARS, inlineTrouble } from './markdownGuard';
 
 /** Only these link schemes survive; VS Code's webview opens them through the host on click. */
 const SAFE_URI = /^(?:https?:|mailto:|#)/i;
@@ -22,6 +23,8 @@ export class MarkdownRenderer {
       html: false,
       linkify: true,
       breaks: false,
+      // What is deeper is dropped by markdown-it: the guard sends such blocks to plain text before they get here.
+      maxNesting: 64,
       highlight: (code, lang) => highlightCode(code, lang),
     });
     this.md.renderer.rules.image = (tokens, idx) => {
@@ -64,8 +67,13 @@ export class MarkdownRenderer {
     return this.sanitize(this.md.render(text));
   }
 
-  /** One line of inline Markdown (`code`, *emphasis*, links), e.g. for notices. */
+  /** One line of inline Markdown (`code`, *emphasis*, links), e.g. for notices; as plain text when long or heavily marked up. */
   renderInline(text: string): DocumentFragment {
+    if (inlineTrouble(text)) {
+      const fragment = document.createDocumentFragment();
+      fragment.append(text);
+      return fragment;
+    }
     return this.sanitize(this.md.renderInline(text));
   }
 
@@ -80,6 +88,8 @@ export class MarkdownRenderer {
 }
 
 function highlightCode(code: string, lang: string): string {
+  // Highlighting a very long block costs more than it helps: it stays a code block, uncoloured.
+  if (code.length > HIGHLIGHT_CHARS) return '';
   const language = lang.trim().split(/\s+/)[0]?.toLowerCase() ?? '';
   if (language && hljs.getLanguage(language)) {
     try {

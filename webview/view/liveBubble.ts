@@ -66,6 +66,7 @@ export class LiveBubble {
     delete this.element.dataset.streaming;
     this.element.removeAttribute('aria-busy');
     this.element.querySelector('.streaming-indicator')?.remove();
+    this.markdown.finish();
     if (error) {
       this.failed = true;
       this.element.querySelector('.message-meta')?.append(interruptedBadge(true));

@@ -7,7 +7,7 @@
 import type { Attachment, ContextChip, ErrorAction, ErrorView, MessageFileChanges, MessageView } from '../../src/shared/protocol';
 import { h, icon, iconButton, textButton } from '../dom';
 import { formatCost, formatRange, formatTokens } from '../format';
-import { decorateCodeBlocks } from '../render/codeBlocks';
+import { fillGuarded } from '../render/blockQueue';
 import type { MarkdownRenderer } from '../render/markdown';
 import type { MessageActions } from './actions';
 import { markCovered, renderBranchSummary, renderCompaction } from './summaryCards';
@@ -131,11 +131,12 @@ export function messageHeader(role: MessageView['role'], ...extras: Array<Node |
   return h('header', { className: 'message-header' }, icon(iconName), h('span', { className: 'message-author', text: label }), ...extras);
 }
 
-/** Replaces an element's children with rendered Markdown and decorates its code blocks. */
+/**
+ * Replaces an element's children with rendered Markdown and decorates its code blocks; an answer too
+ * large or too pathological to render at once shows as plain text or renders block by block.
+ */
 export function fillContent(content: HTMLElement, text: string, renderer: MarkdownRenderer): void {
-  const fragment = renderer.render(text);
-  decorateCodeBlocks(fragment);
-  content.replaceChildren(fragment);
+  fillGuarded(content, text, renderer);
 }
 
 /** The `‹ 2/3 ›` switcher of a message with siblings. */
