@@ -58,8 +58,12 @@ function lineCounts(before: string | null | undefined, after: string | null | un
 /** `before`/`after` as text for line counts: null for an absent file, undefined for a binary one. */
 const textOf = (content: PreparedContent | null) => (content === null ? null : (content.text ?? undefined));
 
-/** Checks a workspace-relative path: `/` separators, no empty, `.` or `..` segment, not absolute. */
-function checkPath(value: unknown, name: string): string {
+/**
+ * Checks a workspace-relative checkpoint path: `/` separators, no empty, `.` or `..` segment, not
+ * absolute. Used when a change is recorded and again when it is restored, since a stored row is only
+ * as trustworthy as whoever could write the store (a teammate's SQL, a copied file).
+ */
+export function checkCheckpointPath(value: unknown, name: string): string {
   if (typeof value !== 'string' || value === '') throw new InvalidArgumentError(`${name} must be a non-empty workspace-relative path such as "src/app.ts".`);
   if (value.includes('\\') || value.startsWith('/') || /^[A-Za-z]:/.test(value) || value.split('/').some((s) => s === '' || s === '.' || s === '..')) {
     throw new InvalidArgumentError(`${name} "${value}" must be relative to the workspace, with "/" between folders and no "", "." or ".." segment (e.g. "src/app.ts").`);
@@ -83,7 +87,7 @@ export function prepareFileChanges(changes: unknown): PreparedFileChange[] {
   const prepared: PreparedFileChange[] = [];
   changes.forEach((change: Partial<FileChange> | null, i) => {
     if (typeof change !== 'object' || change === null) throw new InvalidArgumentError(`changes[${i}] must be an object { path, before, after }.`);
-    const path = checkPath(change.path, `changes[${i}].path`);
+    const path = checkCheckpointPath(change.path, `changes[${i}].path`);
     if (seen.has(path)) throw new InvalidArgumentError(`changes holds "${path}" twice; record each file once per call, with its content before and after.`);
     seen.add(path);
     const beforeBytes = checkBytes(change.before, `changes[${i}].before`);

@@ -25,6 +25,8 @@ export interface WriteTarget {
    * workspace's rules); `undefined` for an ordinary workspace file.
    */
   askReason?: string;
+  /** Why this file is protected (it decides what runs or what models are told): asked by name every time, never covered by a grant. */
+  protectedReason?: string;
 }
 
 const LEFT_OUT = {
