@@ -56,8 +56,8 @@ export async function recordChanges(services: Services, manager: ConversationMan
   }
 }
 
-/** Restore's view of the host: the edit tools' folders, files and rules, and the text of open editors. */
-function restoreEnv(services: Services): RestoreEnv {
+/** The edit tools' guard's view of the host (its folders, files and rules) and the text of open editors, for Restore and Apply. */
+export function guardEnv(services: Services): RestoreEnv {
   return {
     folders: () => services.folderPaths(),
     files: services.files,
@@ -104,7 +104,7 @@ async function pickAsked(items: RestoreItem[]): Promise<RestoreItem[] | undefine
 
 /** Restore Files to Here: see the file's header and `restorePlan.ts`. */
 export async function restoreFilesTo(services: Services, manager: ConversationManager, nodeId: string): Promise<void> {
-  const env = restoreEnv(services);
+  const env = guardEnv(services);
   if (env.folders().length === 0) {
     void vscode.window.showInformationMessage('Open the workspace folder the conversation changed files in, then restore its files.');
     return;
