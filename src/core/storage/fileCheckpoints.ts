@@ -27,6 +27,8 @@ interface PreparedContent {
 /** A change checked and hashed, before the lock. */
 export interface PreparedFileChange {
   path: string;
+  /** The name of the workspace folder it is in; null when the caller did not say. */
+  folder: string | null;
   before: PreparedContent | null;
   after: PreparedContent | null;
   /** Line counts from `before` to `after`; null when either is binary. */
@@ -71,6 +73,15 @@ export function checkCheckpointPath(value: unknown, name: string): string {
   return value;
 }
 
+/** Checks a workspace folder's name: a single path segment, not `.` or `..`; absent is null. */
+export function checkFolderName(value: unknown, name: string): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string' || value === '' || value === '.' || value === '..' || /[\\/]/.test(value)) {
+    throw new InvalidArgumentError(`${name} must be the name of a workspace folder (one path segment, such as "app"); got ${JSON.stringify(value)}.`);
+  }
+  return value;
+}
+
 function checkBytes(value: unknown, name: string): Uint8Array | null {
   if (value === null) return null;
   if (!(value instanceof Uint8Array)) throw new InvalidArgumentError(`${name} must be the file's bytes (a Uint8Array) or null; got ${typeof value}.`);
@@ -98,7 +109,7 @@ export function prepareFileChanges(changes: unknown): PreparedFileChange[] {
     const before = beforeBytes && prepareContent(beforeBytes);
     const after = afterBytes && prepareContent(afterBytes);
     if (before && after && before.hash === after.hash) return;
-    prepared.push({ path, before, after, lines: lineCounts(textOf(before), textOf(after)) });
+    prepared.push({ path, folder: checkFolderName(change.folder, `changes[${i}].folder`), before, after, lines: lineCounts(textOf(before), textOf(after)) });
   });
   return prepared;
 }
@@ -132,6 +143,8 @@ interface ChangeFields {
   after: string | null;
   added: number | null;
   removed: number | null;
+  /** Schema 2.3: the workspace folder's name (absent when unknown; older triggers ignore it). */
+  folder?: string;
 }
 
 function changeEnvelope(path: string, fields: ChangeFields, timestamp: string): ConversationNode {
@@ -182,9 +195,11 @@ export function fileChangeEnvelopes(
       const beforeText = before === null ? null : storedText(db, before);
       const lines = before === (change.after?.hash ?? null) ? { added: 0, removed: 0 } : lineCounts(beforeText, textOf(change.after));
       fields = { seq, position: earlier.position, before, after: change.after?.hash ?? null, added: lines?.added ?? null, removed: lines?.removed ?? null };
+      if (change.folder !== null) fields.folder = change.folder;
     } else {
       carry(change.before);
       fields = { seq, position: nextPosition++, before: change.before?.hash ?? null, after: change.after?.hash ?? null, added: change.lines?.added ?? null, removed: change.lines?.removed ?? null };
+      if (change.folder !== null) fields.folder = change.folder;
     }
     carry(change.after);
     rows.push(changeEnvelope(change.path, fields, timestamp));
@@ -208,11 +223,15 @@ export function fileChangeEnvelopes(
 export function copiedFileChangeEnvelopes(db: Database, sourceKey: number, seqs: readonly number[], timestamp: string): ConversationNode[] {
   const rows = queryRows(
     db,
-    `SELECT path, seq, position, before_hash, after_hash, added, removed FROM file_changes
+    `SELECT path, seq, position, before_hash, after_hash, added, removed, folder FROM file_changes
      WHERE conversation = ? AND seq IN (SELECT value FROM json_each(?)) ORDER BY seq, position`,
     [sourceKey, JSON.stringify(seqs)],
   );
-  return rows.map(([path, seq, position, before, after, added, removed]) =>
-    changeEnvelope(String(path), { seq: Number(seq), position: Number(position), before: before as string | null, after: after as string | null, added: added as number | null, removed: removed as number | null }, timestamp),
+  return rows.map(([path, seq, position, before, after, added, removed, folder]) =>
+    changeEnvelope(
+      String(path),
+      { seq: Number(seq), position: Number(position), before: before as string | null, after: after as string | null, added: added as number | null, removed: removed as number | null, ...(folder === null ? {} : { folder: String(folder) }) },
+      timestamp,
+    ),
   );
 }

@@ -183,3 +183,41 @@ describe('Restore on large files, byte-order marks and line endings', () => {
     expect((await planRestore(fx.env, fx.source, first)).items).toEqual([]);
   });
 });
+
+describe('Restore in a multi-root workspace', () => {
+  it('puts a file back into the folder it was changed in, not into the first one', async () => {
+    fx = await makeRestoreFixture(['app', 'lib']);
+    const [app, lib] = fx.folders;
+    const first = await fx.step([{ path: 'src/x.ts', folder: 'lib', before: 'x0\n', after: 'x1\n' }]);
+    await fx.step([{ path: 'src/x.ts', folder: 'lib', before: 'x1\n', after: 'x2\n' }]);
+    await fs.mkdir(path.join(lib, 'src'));
+    await fs.writeFile(path.join(lib, 'src/x.ts'), 'x2\n');
+    const { plan } = await restoreAll(first);
+    expect(plan.items.map((i) => [i.target.shown, i.asks])).toEqual([['lib/src/x.ts', []]]);
+    expect(await read(path.join(lib, 'src/x.ts'))).toBe('x1\n');
+    expect(await exists(path.join(app, 'src/x.ts'))).toBe(false);
+  });
+
+  it('asks before putting a change recorded without its folder into the first of several', async () => {
+    fx = await makeRestoreFixture(['app', 'lib']);
+    const made = await fx.step([{ path: 'old.txt', before: null, after: 'old\n' }]);
+    await fx.step([{ path: 'old.txt', before: 'old\n', after: null }]);
+    const plan = await planRestore(fx.env, fx.source, made);
+    expect(plan.items).toHaveLength(1);
+    expect(plan.items[0].asks).toEqual(['old.txt was recorded without its workspace folder (by an earlier Arbor), and this workspace has 2: Restore would write it into "app".']);
+  });
+
+  it('does not create the files of another project in this one without an ask that names its folder', async () => {
+    fx = await makeRestoreFixture(['mine']);
+    const made = await fx.step([{ path: 'theirs.ts', folder: 'their-project', before: null, after: 'theirs\n' }]);
+    await fx.step([{ path: 'theirs.ts', folder: 'their-project', before: 'theirs\n', after: 'theirs 2\n' }]);
+    const single = await planRestore(fx.env, fx.source, made);
+    expect(single.items[0].asks).toEqual(['theirs.ts was changed in the folder "their-project", which is not open here: Restore would write it into "mine".']);
+    // With several folders open, none of them is the place: refused, naming the folder to open.
+    const two = path.join(fx.root, 'other');
+    await fs.mkdir(two);
+    const plan = await planRestore({ ...fx.env, folders: () => [fx.ws, two] }, fx.source, made);
+    expect(plan.items).toEqual([]);
+    expect(plan.refused).toEqual([{ path: 'theirs.ts', reason: expect.stringContaining('it was changed in the folder "their-project", which is not open in this window') }]);
+  });
+});
