@@ -195,6 +195,7 @@ export {
   type ConversationStorage,
 } from './storage/storage';
 export { SqlJsConversationStorage, type SqlJsStorageOptions } from './storage/sqlJsConversationStorage';
+export { checkCheckpointPath } from './storage/fileCheckpoints';
 export { PostgresConversationStorage, type PostgresStoreOptions } from './storage/postgres/postgresConversationStorage';
 export { JOURNAL_SUFFIX } from './storage/sqlJsConversationStorage';
 export { copyConversations, type CopyOptions, type CopyReport } from './storage/copyConversations';

@@ -127,6 +127,26 @@ describe('Apply a code block to its file', () => {
     expect((await readFile(abs(), 'utf8')).split('\n')).toEqual(`${expected.join('\n')}\n`.split('\n'));
   });
 
+  it('refuses a block whose fence names .git/config, as edit_file does: no diff, nothing written, the reason shown', async () => {
+    const gitConfig = path.join(session.env.workspace, '.git', 'config');
+    await session.workbench.tab(/Change it like this/).first().click();
+    await chat().waitReady();
+    await chat().send('Change it like this:\n```ini .git/config\n[core]\n\tfsmonitor = "sh -c \'echo owned\'"\n```');
+    await expect.poll(() => chat().lastAnswer().locator('[data-testid="apply-code"]').count(), { timeout: 30_000 }).toBe(1);
+    await chat().waitIdle();
+    const refusal = session.workbench.page.locator('.notification-toast', { hasText: '".git/config" is inside a .git folder' }).last();
+    // A click that lands while the chat redraws the answer is lost; a reader would press Apply again.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      await chat().lastAnswer().locator('[data-testid="apply-code"]').click();
+      if (await refusal.waitFor({ timeout: 10_000 }).then(() => true, () => false)) break;
+    }
+    await refusal.waitFor({ timeout: 15_000 });
+    await session.workbench.screenshot('apply-refuses-git-config');
+    expect(await refusal.textContent()).toContain('Apply does not write this block');
+    expect(await session.workbench.tab('.git/config ↔ Arbor\'s change').count()).toBe(0);
+    await expect(readFile(gitConfig, 'utf8')).rejects.toThrow(/ENOENT/);
+  });
+
   it('Restore Files to Here brings back what a branch wrote, after another branch wrote the same file differently', async () => {
     const target = 'restore-target.ts';
     const targetAbs = path.join(session.env.workspace, target);

@@ -90,11 +90,11 @@ export function fileStatesAt(db: Database, conversationKey: number, seq: number)
        UNION ALL
        SELECT n.parent, p.depth + 1 FROM path p JOIN nodes n ON n.conversation = ?1 AND n.seq = p.seq WHERE n.parent IS NOT NULL
      )
-     SELECT f.path, f.seq, p.depth, f.before_hash, f.after_hash FROM path p JOIN file_changes f ON f.conversation = ?1 AND f.seq = p.seq`,
+     SELECT f.path, f.seq, p.depth, f.before_hash, f.after_hash, f.folder FROM path p JOIN file_changes f ON f.conversation = ?1 AND f.seq = p.seq`,
     [conversationKey, seq],
   );
   const states = new Map<string, { state: FileState; lastDepth: number; firstDepth: number }>();
-  for (const [path, rowSeq, depth, beforeHash, afterHash] of rows) {
+  for (const [path, rowSeq, depth, beforeHash, afterHash, folder] of rows) {
     const key = String(path);
     const d = Number(depth);
     let entry = states.get(key);
@@ -107,6 +107,8 @@ export function fileStatesAt(db: Database, conversationKey: number, seq: number)
       entry.lastDepth = d;
       entry.state.hash = afterHash === null ? null : String(afterHash);
       entry.state.nodeId = formatNodeId(Number(rowSeq));
+      if (folder === null) delete entry.state.folder;
+      else entry.state.folder = String(folder);
     }
     if (d > entry.firstDepth) {
       entry.firstDepth = d;

@@ -27,6 +27,8 @@ interface PreparedContent {
 /** A change checked and hashed, before the lock. */
 export interface PreparedFileChange {
   path: string;
+  /** The name of the workspace folder it is in; null when the caller did not say. */
+  folder: string | null;
   before: PreparedContent | null;
   after: PreparedContent | null;
   /** Line counts from `before` to `after`; null when either is binary. */
@@ -58,11 +60,24 @@ function lineCounts(before: string | null | undefined, after: string | null | un
 /** `before`/`after` as text for line counts: null for an absent file, undefined for a binary one. */
 const textOf = (content: PreparedContent | null) => (content === null ? null : (content.text ?? undefined));
 
-/** Checks a workspace-relative path: `/` separators, no empty, `.` or `..` segment, not absolute. */
-function checkPath(value: unknown, name: string): string {
+/**
+ * Checks a workspace-relative checkpoint path: `/` separators, no empty, `.` or `..` segment, not
+ * absolute. Used when a change is recorded and again when it is restored, since a stored row is only
+ * as trustworthy as whoever could write the store (a teammate's SQL, a copied file).
+ */
+export function checkCheckpointPath(value: unknown, name: string): string {
   if (typeof value !== 'string' || value === '') throw new InvalidArgumentError(`${name} must be a non-empty workspace-relative path such as "src/app.ts".`);
   if (value.includes('\\') || value.startsWith('/') || /^[A-Za-z]:/.test(value) || value.split('/').some((s) => s === '' || s === '.' || s === '..')) {
     throw new InvalidArgumentError(`${name} "${value}" must be relative to the workspace, with "/" between folders and no "", "." or ".." segment (e.g. "src/app.ts").`);
+  }
+  return value;
+}
+
+/** Checks a workspace folder's name: a single path segment, not `.` or `..`; absent is null. */
+export function checkFolderName(value: unknown, name: string): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string' || value === '' || value === '.' || value === '..' || /[\\/]/.test(value)) {
+    throw new InvalidArgumentError(`${name} must be the name of a workspace folder (one path segment, such as "app"); got ${JSON.stringify(value)}.`);
   }
   return value;
 }
@@ -83,7 +98,7 @@ export function prepareFileChanges(changes: unknown): PreparedFileChange[] {
   const prepared: PreparedFileChange[] = [];
   changes.forEach((change: Partial<FileChange> | null, i) => {
     if (typeof change !== 'object' || change === null) throw new InvalidArgumentError(`changes[${i}] must be an object { path, before, after }.`);
-    const path = checkPath(change.path, `changes[${i}].path`);
+    const path = checkCheckpointPath(change.path, `changes[${i}].path`);
     if (seen.has(path)) throw new InvalidArgumentError(`changes holds "${path}" twice; record each file once per call, with its content before and after.`);
     seen.add(path);
     const beforeBytes = checkBytes(change.before, `changes[${i}].before`);
@@ -94,7 +109,7 @@ export function prepareFileChanges(changes: unknown): PreparedFileChange[] {
     const before = beforeBytes && prepareContent(beforeBytes);
     const after = afterBytes && prepareContent(afterBytes);
     if (before && after && before.hash === after.hash) return;
-    prepared.push({ path, before, after, lines: lineCounts(textOf(before), textOf(after)) });
+    prepared.push({ path, folder: checkFolderName(change.folder, `changes[${i}].folder`), before, after, lines: lineCounts(textOf(before), textOf(after)) });
   });
   return prepared;
 }
@@ -128,6 +143,8 @@ interface ChangeFields {
   after: string | null;
   added: number | null;
   removed: number | null;
+  /** Schema 2.3: the workspace folder's name (absent when unknown; older triggers ignore it). */
+  folder?: string;
 }
 
 function changeEnvelope(path: string, fields: ChangeFields, timestamp: string): ConversationNode {
@@ -178,9 +195,11 @@ export function fileChangeEnvelopes(
       const beforeText = before === null ? null : storedText(db, before);
       const lines = before === (change.after?.hash ?? null) ? { added: 0, removed: 0 } : lineCounts(beforeText, textOf(change.after));
       fields = { seq, position: earlier.position, before, after: change.after?.hash ?? null, added: lines?.added ?? null, removed: lines?.removed ?? null };
+      if (change.folder !== null) fields.folder = change.folder;
     } else {
       carry(change.before);
       fields = { seq, position: nextPosition++, before: change.before?.hash ?? null, after: change.after?.hash ?? null, added: change.lines?.added ?? null, removed: change.lines?.removed ?? null };
+      if (change.folder !== null) fields.folder = change.folder;
     }
     carry(change.after);
     rows.push(changeEnvelope(change.path, fields, timestamp));
@@ -204,11 +223,15 @@ export function fileChangeEnvelopes(
 export function copiedFileChangeEnvelopes(db: Database, sourceKey: number, seqs: readonly number[], timestamp: string): ConversationNode[] {
   const rows = queryRows(
     db,
-    `SELECT path, seq, position, before_hash, after_hash, added, removed FROM file_changes
+    `SELECT path, seq, position, before_hash, after_hash, added, removed, folder FROM file_changes
      WHERE conversation = ? AND seq IN (SELECT value FROM json_each(?)) ORDER BY seq, position`,
     [sourceKey, JSON.stringify(seqs)],
   );
-  return rows.map(([path, seq, position, before, after, added, removed]) =>
-    changeEnvelope(String(path), { seq: Number(seq), position: Number(position), before: before as string | null, after: after as string | null, added: added as number | null, removed: removed as number | null }, timestamp),
+  return rows.map(([path, seq, position, before, after, added, removed, folder]) =>
+    changeEnvelope(
+      String(path),
+      { seq: Number(seq), position: Number(position), before: before as string | null, after: after as string | null, added: added as number | null, removed: removed as number | null, ...(folder === null ? {} : { folder: String(folder) }) },
+      timestamp,
+    ),
   );
 }

@@ -20,8 +20,8 @@ import { FILE_CHANGE_ENVELOPE } from './fileCheckpointSchema';
 /** Role of an envelope that carries one image of a node. */
 export const NODE_IMAGE_ENVELOPE = 'arbor:node-image';
 
-/** A content is still used when a file change or an image refers to it. */
-const UNREFERENCED = `NOT EXISTS (SELECT 1 FROM file_changes WHERE before_hash = file_contents.hash)
+/** A content is still used when a file change or an image refers to it (also used by the 2.3 trigger). */
+export const UNREFERENCED = `NOT EXISTS (SELECT 1 FROM file_changes WHERE before_hash = file_contents.hash)
     AND NOT EXISTS (SELECT 1 FROM file_changes WHERE after_hash = file_contents.hash)
     AND NOT EXISTS (SELECT 1 FROM node_images WHERE hash = file_contents.hash)`;
 

@@ -141,9 +141,11 @@ function salvageContent(source: Database, target: Database, hash: SqlValue): boo
 
 /** Copies the file changes of the kept nodes of one conversation; returns how many of theirs were lost. */
 function salvageFileChanges(source: Database, target: Database, oldKey: SqlValue, newKey: number, kept: Set<number>): number {
-  const changes = readRows(source, 'SELECT seq, path, position, before_hash, after_hash, added, removed FROM file_changes WHERE conversation = ?', [oldKey]);
+  // Schema 2.3 added the folder; a damaged older file has none (NULL: unknown).
+  const hasFolder = readRows(source, "SELECT 1 FROM pragma_table_info('file_changes') WHERE name = 'folder'", []).rows.length > 0;
+  const changes = readRows(source, `SELECT seq, path, position, before_hash, after_hash, added, removed, ${hasFolder ? 'folder' : 'NULL'} FROM file_changes WHERE conversation = ?`, [oldKey]);
   let lost = changes.failed ? 1 : 0;
-  for (const [seq, path, position, before, after, added, removed] of changes.rows) {
+  for (const [seq, path, position, before, after, added, removed, folder] of changes.rows) {
     // The changes of a node that was not kept go with it.
     if (typeof seq !== 'number' || !kept.has(seq)) continue;
     const usable =
@@ -153,7 +155,7 @@ function salvageFileChanges(source: Database, target: Database, oldKey: SqlValue
       lost++;
       continue;
     }
-    target.run('INSERT OR IGNORE INTO file_changes (conversation, seq, path, position, before_hash, after_hash, added, removed) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
+    target.run('INSERT OR IGNORE INTO file_changes (conversation, seq, path, position, before_hash, after_hash, added, removed, folder) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)', [
       newKey,
       seq,
       path,
@@ -162,6 +164,7 @@ function salvageFileChanges(source: Database, target: Database, oldKey: SqlValue
       after,
       typeof added === 'number' ? added : null,
       typeof removed === 'number' ? removed : null,
+      typeof folder === 'string' ? folder : null,
     ]);
   }
   return lost;

@@ -7,6 +7,7 @@
 import type { Database } from 'sql.js';
 import { StorageError } from '../errors';
 import { SCHEMA_2_1_ADDITIONS } from './fileCheckpointSchema';
+import { SCHEMA_2_3_ADDITIONS } from './fileFolderSchema';
 import { SCHEMA_2_2_ADDITIONS } from './nodeImageSchema';
 
 /** A schema version; `major` changes break older readers, `minor` changes do not. */
@@ -17,9 +18,10 @@ export interface SchemaVersion {
 
 /**
  * The version this code writes: 2.1 adds file checkpoints (`fileCheckpointSchema.ts`) to 2.0, 2.2
- * images in messages (`nodeImageSchema.ts`).
+ * images in messages (`nodeImageSchema.ts`), 2.3 the workspace folder of a file change
+ * (`fileFolderSchema.ts`).
  */
-export const CURRENT_SCHEMA: SchemaVersion = { major: 2, minor: 2 };
+export const CURRENT_SCHEMA: SchemaVersion = { major: 2, minor: 3 };
 
 /** Encodes a version for `PRAGMA user_version`. */
 export function encodeSchemaVersion(version: SchemaVersion): number {
@@ -112,6 +114,7 @@ export function createSchema(db: Database): void {
     db.exec(SCHEMA_2_0);
     db.exec(SCHEMA_2_1_ADDITIONS);
     db.exec(SCHEMA_2_2_ADDITIONS);
+    db.exec(SCHEMA_2_3_ADDITIONS);
     db.run(`PRAGMA user_version = ${encodeSchemaVersion(CURRENT_SCHEMA)}`);
     db.run('COMMIT');
   } catch (error) {
@@ -121,9 +124,10 @@ export function createSchema(db: Database): void {
 }
 
 /**
- * Brings a schema 2.0 or 2.1 database up to the current minor: adds the tables and triggers 2.1 and 2.2
- * bring (2.2 replaces the 2.1 triggers that collect contents) and sets the version. Nothing stored
- * changes, and a 2.0 or 2.1 Arbor still opens the result. Runs in the
+ * Brings a schema 2.0, 2.1 or 2.2 database up to the current minor: adds the tables, columns and
+ * triggers 2.1, 2.2 and 2.3 bring (2.2 replaces the 2.1 triggers that collect contents, 2.3 the one that
+ * stores a file change) and sets the version. Nothing stored changes (old file changes have no folder),
+ * and a 2.0, 2.1 or 2.2 Arbor still opens the result. Runs in the
  * caller's transaction when there is one. Returns whether anything was done (false for a store of
  * the current minor or newer).
  */
@@ -131,7 +135,8 @@ export function upgradeSchema(db: Database): boolean {
   const version = readSchemaVersion(db);
   if (version.major !== CURRENT_SCHEMA.major || version.minor >= CURRENT_SCHEMA.minor) return false;
   if (version.minor < 1) db.exec(SCHEMA_2_1_ADDITIONS);
-  db.exec(SCHEMA_2_2_ADDITIONS);
+  if (version.minor < 2) db.exec(SCHEMA_2_2_ADDITIONS);
+  db.exec(SCHEMA_2_3_ADDITIONS);
   db.run(`PRAGMA user_version = ${encodeSchemaVersion(CURRENT_SCHEMA)}`);
   return true;
 }

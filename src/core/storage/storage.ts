@@ -105,6 +105,8 @@ export interface FileChange {
   before: Uint8Array | null;
   /** The content after the node; null when the node deleted the file. */
   after: Uint8Array | null;
+  /** The name of the workspace folder the file is in (so Restore puts it back there); absent when unknown. */
+  folder?: string;
 }
 
 /** One stored version of a file: its sha-256 (hex), by which `fileContent` returns it, and its size in bytes. */
@@ -135,6 +137,11 @@ export interface FileState {
   nodeId: string;
   /** Its content's hash before the first change on the path; null when that change created it. */
   originalHash: string | null;
+  /**
+   * The name of the workspace folder the last change on the path was made in; absent for changes
+   * recorded before folders were (schema 2.2 and earlier, team store migrations before the folder one).
+   */
+  folder?: string;
 }
 
 /** An image of a message as stored: its bytes are `fileContent(hash)`. */

@@ -7,13 +7,13 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { nodeMetadata, ROOT_NODE_ID, type ConversationManager } from '../../core/index';
+import { InvalidOperationError, nodeMetadata, ROOT_NODE_ID, WorkspaceAccessError, type ConversationManager } from '../../core/index';
 import { Commands, PROPOSED_SCHEME } from '../constants';
 import { conversationModel } from '../conversationModel';
 import type { Services } from '../services';
-import { isInside } from '../workspacePaths';
-import { recordChanges } from '../checkpoints/fileCheckpoints';
+import { guardEnv, recordChanges } from '../checkpoints/fileCheckpoints';
 import { applyHunks, changeHunks, fenceInfoOf, isFragment, mergeRequest, namedPaths, unfence, withoutPathComment } from './applyPlan';
+import { checkApplyTarget, namedTarget } from './applyTarget';
 
 
 /** What the webview sends for Apply. */
@@ -72,6 +72,12 @@ export class CodeApply implements vscode.TextDocumentContentProvider {
       );
       return;
     }
+    // The block's path is the model's word: judged as edit_file judges it, before anything is shown.
+    const check = await checkApplyTarget(guardEnv(this.services), target.fsPath);
+    if ('refusal' in check) {
+      void vscode.window.showErrorMessage(check.refusal);
+      return;
+    }
     const rel = vscode.workspace.asRelativePath(target);
     const exists = await this.services.files.stat(target.fsPath);
     const before = exists ? (await vscode.workspace.openTextDocument(target)).getText() : '';
@@ -82,7 +88,7 @@ export class CodeApply implements vscode.TextDocumentContentProvider {
       void vscode.window.showInformationMessage(`${rel} already reads as this code block: nothing to apply.`);
       return;
     }
-    const written = await this.review({ target, rel, before, proposed, exists: !!exists });
+    const written = await this.review({ target, rel, before, proposed, exists: !!exists, asks: check.asks });
     // The answer that held the block changed the file: its checkpoint, for Restore Files to Here.
     if (written !== undefined && request.nodeId !== undefined) {
       await recordChanges(this.services, manager, request.nodeId, [{ abs: target.fsPath, before: exists ? before : null, after: written }]);
@@ -93,10 +99,8 @@ export class CodeApply implements vscode.TextDocumentContentProvider {
   private async target(manager: ConversationManager, request: ApplyRequest): Promise<vscode.Uri | undefined> {
     const node = request.nodeId !== undefined ? manager.getNode(request.nodeId) : undefined;
     const folders = this.services.folderPaths();
-    for (const named of namedPaths(node ? fenceInfoOf(node.message.content, request.code) : '', request.code)) {
-      const abs = path.isAbsolute(named) ? named : path.join(folders[0] ?? '', named);
-      if (folders.some((f) => isInside(f, abs))) return vscode.Uri.file(abs);
-    }
+    const named = namedTarget(folders, namedPaths(node ? fenceInfoOf(node.message.content, request.code) : '', request.code));
+    if (named) return vscode.Uri.file(named);
     const question = node?.parentId && node.parentId !== ROOT_NODE_ID ? manager.getNode(node.parentId) : undefined;
     const attached = question ? (nodeMetadata(question.metadata).attachments ?? []).find((a) => a.path) : undefined;
     if (attached?.path) return vscode.Uri.file(path.isAbsolute(attached.path) ? attached.path : path.join(folders[0] ?? '', attached.path));
@@ -120,7 +124,7 @@ export class CodeApply implements vscode.TextDocumentContentProvider {
   }
 
   /** Shows the diff and waits for Accept, Choose Parts… or Reject; returns what was written, if anything. */
-  private async review(change: { target: vscode.Uri; rel: string; before: string; proposed: string; exists: boolean }): Promise<string | undefined> {
+  private async review(change: { target: vscode.Uri; rel: string; before: string; proposed: string; exists: boolean; asks: string[] }): Promise<string | undefined> {
     const proposedUri = vscode.Uri.from({ scheme: PROPOSED_SCHEME, path: `/${change.rel}`, query: `n=${++this.counter}` });
     this.contents.set(proposedUri.toString(), change.proposed);
     const left = change.exists ? change.target : vscode.Uri.from({ scheme: PROPOSED_SCHEME, path: `/${change.rel}`, query: `empty=${this.counter}` });
@@ -136,7 +140,7 @@ export class CodeApply implements vscode.TextDocumentContentProvider {
     const choices: Decision[] = ['accept', 'choose', 'reject'];
     const labels = ['Accept', 'Choose Parts…', 'Reject'];
     void vscode.window
-      .showInformationMessage(`Apply Arbor's change to ${change.rel}? +${added} −${removed} in ${hunks.length} ${hunks.length === 1 ? 'part' : 'parts'}.`, ...labels)
+      .showInformationMessage(`Apply Arbor's change to ${change.rel}? +${added} −${removed} in ${hunks.length} ${hunks.length === 1 ? 'part' : 'parts'}.${change.asks.map((a) => ` ${a}`).join('')}`, ...labels)
       .then((label) => label && this.pending.get(proposedUri.toString())?.decide(choices[labels.indexOf(label)]));
     const chosen = await decision;
     this.pending.delete(proposedUri.toString());
@@ -144,7 +148,7 @@ export class CodeApply implements vscode.TextDocumentContentProvider {
     try {
       content = chosen === 'accept' ? change.proposed : undefined;
       if (chosen === 'choose') content = await this.chooseParts(change.before, change.proposed);
-      if (content !== undefined) await this.write(change.target, change.exists, content, column);
+      if (content !== undefined) await this.write(change, content, column);
     } finally {
       await this.closeDiff(proposedUri);
       this.contents.delete(proposedUri.toString());
@@ -161,11 +165,18 @@ export class CodeApply implements vscode.TextDocumentContentProvider {
     return picked ? applyHunks(before, proposed, new Set(picked.map((p) => p.index))) : undefined;
   }
 
-  /** Writes `content` as one undoable edit and saves the file. */
-  private async write(target: vscode.Uri, exists: boolean, content: string, column: vscode.ViewColumn): Promise<void> {
+  /**
+   * Writes `content` as one undoable edit and saves the file, after judging the target again and
+   * checking that it still holds what the diff was made from (the decision can come long after).
+   */
+  private async write(change: { target: vscode.Uri; rel: string; before: string; exists: boolean }, content: string, column: vscode.ViewColumn): Promise<void> {
+    const { target, exists } = change;
+    const check = await checkApplyTarget(guardEnv(this.services), target.fsPath);
+    if ('refusal' in check) throw new WorkspaceAccessError(check.refusal, target.fsPath);
     const edit = new vscode.WorkspaceEdit();
     if (exists) {
       const doc = await vscode.workspace.openTextDocument(target);
+      if (doc.getText() !== change.before) throw new InvalidOperationError(`${change.rel} changed while Arbor's change was shown; nothing was applied. Press Apply again to see the change against its new text.`);
       edit.replace(target, new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), content);
     } else {
       edit.createFile(target, { contents: new TextEncoder().encode(content), ignoreIfExists: false });

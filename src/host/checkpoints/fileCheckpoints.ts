@@ -1,16 +1,18 @@
 /**
  * File checkpoints in the host: what a node changed is recorded in the store (an accepted Apply on its
  * answer, an `edit_file` or `create_file` on its tool result), and Restore Files to Here brings the
- * workspace's files to how they were after a node: it shows what would change as a multi-file diff,
- * leaves files changed outside Arbor since alone unless the user ticks them, and writes the rest as one
+ * workspace's files to how they were after a node: it judges every stored row with the edit tools'
+ * guard (`restorePlan.ts`: rows it refuses are named and left out, the rest goes on), asks by name for
+ * files changed outside Arbor since and for files the guard asks about, shows what would change as a
+ * multi-file diff, checks every file again right before writing, and writes the rest as one
  * `WorkspaceEdit`. Moving in the tree never touches files by itself.
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { ConversationManager, FileChange, FileState } from '../../core/index';
+import type { ConversationManager, FileChange } from '../../core/index';
 import { PROPOSED_SCHEME, Views } from '../constants';
 import type { Services } from '../services';
-import { textHash } from '../tools/fileChanges';
+import { MAX_CHECKPOINT_FILE_BYTES, planRestore, recheckRestore, type CurrentFile, type RestoreEnv, type RestoreItem } from './restorePlan';
 
 const encoder = new TextEncoder();
 
@@ -21,19 +23,22 @@ export interface TextFileChange {
   after: string | null;
 }
 
-/** The store's form of text changes: workspace-relative paths with `/`, contents as bytes. */
+/**
+ * The store's form of text changes: workspace-relative paths with `/`, the name of the folder each is
+ * in (Restore puts it back there, not into whichever folder comes first), contents as bytes. Files
+ * outside every folder are not recorded.
+ */
 export function toFileChanges(changes: readonly TextFileChange[]): FileChange[] {
-  return changes
-    .map((c) => ({ path: vscode.workspace.asRelativePath(c.abs, false).split(path.sep).join('/'), before: c.before === null ? null : encoder.encode(c.before), after: c.after === null ? null : encoder.encode(c.after) }))
-    .filter((c) => !path.isAbsolute(c.path) && !c.path.startsWith('..'));
+  return changes.flatMap((c) => {
+    const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(c.abs));
+    if (!folder || folder.uri.scheme !== 'file') return [];
+    const rel = path.relative(folder.uri.fsPath, c.abs).split(path.sep).join('/');
+    if (!rel || path.isAbsolute(rel) || rel.split('/')[0] === '..') return [];
+    return [{ path: rel, folder: path.basename(folder.uri.fsPath), before: c.before === null ? null : encoder.encode(c.before), after: c.after === null ? null : encoder.encode(c.after) }];
+  });
 }
 
-/**
- * Most bytes of one version of a file a checkpoint keeps: the store lives in memory and every
- * checkpoint of it writes it whole, so a generated or data file of many megabytes is not recorded
- * (its change stays done; Restore Files to Here does not know it).
- */
-export const MAX_CHECKPOINT_FILE_BYTES = 2_000_000;
+export { MAX_CHECKPOINT_FILE_BYTES } from './restorePlan';
 
 /** Records what `nodeId` changed; a failure is logged (the change itself is done and stays). */
 export async function recordChanges(services: Services, manager: ConversationManager, nodeId: string, changes: readonly TextFileChange[]): Promise<void> {
@@ -51,104 +56,130 @@ export async function recordChanges(services: Services, manager: ConversationMan
   }
 }
 
-/** One file Restore would write: what it holds now, what it held after the node, and whether Arbor made what it holds now. */
-interface RestorePlan {
-  state: FileState;
-  uri: vscode.Uri;
-  current: string | null;
-  target: string | null;
-  /** What the file holds now is what Arbor last wrote on the current path (else it changed outside Arbor). */
-  ours: boolean;
+/** The edit tools' guard's view of the host (its folders, files and rules) and the text of open editors, for Restore and Apply. */
+export function guardEnv(services: Services): RestoreEnv {
+  return {
+    folders: () => services.folderPaths(),
+    files: services.files,
+    exclude: () => services.settings.ragExclude,
+    openText: (abs) => openDocument(abs)?.getText(),
+  };
 }
 
-/** Restore Files to Here: see the file's header. */
+function openDocument(abs: string): vscode.TextDocument | undefined {
+  return vscode.workspace.textDocuments.find((d) => !d.isClosed && d.uri.scheme === 'file' && d.uri.fsPath === abs);
+}
+
+const decoder = new TextDecoder();
+const files = (n: number) => (n === 1 ? '1 file' : `${n} files`);
+
+/** What the diff shows for a side: the text (no byte-order mark, as an editor shows it), or a line saying why not. */
+function shownText(bytes: Uint8Array | null, current?: CurrentFile): string {
+  if (current?.kind === 'large') return `(${current.size.toLocaleString('en-US')} bytes now: too large for Arbor to read; Restore replaces it whole)`;
+  if (current?.kind === 'binary') return `(binary content, ${current.size.toLocaleString('en-US')} bytes)`;
+  if (bytes === null) return '';
+  return bytes.includes(0) ? `(binary content, ${bytes.byteLength.toLocaleString('en-US')} bytes)` : decoder.decode(bytes);
+}
+
+/** The files that need the user's tick (changed outside Arbor since, or asked by name); the chosen ones, or undefined when the pick is dismissed. */
+async function pickAsked(items: RestoreItem[]): Promise<RestoreItem[] | undefined> {
+  if (items.length === 0) return [];
+  const asks = items.some((i) => i.asks.length > 0);
+  const picked = await vscode.window.showQuickPick(
+    items.map((i) => ({
+      label: i.path,
+      description: i.ours ? 'needs your OK' : 'changed outside Arbor since',
+      detail: [...i.asks, ...(i.current.kind === 'large' ? [`It is ${i.current.size.toLocaleString('en-US')} bytes now, more than Arbor reads; restoring replaces it whole.`] : [])].join(' ') || undefined,
+      picked: false,
+      item: i,
+    })),
+    {
+      canPickMany: true,
+      title: asks ? 'Restore these files too? Each needs your OK, for the reason shown' : 'These files changed outside Arbor since: restore them too?',
+      placeHolder: 'Tick the files to restore as well; the others are left alone',
+    },
+  );
+  return picked?.map((p) => p.item);
+}
+
+/** Restore Files to Here: see the file's header and `restorePlan.ts`. */
 export async function restoreFilesTo(services: Services, manager: ConversationManager, nodeId: string): Promise<void> {
-  const folder = services.folderPaths()[0];
-  if (!folder) {
+  const env = guardEnv(services);
+  if (env.folders().length === 0) {
     void vscode.window.showInformationMessage('Open the workspace folder the conversation changed files in, then restore its files.');
     return;
   }
-  const decoder = new TextDecoder();
-  const content = async (hash: string | null) => (hash === null ? null : decoder.decode((await manager.getFileContent(hash)) ?? new Uint8Array()));
-  // The files as they were after the node; a file first changed after it (on the path to where the
-  // reader is) goes back to how it was before that first change, or away if that change created it.
-  const atNode = await manager.getFilesStateAt(nodeId);
-  const covered = new Set(atNode.map((f) => f.path));
-  for (const later of await manager.getFilesStateAt(manager.currentNodeId)) {
-    if (!covered.has(later.path)) atNode.push({ ...later, hash: later.originalHash, nodeId });
-  }
-  // Every version of each file Arbor wrote or found in this conversation, on any branch: a file that
-  // holds one of them now was last changed by Arbor; anything else was changed outside it since.
-  const known = new Map<string, Set<string>>();
-  for (const changes of Object.values(await manager.getFileChangesByNode())) {
-    for (const c of changes) {
-      const set = known.get(c.path) ?? new Set<string>();
-      if (c.before) set.add(c.before.hash);
-      if (c.after) set.add(c.after.hash);
-      known.set(c.path, set);
-    }
-  }
-  const plans: RestorePlan[] = [];
-  for (const state of atNode) {
-    const uri = vscode.Uri.file(path.join(folder, state.path));
-    const current = await readText(uri);
-    const target = await content(state.hash);
-    if (current === target) continue;
-    const ours = current === null ? state.originalHash === null : (known.get(state.path)?.has(textHash(current)) ?? false);
-    plans.push({ state, uri, current, target, ours });
-  }
-  if (plans.length === 0) {
-    void vscode.window.showInformationMessage('The files are already as they were after this message: nothing to restore.');
+  const plan = await planRestore(env, manager, nodeId);
+  for (const r of plan.refused) services.logger.warn(r.reason);
+  const leftOut = plan.refused.length > 0 ? ` Left out: ${plan.refused.map((r) => r.reason).join(' ')}` : '';
+  if (plan.items.length === 0) {
+    if (leftOut) void vscode.window.showWarningMessage(`Nothing was restored.${leftOut}`);
+    else void vscode.window.showInformationMessage('The files are already as they were after this message: nothing to restore.');
     return;
   }
-  const outside = plans.filter((p) => !p.ours);
-  let chosen = plans.filter((p) => p.ours);
-  if (outside.length > 0) {
-    const picked = await vscode.window.showQuickPick(
-      outside.map((p) => ({ label: p.state.path, description: 'changed outside Arbor since', picked: false, plan: p })),
-      { canPickMany: true, title: 'These files changed outside Arbor since: restore them too?', placeHolder: 'Tick the files to restore as well; the others are left alone' },
-    );
-    if (!picked) return;
-    chosen = [...chosen, ...picked.map((p) => p.plan)];
-  }
+  const asked = await pickAsked(plan.items.filter((i) => !i.ours || i.asks.length > 0));
+  if (!asked) return;
+  const chosen = [...plan.items.filter((i) => i.ours && i.asks.length === 0), ...asked];
   if (chosen.length === 0) {
     void vscode.window.showInformationMessage('No file was chosen: nothing was restored.');
     return;
   }
+  const stamp = Date.now();
   const proposed = chosen.map((p, i) => {
-    const uri = vscode.Uri.from({ scheme: PROPOSED_SCHEME, path: `/${p.state.path}`, query: `restore=${Date.now()}-${i}` });
-    services.codeApply.setContent(uri, p.target ?? '');
+    const uri = vscode.Uri.from({ scheme: PROPOSED_SCHEME, path: `/${p.path}`, query: `restore=${stamp}-${i}` });
+    services.codeApply.setContent(uri, shownText(p.wanted));
+    return uri;
+  });
+  const left = chosen.map((p, i) => {
+    if (p.current.kind === 'text') return vscode.Uri.file(p.target.abs);
+    const uri = proposed[i].with({ query: `now=${stamp}-${i}` });
+    services.codeApply.setContent(uri, shownText(null, p.current));
     return uri;
   });
   await focusBesideChat();
   await vscode.commands.executeCommand(
     'vscode.changes',
-    `Restore ${chosen.length === 1 ? '1 file' : `${chosen.length} files`} to after this message`,
-    chosen.map((p, i) => [p.uri, p.current === null ? proposed[i].with({ query: 'empty' }) : p.uri, proposed[i]]),
+    `Restore ${files(chosen.length)} to after this message`,
+    chosen.map((p, i) => [vscode.Uri.file(p.target.abs), left[i], proposed[i]]),
   );
   const answer = await vscode.window.showInformationMessage(
-    `Restore ${chosen.map((p) => p.state.path).join(', ')} to how ${chosen.length === 1 ? 'it was' : 'they were'} after this message?`,
+    `Restore ${chosen.map((p) => p.path).join(', ')} to how ${chosen.length === 1 ? 'it was' : 'they were'} after this message?${leftOut}`,
     'Restore',
     'Cancel',
   );
-  proposed.forEach((uri) => services.codeApply.setContent(uri, undefined));
+  [...proposed, ...left].forEach((uri) => uri.scheme === PROPOSED_SCHEME && services.codeApply.setContent(uri, undefined));
   if (answer !== 'Restore') return;
+  // Judged again now: a file edited or a folder swapped for a link while the question was shown is left alone.
+  const { ready, skipped } = await recheckRestore(env, chosen);
+  for (const s of skipped) services.logger.warn(s.reason);
+  if (ready.length > 0) await writeRestore(ready);
+  const notes = skipped.length > 0 ? ` ${skipped.map((s) => s.reason).join(' ')}` : '';
+  if (ready.length === 0) void vscode.window.showWarningMessage(`Nothing was restored.${notes}`);
+  else if (notes) void vscode.window.showWarningMessage(`Restored ${files(ready.length)} to how they were after this message.${notes}`);
+  else void vscode.window.showInformationMessage(`Restored ${files(ready.length)} to how they were after this message (Undo in an editor takes a file back).`);
+}
+
+/** Writes checked items as one `WorkspaceEdit` (Undo takes it back), stored bytes as they are for a created or non-text file. */
+async function writeRestore(items: RestoreItem[]): Promise<void> {
   const edit = new vscode.WorkspaceEdit();
-  for (const p of chosen) {
-    if (p.target === null) edit.deleteFile(p.uri, { ignoreIfNotExists: true });
-    else if (p.current === null) edit.createFile(p.uri, { contents: encoder.encode(p.target) });
+  const saved: vscode.Uri[] = [];
+  for (const p of items) {
+    const uri = vscode.Uri.file(p.target.abs);
+    const text = p.wanted && !p.wanted.includes(0) ? decoder.decode(p.wanted) : null;
+    if (p.wanted === null) edit.deleteFile(uri, { ignoreIfNotExists: true });
+    else if (p.current.kind === 'absent') edit.createFile(uri, { contents: p.wanted, ignoreIfExists: false });
+    else if (p.current.kind !== 'text' || text === null) edit.createFile(uri, { contents: p.wanted, overwrite: true });
     else {
-      const doc = await vscode.workspace.openTextDocument(p.uri);
-      edit.replace(p.uri, new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), p.target);
+      const doc = openDocument(p.target.abs) ?? (await vscode.workspace.openTextDocument(uri));
+      edit.replace(uri, new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), text);
+      saved.push(uri);
     }
   }
-  if (!(await vscode.workspace.applyEdit(edit))) throw new Error('VS Code refused to restore the files: one may be read-only or open with changes it cannot replace.');
-  for (const p of chosen) {
-    if (p.target === null) continue;
-    const doc = await vscode.workspace.openTextDocument(p.uri);
+  if (!(await vscode.workspace.applyEdit(edit))) throw new Error('VS Code refused to restore the files: one may be read-only, or changed or created meanwhile.');
+  for (const uri of saved) {
+    const doc = await vscode.workspace.openTextDocument(uri);
     if (doc.isDirty) await doc.save();
   }
-  void vscode.window.showInformationMessage(`Restored ${chosen.length === 1 ? '1 file' : `${chosen.length} files`} to how they were after this message (Undo in an editor takes a file back).`);
 }
 
 const FOCUS_GROUP_COMMANDS = ['First', 'Second', 'Third', 'Fourth', 'Fifth', 'Sixth', 'Seventh', 'Eighth'].map((n) => `workbench.action.focus${n}EditorGroup`);
@@ -170,17 +201,6 @@ async function focusBesideChat(): Promise<void> {
   const other = groups.find((g) => !showsChat(g));
   const command = other ? FOCUS_GROUP_COMMANDS[other.viewColumn - 1] : 'workbench.action.newGroupRight';
   if (command) await vscode.commands.executeCommand(command);
-}
-
-/** A file's text as VS Code has it (an open editor's, else the disk's); null when it does not exist. */
-async function readText(uri: vscode.Uri): Promise<string | null> {
-  const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
-  if (open) return open.getText();
-  try {
-    return new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
-  } catch {
-    return null;
-  }
 }
 
 /** Shows what `nodeId` did to `filePath` (a chip of its message): the content before and after, side by side. */

@@ -158,6 +158,24 @@ export function fileStorageSuite(open: () => Promise<ConversationStorage>): void
     await storage.close();
   });
 
+  it('keeps the workspace folder of the last change on the path, through a merge without one and a fork', async () => {
+    const storage = await open();
+    await storage.saveConversation(sampleConversation('c', 1));
+    const a = await add(storage, 'c', '', 1);
+    await storage.recordFileChanges('c', a, [{ path: 'src/x.ts', folder: 'lib', before: bytes('x0\n'), after: bytes('x1\n') }, { path: 'y.txt', before: null, after: bytes('y\n') }]);
+    // A second record of the same file by the same node that does not say its folder keeps the one it had.
+    await storage.recordFileChanges('c', a, [{ path: 'src/x.ts', before: bytes('x1\n'), after: bytes('x2\n') }]);
+    const b = await add(storage, 'c', a, 2);
+    await storage.recordFileChanges('c', b, [{ path: 'y.txt', folder: 'app', before: bytes('y\n'), after: bytes('y2\n') }]);
+    const folders = async (conversationId: string, nodeId: string) => (await storage.filesStateAt(conversationId, nodeId)).map((s) => [s.path, s.folder]);
+    expect(await folders('c', a)).toEqual([['src/x.ts', 'lib'], ['y.txt', undefined]]);
+    expect(await folders('c', b)).toEqual([['src/x.ts', 'lib'], ['y.txt', 'app']]);
+    const fork = await storage.forkConversation('c', 'fork');
+    expect(await folders('fork', fork.currentNodeId)).toEqual([['src/x.ts', 'lib'], ['y.txt', 'app']]);
+    await expect(storage.recordFileChanges('c', b, [{ path: 'z.txt', folder: 'a/b', before: null, after: bytes('z') }])).rejects.toThrow(InvalidArgumentError);
+    await storage.close();
+  });
+
   it('removes the rows of deleted branches and conversations, copies them on fork, and collects unreferenced contents', async () => {
     const storage = await open();
     await storage.saveConversation(sampleConversation('c', 2));

@@ -71,8 +71,8 @@ const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffs
 
 /** What one record writes: rows to insert, to update (merged) and to delete (back as they were). */
 interface RecordPlan {
-  inserts: Array<{ path: string; position: number; before: string | null; after: string | null; lines: LineCounts | null }>;
-  updates: Array<{ path: string; after: string | null; lines: LineCounts | null }>;
+  inserts: Array<{ path: string; folder: string | null; position: number; before: string | null; after: string | null; lines: LineCounts | null }>;
+  updates: Array<{ path: string; folder: string | null; after: string | null; lines: LineCounts | null }>;
   deletes: string[];
   /** Contents the new and merged rows refer to, by hash. */
   contents: Map<string, Uint8Array>;
@@ -161,14 +161,20 @@ export class PostgresFileStore {
          UNION ALL
          SELECT n.key, n.seq, n.parent, p.depth + 1 FROM path p JOIN nodes n ON n.key = p.parent
        )
-       SELECT DISTINCT ON (f.path) f.path, p.seq, f.after_hash,
+       SELECT DISTINCT ON (f.path) f.path, p.seq, f.after_hash, f.folder,
          first_value(f.before_hash) OVER (PARTITION BY f.path ORDER BY p.depth DESC) AS original_hash
        FROM path p JOIN file_changes f ON f.node = p.key
        ORDER BY f.path, p.depth`,
       [node],
     );
     return rows
-      .map((row) => ({ path: String(row.path), hash: row.after_hash === null ? null : String(row.after_hash), nodeId: formatNodeId(Number(row.seq)), originalHash: row.original_hash === null ? null : String(row.original_hash) }))
+      .map((row) => ({
+        path: String(row.path),
+        hash: row.after_hash === null ? null : String(row.after_hash),
+        nodeId: formatNodeId(Number(row.seq)),
+        originalHash: row.original_hash === null ? null : String(row.original_hash),
+        ...(row.folder === null ? {} : { folder: String(row.folder) }),
+      }))
       .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
 
@@ -199,8 +205,8 @@ export class PostgresFileStore {
     const params = [[...keyMap.keys()], [...keyMap.values()]];
     const pairs = 'unnest($1::bigint[], $2::bigint[]) AS m(source, copy)';
     await client.query(
-      `INSERT INTO file_changes (node, position, path, before_hash, after_hash, added, removed)
-       SELECT m.copy, f.position, f.path, f.before_hash, f.after_hash, f.added, f.removed FROM file_changes f JOIN ${pairs} ON f.node = m.source ORDER BY m.copy, f.position`,
+      `INSERT INTO file_changes (node, position, path, before_hash, after_hash, added, removed, folder)
+       SELECT m.copy, f.position, f.path, f.before_hash, f.after_hash, f.added, f.removed, f.folder FROM file_changes f JOIN ${pairs} ON f.node = m.source ORDER BY m.copy, f.position`,
       params,
     );
     await client.query(
@@ -223,13 +229,13 @@ export class PostgresFileStore {
       if (!earlier) {
         need(change.before);
         need(change.after);
-        plan.inserts.push({ path: change.path, position: nextPosition++, before: change.before?.hash ?? null, after, lines: change.lines });
+        plan.inserts.push({ path: change.path, folder: change.folder, position: nextPosition++, before: change.before?.hash ?? null, after, lines: change.lines });
       } else if (earlier.before === after) {
         plan.deletes.push(change.path);
       } else {
         need(change.after);
         const beforeText = earlier.before === null ? null : await this.storedText(client, earlier.before);
-        plan.updates.push({ path: change.path, after, lines: lineCounts(beforeText, change.after === null ? null : (change.after.text ?? undefined)) });
+        plan.updates.push({ path: change.path, folder: change.folder, after, lines: lineCounts(beforeText, change.after === null ? null : (change.after.text ?? undefined)) });
       }
     }
     return plan;
@@ -251,17 +257,26 @@ export class PostgresFileStore {
     const { inserts, updates, deletes } = plan;
     if (inserts.length > 0) {
       await client.query(
-        `INSERT INTO file_changes (node, position, path, before_hash, after_hash, added, removed)
-         SELECT $1, * FROM unnest($2::int[], $3::text[], $4::text[], $5::text[], $6::int[], $7::int[])`,
-        [node, inserts.map((r) => r.position), inserts.map((r) => r.path), inserts.map((r) => r.before), inserts.map((r) => r.after), inserts.map((r) => r.lines?.added ?? null), inserts.map((r) => r.lines?.removed ?? null)],
+        `INSERT INTO file_changes (node, position, path, before_hash, after_hash, added, removed, folder)
+         SELECT $1, * FROM unnest($2::int[], $3::text[], $4::text[], $5::text[], $6::int[], $7::int[], $8::text[])`,
+        [
+          node,
+          inserts.map((r) => r.position),
+          inserts.map((r) => r.path),
+          inserts.map((r) => r.before),
+          inserts.map((r) => r.after),
+          inserts.map((r) => r.lines?.added ?? null),
+          inserts.map((r) => r.lines?.removed ?? null),
+          inserts.map((r) => r.folder),
+        ],
       );
     }
     if (updates.length > 0) {
       await client.query(
-        `UPDATE file_changes f SET after_hash = u.after, added = u.added, removed = u.removed
-         FROM unnest($2::text[], $3::text[], $4::int[], $5::int[]) AS u(path, after, added, removed)
+        `UPDATE file_changes f SET after_hash = u.after, added = u.added, removed = u.removed, folder = coalesce(u.folder, f.folder)
+         FROM unnest($2::text[], $3::text[], $4::int[], $5::int[], $6::text[]) AS u(path, after, added, removed, folder)
          WHERE f.node = $1 AND f.path = u.path`,
-        [node, updates.map((r) => r.path), updates.map((r) => r.after), updates.map((r) => r.lines?.added ?? null), updates.map((r) => r.lines?.removed ?? null)],
+        [node, updates.map((r) => r.path), updates.map((r) => r.after), updates.map((r) => r.lines?.added ?? null), updates.map((r) => r.lines?.removed ?? null), updates.map((r) => r.folder)],
       );
     }
     if (deletes.length > 0) await client.query('DELETE FROM file_changes WHERE node = $1 AND path = ANY ($2::text[])', [node, deletes]);

@@ -210,3 +210,15 @@ GRANT SELECT, INSERT, UPDATE, DELETE ON file_changes, node_images TO arbor_users
 GRANT SELECT ON file_contents TO arbor_users;
 GRANT EXECUTE ON FUNCTION arbor_store_contents(bytea[]), arbor_content_claimed(text) TO arbor_users;
 `;
+
+/**
+ * The team store's migration for the workspace folder of a file change (sql.js schema 2.3,
+ * `fileFolderSchema.ts`): the folder's name, NULL for changes recorded before (unknown), so Restore
+ * puts a file back into the folder it was changed in. The check refuses what the recorder refuses
+ * (`checkFolderName`): a teammate's SQL cannot make the folder a path. Kept its own step, so it can be
+ * ordered among the other migrations.
+ */
+export const POSTGRES_FILE_FOLDERS_MIGRATION = `
+ALTER TABLE file_changes ADD COLUMN folder text
+  CONSTRAINT file_changes_folder_is_a_name CHECK (folder IS NULL OR (folder <> '' AND folder NOT IN ('.', '..') AND strpos(folder, '/') = 0 AND strpos(folder, chr(92)) = 0));
+`;

@@ -22,7 +22,7 @@
  *
  * Migrations are numbered; `arbor_schema.version` is the last applied. Each runs in one transaction.
  */
-import { POSTGRES_FILES_MIGRATION } from './postgresFilesSchema';
+import { POSTGRES_FILE_FOLDERS_MIGRATION, POSTGRES_FILES_MIGRATION } from './postgresFilesSchema';
 import { POSTGRES_MEMBER_RULES_MIGRATION } from './postgresMemberRules';
 
 /** The channel of change notifications (payload: the `changes.id`, as text). */
@@ -151,7 +151,7 @@ GRANT SELECT ON changes TO ${USERS_ROLE};
 `;
 
 /** The migrations, in order: index 0 is migration 1. */
-export const POSTGRES_MIGRATIONS: readonly string[] = [MIGRATION_1, POSTGRES_FILES_MIGRATION, POSTGRES_MEMBER_RULES_MIGRATION];
+export const POSTGRES_MIGRATIONS: readonly string[] = [MIGRATION_1, POSTGRES_FILES_MIGRATION, POSTGRES_MEMBER_RULES_MIGRATION, POSTGRES_FILE_FOLDERS_MIGRATION];
 
 /** The schema version this code writes. */
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS.length;

@@ -17,8 +17,11 @@ export interface FilesTestDb {
   end(): Promise<void>;
 }
 
-/** Creates the database on `server`, applies every migration as its owner, and makes the roles (once per cluster). */
-export async function filesTestDb(server: PostgresServer): Promise<FilesTestDb> {
+/**
+ * Creates the database on `server`, applies the first `upTo` migrations (every one by default) as its
+ * owner, and makes the roles (once per cluster).
+ */
+export async function filesTestDb(server: PostgresServer, upTo = POSTGRES_MIGRATIONS.length): Promise<FilesTestDb> {
   const name = await server.createDatabase();
   const pools: pg.Pool[] = [];
   const pool = (role: string) => {
@@ -29,14 +32,8 @@ export async function filesTestDb(server: PostgresServer): Promise<FilesTestDb> 
     return p;
   };
   const admin = pool('postgres');
-  // As the conversation store runs them: each migration in its own transaction, over pg's simple protocol.
   await admin.query(VERSION_TABLE);
-  for (const [i, migration] of POSTGRES_MIGRATIONS.entries()) {
-    await inTransaction(admin, async (client) => {
-      await client.query(migration);
-      await client.query('INSERT INTO arbor_schema (version) VALUES ($1) ON CONFLICT (singleton) DO UPDATE SET version = excluded.version', [i + 1]);
-    });
-  }
+  await applyMigrations(admin, 0, upTo);
   await server.psql(
     `DO $$ BEGIN
        IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'team_a') THEN
@@ -48,6 +45,16 @@ export async function filesTestDb(server: PostgresServer): Promise<FilesTestDb> 
     name,
   );
   return { name, pool, admin, end: async () => void (await Promise.all(pools.map((p) => p.end()))) };
+}
+
+/** Applies migrations `from + 1` to `to` as the conversation store runs them: each in its own transaction, over pg's simple protocol. */
+export async function applyMigrations(admin: pg.Pool, from: number, to: number): Promise<void> {
+  for (let i = from; i < to; i++) {
+    await inTransaction(admin, async (client) => {
+      await client.query(POSTGRES_MIGRATIONS[i]);
+      await client.query('INSERT INTO arbor_schema (version) VALUES ($1) ON CONFLICT (singleton) DO UPDATE SET version = excluded.version', [i + 1]);
+    });
+  }
 }
 
 /** A conversation written with SQL: `parents[seq]` is the parent seq of node `seq` (the root's is null). */

@@ -8,13 +8,15 @@ import { expect, it } from 'vitest';
 import pg from 'pg';
 import { PostgresConversationStorage } from '../../../../src/core/storage/postgres/postgresConversationStorage';
 import { POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION, VERSION_TABLE } from '../../../../src/core/storage/postgres/postgresSchema';
+import { POSTGRES_MEMBER_RULES_MIGRATION } from '../../../../src/core/storage/postgres/postgresMemberRules';
 import { describeWithPostgres } from '../../../fixtures/postgresServer';
 import { insertConversation, inTransaction } from './filesTestDb';
 import { TEAM_ROLES_SQL } from './teamDatabase';
 
 describeWithPostgres('team store migration 3 on a store of the release before', (server) => {
   it('moves aside the rows that break the new rules, keeps the rest, and enforces the rules afterwards', async () => {
-    expect(POSTGRES_SCHEMA_VERSION).toBe(3);
+    // Migration 3 is the member rules; the checkpoints' folder column (migration 4) came after it.
+    expect(POSTGRES_MIGRATIONS[2]).toBe(POSTGRES_MEMBER_RULES_MIGRATION);
     await server().psql(TEAM_ROLES_SQL);
     const db = await server().createDatabase(undefined, 'arbor_admin');
     const pools: pg.Pool[] = [];
@@ -59,9 +61,9 @@ describeWithPostgres('team store migration 3 on a store of the release before', 
       await bob.query("INSERT INTO nodes (conversation, seq, parent, position, role, content, created_at) VALUES ($1, 3, $2, 0, 'assistant', 'reply', now())", [b1.key, hung.rows[0].key]);
       expect((await bob.query("SELECT id FROM conversations WHERE id = 'a-published'")).rows).toHaveLength(1);
 
-      // The owner opens the store: migration 3 runs.
+      // The owner opens the store: migration 3 runs (and every later one).
       await (await PostgresConversationStorage.open({ connectionString: server().url('arbor_admin', db) })).close();
-      expect((await owner.query('SELECT version FROM arbor_schema')).rows).toEqual([{ version: 3 }]);
+      expect((await owner.query('SELECT version FROM arbor_schema')).rows).toEqual([{ version: POSTGRES_SCHEMA_VERSION }]);
 
       const refused = (await owner.query('SELECT table_name, rule, row_data FROM refused_rows ORDER BY id')).rows;
       expect(refused.map((r) => [r.table_name, r.row_data.content ?? r.row_data.path])).toEqual([
