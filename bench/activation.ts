@@ -30,7 +30,7 @@ import { fakeLlmSettings, startFakeLlm } from '../test/e2e/harness/fakeLlm';
 import { Workbench, launchBrowser } from '../test/e2e/harness/workbench';
 import { median, runBenchmark, writeBenchmarkSection } from './benchReport';
 
-/** What the host writes on its first tree render (src/host/activationTiming.ts), in ms of its own clock. */
+/** What the host writes on its first tree render (src/host/base/activationTiming.ts), in ms of its own clock. */
 interface HostTiming {
   activateStart: number;
   activateEnd?: number;

@@ -9,8 +9,8 @@
  * Run: npx tsx bench/longChat.ts
  */
 import { ConversationManager, SqlJsConversationStorage, type LLMProvider } from '../src/core/index';
-import { buildChatState, type PathSource } from '../src/host/chatView';
-import { ChatWindow } from '../src/host/chatWindow';
+import { buildChatState, type PathSource } from '../src/host/chat/chatView';
+import { ChatWindow } from '../src/host/chat/chatWindow';
 import type { ChatState } from '../src/shared/protocol';
 import { longPath } from '../test/webview/fixtures';
 import { startHarness } from '../test/webview/harness';

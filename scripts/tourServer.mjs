@@ -1,5 +1,5 @@
 // The fake model server for a tour of Arbor, started on demand by the extension when `npm start` runs it
-// (scripts/start.mjs passes this file's path as ARBOR_TOUR_SERVER; see src/host/tourServer.ts). It
+// (scripts/start.mjs passes this file's path as ARBOR_TOUR_SERVER; see src/host/onboarding/tourServer.ts). It
 // answers in the Ollama and OpenAI wire formats on a free port of 127.0.0.1, prints
 // `listening on http://127.0.0.1:PORT`, and exits when its stdin closes (the extension went away) or on
 // SIGTERM. The server is test/fixtures/fakeLlmServer.ts, loaded through tsx.

@@ -1,12 +1,12 @@
 import type * as vscode from 'vscode';
-import { registerBookmarkCommands } from './bookmarkCommands';
-import type { CommandDeps } from './commandDeps';
-import { registerConversationCommands } from './conversationCommands';
-import { registerGeneralCommands } from './generalCommands';
-import { registerImportCommands } from './importCommands';
-import { registerNodeCommands } from './nodeCommands';
-import { registerOtherStoreCommands } from './otherStoreCommands';
-import { registerTeamStoreCommands } from './teamStoreCommands';
+import { registerBookmarkCommands } from './commands/bookmarkCommands';
+import type { CommandDeps } from './commands/commandDeps';
+import { registerConversationCommands } from './commands/conversationCommands';
+import { registerGeneralCommands } from './commands/generalCommands';
+import { registerImportCommands } from './imports/importCommands';
+import { registerNodeCommands } from './commands/nodeCommands';
+import { registerOtherStoreCommands } from './commands/otherStoreCommands';
+import { registerTeamStoreCommands } from './commands/teamStoreCommands';
 
 /** Registers every Arbor command (ids in `constants.ts`, titles in `package.json`). */
 export function registerCommands(context: vscode.ExtensionContext, deps: CommandDeps): void {

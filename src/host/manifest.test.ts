@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Commands, McpItemContext, Settings, Views } from './constants';
-import { GRANTING_SETTINGS } from './settingLevels';
+import { Commands, McpItemContext, Settings, Views } from './base/constants';
+import { GRANTING_SETTINGS } from './settings/settingLevels';
 import { DEFAULT_PROTECTED_FILES } from './tools/protectedFiles';
 
 const pkg = JSON.parse(readFileSync(path.resolve(__dirname, '../../package.json'), 'utf8'));

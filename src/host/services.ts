@@ -1,4 +1,4 @@
-import { ContextLengths } from './contextBudget';
+import { ContextLengths } from './llm/contextBudget';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { LoggingMiddleware, modelKey, sameModel, OllamaProvider, OpenAIProvider, OpenConversations, RedactionMiddleware, sharedStoreDir } from '../core/index';
@@ -14,29 +14,29 @@ import type {
   PromptBuilder,
   WorkspaceIndex,
 } from '../core/index';
-import { Settings } from './constants';
-import { modelMetadata } from './conversationModel';
-import { systemPromptMetadata } from './conversationSystemPrompt';
-import { DelegatingPromptBuilder, DelegatingProvider } from './delegates';
-import { Disposable, toDisposable } from './lifecycle';
-import { OutputChannelLogger } from './logger';
-import { ApiKeyStore } from './secrets';
-import { languageTable, type LanguageTable } from './languageTable';
-import type { ArborSettings } from './settings';
-import { readArborSettings } from './workspaceSettingsGuard';
-import { VscodeWorkspaceFiles } from './vscodeFiles';
+import { Settings } from './base/constants';
+import { modelMetadata } from './conversations/conversationModel';
+import { systemPromptMetadata } from './conversations/conversationSystemPrompt';
+import { DelegatingPromptBuilder, DelegatingProvider } from './llm/delegates';
+import { Disposable, toDisposable } from './base/lifecycle';
+import { OutputChannelLogger } from './base/logger';
+import { ApiKeyStore } from './base/secrets';
+import { languageTable, type LanguageTable } from './base/languageTable';
+import type { ArborSettings } from './settings/settings';
+import { readArborSettings } from './settings/workspaceSettingsGuard';
+import { VscodeWorkspaceFiles } from './base/vscodeFiles';
 import { ToolServices } from './tools/toolServices';
 import { CodeApply } from './apply/codeApply';
-import { WorkspaceFileReader } from './workspaceFileReader';
-import { WorkspaceServices } from './workspaceServices';
-import { WorkspaceInstructions } from './workspaceInstructions';
+import { WorkspaceFileReader } from './workspace/workspaceFileReader';
+import { WorkspaceServices } from './workspace/workspaceServices';
+import { WorkspaceInstructions } from './prompts/workspaceInstructions';
 import { RoutingProvider } from './llm/routingProvider';
 import { VscodeLmProvider } from './llm/vscodeLmProvider';
-import { ForeignPromptStore } from './foreignPrompts';
-import { openLocalStorage, openTeamStorage, type OpenedStore } from './storeOpening';
-import { TeamStorePasswordStore } from './teamStorePassword';
+import { ForeignPromptStore } from './prompts/foreignPrompts';
+import { openLocalStorage, openTeamStorage, type OpenedStore } from './stores/storeOpening';
+import { TeamStorePasswordStore } from './stores/teamStorePassword';
 
-export { STORE_FILE } from './storeOpening';
+export { STORE_FILE } from './stores/storeOpening';
 
 /** The open store and the open conversations over it. */
 interface OpenStore extends OpenedStore {

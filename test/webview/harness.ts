@@ -12,7 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import type { Browser, Page } from 'playwright-core';
-import { chatCsp } from '../../src/host/webviewHtml';
+import { chatCsp } from '../../src/host/chat/webviewHtml';
 import type { FromWebview, ToWebview } from '../../src/shared/protocol';
 import { launchChromium } from './chromium';
 

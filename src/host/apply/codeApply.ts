@@ -8,8 +8,8 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { InvalidOperationError, nodeMetadata, ROOT_NODE_ID, WorkspaceAccessError, type ConversationManager } from '../../core/index';
-import { Commands, PROPOSED_SCHEME } from '../constants';
-import { conversationModel } from '../conversationModel';
+import { Commands, PROPOSED_SCHEME } from '../base/constants';
+import { conversationModel } from '../conversations/conversationModel';
 import type { Services } from '../services';
 import { guardEnv, recordChanges } from '../checkpoints/fileCheckpoints';
 import { applyHunks, changeHunks, fenceInfoOf, isFragment, mergeRequest, namedPaths, unfence, withoutPathComment } from './applyPlan';

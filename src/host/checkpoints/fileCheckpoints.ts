@@ -10,7 +10,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ConversationManager, FileChange } from '../../core/index';
-import { PROPOSED_SCHEME, Views } from '../constants';
+import { PROPOSED_SCHEME, Views } from '../base/constants';
 import type { Services } from '../services';
 import { MAX_CHECKPOINT_FILE_BYTES, planRestore, recheckRestore, type CurrentFile, type RestoreEnv, type RestoreItem } from './restorePlan';
 

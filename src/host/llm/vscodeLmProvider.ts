@@ -22,8 +22,8 @@ import {
   withSchemaInstruction,
 } from '../../core/index';
 import type { CompletionOptions, ContextLength, LLMMessage, LLMProvider, LLMResponse, LLMStreamChunk, LmPartFactory, ModelInfo, TokenCounter, ToolCall, Usage } from '../../core/index';
-import { Disposable } from '../lifecycle';
-import type { OutputChannelLogger } from '../logger';
+import { Disposable } from '../base/lifecycle';
+import type { OutputChannelLogger } from '../base/logger';
 
 /** A VS Code model as the pickers show it. */
 export interface VscodeModelEntry {

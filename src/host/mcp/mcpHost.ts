@@ -8,9 +8,9 @@
 import * as vscode from 'vscode';
 import type { McpServerConfig, McpServerTrust } from '../../core/index';
 import type { McpClientsChange } from '../../core/mcp/index';
-import { Settings } from '../constants';
-import { Disposable, toDisposable } from '../lifecycle';
-import type { OutputChannelLogger } from '../logger';
+import { Settings } from '../base/constants';
+import { Disposable, toDisposable } from '../base/lifecycle';
+import type { OutputChannelLogger } from '../base/logger';
 import type { OfferedTool } from '../tools/offeredTool';
 import { planMcpServers, startableServers, type McpPlan } from './mcpPlan';
 import { mcpServerRows, type McpTreeRow } from './mcpRows';

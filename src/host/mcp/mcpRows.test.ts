@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { McpConfigError, type McpServerConfig, type McpTrustState } from '../../core/index';
-import { McpItemContext } from '../constants';
+import { McpItemContext } from '../base/constants';
 import type { McpPlan } from './mcpPlan';
 import { mcpServerRows, stderrTail } from './mcpRows';
 import type { McpServerStatus } from './mcpRuntime';

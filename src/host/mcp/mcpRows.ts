@@ -5,7 +5,7 @@
  */
 import type { McpConfigError, McpServerConfig, McpTrustState } from '../../core/index';
 import type { McpServerState } from '../../core/mcp/index';
-import { McpItemContext } from '../constants';
+import { McpItemContext } from '../base/constants';
 import type { McpPlan, PlannedMcpServer } from './mcpPlan';
 import type { McpServerStatus } from './mcpRuntime';
 

@@ -6,9 +6,9 @@
  */
 import * as vscode from 'vscode';
 import { McpServerTrust } from '../../core/index';
-import { Commands, Views } from '../constants';
-import { Disposable } from '../lifecycle';
-import type { OutputChannelLogger } from '../logger';
+import { Commands, Views } from '../base/constants';
+import { Disposable } from '../base/lifecycle';
+import type { OutputChannelLogger } from '../base/logger';
 import { McpHost, McpRestartError } from './mcpHost';
 import type { McpTreeRow } from './mcpRows';
 import { askMcpTrust, mcpWorkspaceKey } from './mcpWorkspace';

@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import { McpConfigError, type McpSettingValue, type McpTrustPrompt } from '../../core/index';
 import type { McpInputDefinition, McpInputPrompter, SecretStore } from '../../core/mcp/index';
-import { Settings } from '../constants';
+import { Settings } from '../base/constants';
 import type { McpFolder, McpHostSources } from './mcpPlan';
 
 /** Where a folder's MCP configuration lives, relative to the folder (as in VS Code). */

@@ -6,7 +6,7 @@
  */
 import * as vscode from 'vscode';
 import type { ToolContext, ToolOutput } from '../../core/index';
-import { EXTENSION_ID } from '../constants';
+import { EXTENSION_ID } from '../base/constants';
 import { abortable, lmInputSchema, lmResultText, lmWireNames, type LmResultPart } from './lmToolParts';
 import type { OfferedTool } from './offeredTool';
 

@@ -15,7 +15,7 @@ import { nodeMetadata } from '../../../src/core/metadataKeys';
 import { SqlJsConversationStorage } from '../../../src/core/storage/sqlJsConversationStorage';
 import { outputSchemaHash } from '../../../src/core/structured/outputSchema';
 import type { ConversationNode } from '../../../src/core/types';
-import { structuredRequestFor, structuredView } from '../../../src/host/structuredChat';
+import { structuredRequestFor, structuredView } from '../../../src/host/chat/structuredChat';
 import { FakeLlmServer } from '../../fixtures/fakeLlmServer';
 
 const server = new FakeLlmServer({ defaultTokenDelayMs: 0 });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileSystemPromptLibrary } from '../../../src/core/prompts/fileSystemPromptLibrary';
 import type { PromptInfo } from '../../../src/core/prompts/libraryTypes';
 import { PromptBuilder } from '../../../src/core/prompts/promptBuilder';
-import { newPromptTemplate } from '../../../src/host/promptTemplate';
+import { newPromptTemplate } from '../../../src/host/prompts/promptTemplate';
 import { tempPrompts, type TempPrompts } from './tempPrompts';
 
 const repo = path.resolve(__dirname, '../../..');

@@ -7,7 +7,7 @@ import { ConversationManager } from '../../../src/core/conversation/conversation
 import { OllamaProvider } from '../../../src/core/llm/ollama';
 import { nodeMetadata, readConversationMetadata } from '../../../src/core/metadataKeys';
 import { SqlJsConversationStorage } from '../../../src/core/storage/sqlJsConversationStorage';
-import { conversationSystemPrompt, systemPromptMetadata } from '../../../src/host/conversationSystemPrompt';
+import { conversationSystemPrompt, systemPromptMetadata } from '../../../src/host/conversations/conversationSystemPrompt';
 import { FakeLlmServer } from '../../fixtures/fakeLlmServer';
 
 /**

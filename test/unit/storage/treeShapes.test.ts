@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { ConversationManager, SqlJsConversationStorage, type ConversationNode, type LLMProvider } from '../../../src/core/index';
 import { formatNodeId } from '../../../src/core/nodeIds';
 import { sampleConversation } from '../../../src/core/storage/storageTestData';
-import { buildRuns, findRun } from '../../../src/host/treeModel';
+import { buildRuns, findRun } from '../../../src/host/tree/treeModel';
 
 const llm = { name: 'none' } as unknown as LLMProvider;
 const at = '2026-01-01T00:00:00.000Z';

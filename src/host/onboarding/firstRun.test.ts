@@ -1,0 +1,65 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ProviderError } from '../../core/index';
+import { toErrorView } from '../chat/errorView';
+import { TOUR_SERVER_ENV, baseUrlProblem, firstRunActions, ollamaSteps, tourServerAddress, tourServerScript } from './firstRun';
+
+describe('the first-run choice', () => {
+  const saved = process.env[TOUR_SERVER_ENV];
+  let dir: string | undefined;
+  afterEach(async () => {
+    if (saved === undefined) delete process.env[TOUR_SERVER_ENV];
+    else process.env[TOUR_SERVER_ENV] = saved;
+    if (dir) await rm(dir, { recursive: true, force: true });
+    dir = undefined;
+  });
+
+  it('offers the tour only when the launcher npm start names exists, as an absolute path', async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'arbor-tour-'));
+    const script = path.join(dir, 'tourServer.mjs');
+    await writeFile(script, '');
+    expect(tourServerScript({ [TOUR_SERVER_ENV]: script })).toBe(script);
+    expect(tourServerScript({})).toBeUndefined();
+    expect(tourServerScript({ [TOUR_SERVER_ENV]: 'scripts/tourServer.mjs' })).toBeUndefined();
+    expect(tourServerScript({ [TOUR_SERVER_ENV]: path.join(dir, 'gone.mjs') })).toBeUndefined();
+    expect(firstRunActions(true).map((a) => a.command)).toEqual(['arbor.firstRun.startTour', 'arbor.firstRun.useOllama', 'arbor.firstRun.useOpenAICompatible']);
+    expect(firstRunActions(false).map((a) => a.command)).toEqual(['arbor.firstRun.useOllama', 'arbor.firstRun.useOpenAICompatible']);
+
+    // An unreachable server gets the tour first when it is there; other failures never get the choice.
+    process.env[TOUR_SERVER_ENV] = script;
+    const refused = new ProviderError('Cannot reach Ollama at http://127.0.0.1:1 (connection refused).', { kind: 'connection', retryable: true, provider: 'ollama' });
+    expect(toErrorView(refused).actions?.map((a) => a.command)).toEqual(['arbor.firstRun.startTour', 'arbor.firstRun.useOllama', 'arbor.firstRun.useOpenAICompatible', 'arbor.openSettings']);
+    const notFound = new ProviderError('Model "x" not found.', { kind: 'model_not_found', retryable: false, provider: 'ollama' });
+    expect(toErrorView(notFound).actions?.map((a) => a.command)).toEqual(['arbor.selectModel']);
+    // A misconfigured address (no Retry) keeps its own message, without the lead that promises one.
+    const badPort = new ProviderError('Cannot reach Ollama: a "bad port".', { kind: 'connection', retryable: false, provider: 'ollama' });
+    expect(toErrorView(badPort).message).toBe('Cannot reach Ollama: a "bad port".');
+  });
+
+  it('checks the base URL a person types, saying what is wrong', () => {
+    expect(baseUrlProblem('http://127.0.0.1:8000/v1')).toBeUndefined();
+    expect(baseUrlProblem(' https://api.openai.com/v1 ')).toBeUndefined();
+    expect(baseUrlProblem('')).toMatch(/base URL/);
+    expect(baseUrlProblem('127.0.0.1:8000')).toMatch(/not a URL/);
+    expect(baseUrlProblem('localhost:8000')).toMatch(/http:\/\/ or https:\/\//);
+    expect(baseUrlProblem('localhost 8000')).toMatch(/not a URL/);
+    expect(baseUrlProblem('ftp://example.com/v1')).toMatch(/http:\/\/ or https:\/\//);
+    expect(baseUrlProblem('http://127.0.0.1:8000/v1?x=1')).toMatch(/no \?query/);
+  });
+
+  it("reads the launcher's address line and nothing else", () => {
+    expect(tourServerAddress('listening on http://127.0.0.1:40123')).toBe('http://127.0.0.1:40123');
+    expect(tourServerAddress('listening on http://0.0.0.0:40123')).toBeUndefined();
+    expect(tourServerAddress('compiling…')).toBeUndefined();
+  });
+
+  it('tells how to install and start Ollama, with the model to pull', () => {
+    const steps = ollamaSteps('http://127.0.0.1:11434', 'llama3.2');
+    expect(steps).toContain('https://ollama.com/download');
+    expect(steps).toContain('ollama serve');
+    expect(steps).toContain('ollama pull llama3.2');
+    expect(steps).toContain('Retry');
+  });
+});
