@@ -1,6 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
 import { InvalidOperationError, lmProviderError, ProviderError } from '../../core/index';
 import { MissingApiKeyError, MissingSystemPromptError, isNoServer, isUserAbort, toErrorView } from './errorView';
+import { TOUR_SERVER_ENV } from '../onboarding/firstRun';
 import { TeamStoreUnavailableError, teamStoreFailure } from '../stores/teamStoreErrors';
 
 describe('toErrorView', () => {
@@ -84,5 +88,31 @@ describe('toErrorView of the team store', () => {
     expect((toErrorView(refusedRole).actions ?? []).map((a) => a.command)).toEqual(['arbor.setTeamStorePassword', 'arbor.openSettings']);
     expect(teamStoreFailure(Object.assign(new Error('duplicate key'), { code: '23505' }))).toBeUndefined();
     expect(toErrorView(new Error('boom')).kind).toBe('unknown');
+  });
+});
+
+describe('the first-run choice on an error', () => {
+  const saved = process.env[TOUR_SERVER_ENV];
+  let dir: string | undefined;
+  afterEach(async () => {
+    if (saved === undefined) delete process.env[TOUR_SERVER_ENV];
+    else process.env[TOUR_SERVER_ENV] = saved;
+    if (dir) await rm(dir, { recursive: true, force: true });
+    dir = undefined;
+  });
+
+  it('offers the tour first to an unreachable server when the launcher is there, and the choice to no other failure', async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'arbor-tour-'));
+    const script = path.join(dir, 'tourServer.mjs');
+    await writeFile(script, '');
+    // An unreachable server gets the tour first when it is there; other failures never get the choice.
+    process.env[TOUR_SERVER_ENV] = script;
+    const refused = new ProviderError('Cannot reach Ollama at http://127.0.0.1:1 (connection refused).', { kind: 'connection', retryable: true, provider: 'ollama' });
+    expect(toErrorView(refused).actions?.map((a) => a.command)).toEqual(['arbor.firstRun.startTour', 'arbor.firstRun.useOllama', 'arbor.firstRun.useOpenAICompatible', 'arbor.openSettings']);
+    const notFound = new ProviderError('Model "x" not found.', { kind: 'model_not_found', retryable: false, provider: 'ollama' });
+    expect(toErrorView(notFound).actions?.map((a) => a.command)).toEqual(['arbor.selectModel']);
+    // A misconfigured address (no Retry) keeps its own message, without the lead that promises one.
+    const badPort = new ProviderError('Cannot reach Ollama: a "bad port".', { kind: 'connection', retryable: false, provider: 'ollama' });
+    expect(toErrorView(badPort).message).toBe('Cannot reach Ollama: a "bad port".');
   });
 });

@@ -2,7 +2,6 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadFlows, type ConversationNode, type FlowDefinition, type FlowNodeInfo, type Role } from '../../core/index';
 import { flowInputs, flowMarkView, flowPanelView, flowRowText, flowRunOnPath, flowStateViews, flowSummaries, trackFlowEvent } from './flowView';
-import { buildRuns } from '../tree/treeModel';
 
 const PROMPTS = path.resolve(__dirname, '../../../prompts');
 
@@ -120,18 +119,4 @@ describe('markers', () => {
     expect(flowRowText([node('0', 'user')])).toBe('');
   });
 
-  it('shows in the Conversations tree on the rows of a flow, and not on the others', () => {
-    const nodes = [
-      node('', 'system'),
-      node('0', 'user', { memoryIn: {} }),
-      node('0.0', 'assistant', { memory: {}, next: 'fix' }),
-      node('0.0.0', 'user', { state: 'fix', step: 2 }),
-      node('0.0.1', 'user'),
-    ];
-    const runs = buildRuns('c1', nodes, '0.0.0');
-    expect(runs[0].description).toContain('review-fix · review · step 1');
-    const [flowRow, plainRow] = runs[0].children;
-    expect(flowRow.description).toContain('review-fix · fix · step 2');
-    expect(plainRow.description).not.toContain('review-fix');
-  });
 });

@@ -2,8 +2,6 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ProviderError } from '../../core/index';
-import { toErrorView } from '../chat/errorView';
 import { TOUR_SERVER_ENV, baseUrlProblem, firstRunActions, ollamaSteps, tourServerAddress, tourServerScript } from './firstRun';
 
 describe('the first-run choice', () => {
@@ -27,15 +25,6 @@ describe('the first-run choice', () => {
     expect(firstRunActions(true).map((a) => a.command)).toEqual(['arbor.firstRun.startTour', 'arbor.firstRun.useOllama', 'arbor.firstRun.useOpenAICompatible']);
     expect(firstRunActions(false).map((a) => a.command)).toEqual(['arbor.firstRun.useOllama', 'arbor.firstRun.useOpenAICompatible']);
 
-    // An unreachable server gets the tour first when it is there; other failures never get the choice.
-    process.env[TOUR_SERVER_ENV] = script;
-    const refused = new ProviderError('Cannot reach Ollama at http://127.0.0.1:1 (connection refused).', { kind: 'connection', retryable: true, provider: 'ollama' });
-    expect(toErrorView(refused).actions?.map((a) => a.command)).toEqual(['arbor.firstRun.startTour', 'arbor.firstRun.useOllama', 'arbor.firstRun.useOpenAICompatible', 'arbor.openSettings']);
-    const notFound = new ProviderError('Model "x" not found.', { kind: 'model_not_found', retryable: false, provider: 'ollama' });
-    expect(toErrorView(notFound).actions?.map((a) => a.command)).toEqual(['arbor.selectModel']);
-    // A misconfigured address (no Retry) keeps its own message, without the lead that promises one.
-    const badPort = new ProviderError('Cannot reach Ollama: a "bad port".', { kind: 'connection', retryable: false, provider: 'ollama' });
-    expect(toErrorView(badPort).message).toBe('Cannot reach Ollama: a "bad port".');
   });
 
   it('checks the base URL a person types, saying what is wrong', () => {

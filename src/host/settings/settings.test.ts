@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { missingApiKeyMessage, noServerHint, parseSettings } from './settings';
-import { DEFAULT_PROTECTED_FILES } from '../tools/protectedFiles';
+import { DEFAULT_PROTECTED_FILES } from './protectedFileDefaults';
 
 const from = (values: Record<string, unknown>) => (key: string) => values[key];
 

@@ -5,7 +5,7 @@
  */
 import { DEFAULT_KEEP_RECENT_TOKENS, DEFAULT_KEEP_TOOL_OUTPUT_TOKENS, DEFAULT_MAX_ANSWER_CHARS, DEFAULT_MAX_ANSWER_MS, DEFAULT_MAX_IMAGE_BYTES, INSTRUCTION_KINDS, isInstructionKind, type InstructionKind } from '../../core/index';
 import { parseTeamStoreSettings, type TeamStoreSettings } from './teamStoreSettings';
-import { DEFAULT_PROTECTED_FILES } from '../tools/protectedFiles';
+import { DEFAULT_PROTECTED_FILES } from './protectedFileDefaults';
 
 /** Which model server answers. */
 export type ProviderKind = 'ollama' | 'openai';

@@ -7,52 +7,11 @@
  */
 import picomatch from 'picomatch';
 import { canonicalPath } from '../../core/index';
+import { DEFAULT_PROTECTED_FILES, PROMPTS_ENTRY, PROTECTED_FILE_DEFAULTS } from '../settings/protectedFileDefaults';
 
-/** The entry that stands for Arbor's prompt folder, wherever `arbor.prompts.folder` puts it. */
-export const PROMPTS_ENTRY = 'prompts/**';
+export { DEFAULT_PROTECTED_FILES, PROMPTS_ENTRY } from '../settings/protectedFileDefaults';
 
-const VSCODE = 'VS Code settings and tasks decide what runs';
-const CI = 'CI workflows run with the repository\'s secrets';
-const HOOKS = 'git hooks run on every commit';
-const LOCK = 'a lock file decides which package versions are installed';
-const BUILD = 'a build manifest decides what runs on every build';
-const INSTRUCTIONS = 'instruction files decide what agents and models are told';
-
-/**
- * The default list, each glob with why it is protected. A glob without `/` matches a file's name in
- * any folder; one with `/` matches the path from the workspace folder (`**\/` for any depth).
- */
-const DEFAULTS: ReadonlyArray<readonly [glob: string, why: string]> = [
-  ['**/.vscode/**', VSCODE],
-  ['*.code-workspace', 'a workspace file holds VS Code settings and tasks, which decide what runs'],
-  ['**/.devcontainer/**', 'the dev container configuration decides what runs when the container is built'],
-  ['**/.github/workflows/**', CI],
-  ['.gitlab-ci.yml', CI],
-  ['**/.husky/**', HOOKS],
-  ['**/.githooks/**', HOOKS],
-  ['package.json', 'its scripts run on npm install, npm test and npm run'],
-  ...['package-lock.json', 'npm-shrinkwrap.json', 'yarn.lock', 'pnpm-lock.yaml', 'bun.lock', 'bun.lockb', 'Cargo.lock', 'Gemfile.lock', 'poetry.lock', 'Pipfile.lock', 'uv.lock', 'composer.lock', 'go.sum'].map(
-    (name) => [name, LOCK] as const,
-  ),
-  ['Cargo.toml', 'its build scripts run on cargo build'],
-  ['*.gradle*', BUILD],
-  ['pom.xml', BUILD],
-  ['Makefile', 'make runs its recipes'],
-  ['*.csproj', BUILD],
-  ['AGENTS.md', INSTRUCTIONS],
-  ['CLAUDE.md', INSTRUCTIONS],
-  ['**/.github/copilot-instructions.md', INSTRUCTIONS],
-  ['**/.github/instructions/**', INSTRUCTIONS],
-  ['**/.cursor/rules/**', INSTRUCTIONS],
-  ['**/.continue/**', INSTRUCTIONS],
-  ['**/.claude/**', INSTRUCTIONS],
-  [PROMPTS_ENTRY, 'the prompt library decides what models are told and which flows run'],
-];
-
-/** The default of `arbor.tools.protectedFiles`. */
-export const DEFAULT_PROTECTED_FILES: readonly string[] = DEFAULTS.map(([glob]) => glob);
-
-const WHY = new Map<string, string>(DEFAULTS);
+const WHY = new Map<string, string>(PROTECTED_FILE_DEFAULTS);
 
 /** What the protection is built from: the globs of `arbor.tools.protectedFiles`, and `arbor.prompts.folder`. */
 export interface ProtectedFilesSetting {

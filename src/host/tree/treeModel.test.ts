@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ConversationNode, Role } from '../../core/index';
+import type { ConversationNode, FlowNodeInfo, Role } from '../../core/index';
 import { conversationTitle } from '../conversations/conversationRules';
 import { branchTip, buildRuns, conversationEntry, distinctWords, findRun, hasMessages, otherStoresOffer, untrustedOtherStoresOffer } from './treeModel';
 
@@ -227,5 +227,31 @@ describe('the offer of conversations other workspaces left', () => {
       ['Look for Them…', 'open'],
       ['Dismiss', 'dismiss'],
     ]);
+  });
+});
+
+describe('flow rows', () => {
+  /** Nodes as dot paths, each with an optional flow marker (as chat/flowView.test.ts builds them). */
+  function flowNode(nodeId: string, role: Role, flow?: Partial<FlowNodeInfo>): ConversationNode {
+    const dot = nodeId.lastIndexOf('.');
+    const parentId = nodeId === '' ? null : dot < 0 ? '' : nodeId.slice(0, dot);
+    const position = nodeId === '' ? 0 : Number(nodeId.slice(dot + 1));
+    const metadata = flow ? { flow: { name: 'review-fix', version: 'v1', runId: 'r1', state: 'review', step: 1, ...flow } } : {};
+    return { nodeId, parentId, position, message: { role, content: `${role} ${nodeId}` }, timestamp: '2026-01-01T00:00:00.000Z', metadata };
+  }
+
+  it('shows in the Conversations tree on the rows of a flow, and not on the others', () => {
+    const nodes = [
+      flowNode('', 'system'),
+      flowNode('0', 'user', { memoryIn: {} }),
+      flowNode('0.0', 'assistant', { memory: {}, next: 'fix' }),
+      flowNode('0.0.0', 'user', { state: 'fix', step: 2 }),
+      flowNode('0.0.1', 'user'),
+    ];
+    const runs = buildRuns('c1', nodes, '0.0.0');
+    expect(runs[0].description).toContain('review-fix · review · step 1');
+    const [flowRow, plainRow] = runs[0].children;
+    expect(flowRow.description).toContain('review-fix · fix · step 2');
+    expect(plainRow.description).not.toContain('review-fix');
   });
 });
