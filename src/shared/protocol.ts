@@ -6,6 +6,8 @@
  * then one `streamDone`. The host posts nothing before the webview's `ready`. Messages are values
  * posted across a process boundary, so every field is `readonly`.
  */
+import type { Attachment, ErrorAction, ErrorActionCommand, ErrorView, ImageView } from './commonViews';
+export type { Attachment, ErrorAction, ErrorActionCommand, ErrorView, ImageView } from './commonViews';
 import type { ChatToolsView, MessageFileChanges, OpenFileChangeMessage, RestoreFilesMessage, SetToolsEnabledMessage, ToolCallView, ToolDecisionMessage } from './toolProtocol';
 import type { MergeAnswersMessage, SeveralFromWebview, SeveralToWebview, SeveralView } from './severalProtocol';
 export type { CompareAnswersMessage, MergeAnswersMessage, SendSeveralMessage, SeveralAnswerView, SeveralColumnDoneMessage, SeveralDeltaMessage, SeveralFromWebview, SeveralStartMessage, SeveralToWebview, SeveralView } from './severalProtocol';
@@ -13,21 +15,6 @@ export { SEVERAL_MAX_MODELS, SEVERAL_MIN_MODELS, severalModelsProblem } from './
 import type { FlowFromWebview, FlowMarkView, FlowToWebview } from './flowProtocol';
 export type { FlowFromWebview, FlowMarkView, FlowPanelMessage, FlowPanelView, FlowRerunMessage, FlowResumeMessage, FlowStateView, FlowStopMessage, FlowToWebview } from './flowProtocol';
 export type { ChatToolsView, FileChangeView, MessageFileChanges, OpenFileChangeMessage, RestoreFilesMessage, SetToolsEnabledMessage, ToolCallState, ToolCallView, ToolChangePreview, ToolDecisionMessage, ToolGrantScope } from './toolProtocol';
-
-/** Something attached to a message as context: a file, a line range of one, or the editor's selection. */
-export interface Attachment {
-  readonly kind: 'file' | 'selection';
-  /** Workspace-relative path with `/` separators. */
-  readonly path: string;
-  /** 1-based inclusive lines; absent for a whole file. */
-  readonly startLine?: number;
-  readonly endLine?: number;
-  readonly language?: string;
-  /** The file is one the workspace's rules leave out (gitignored, excluded…): read only because the user picked it. */
-  readonly ignored?: boolean;
-  /** The text itself, for selections. Files are read by the host when the message is sent. */
-  readonly text?: string;
-}
 
 /** A piece of retrieved context shown as a chip under a message. */
 export interface ContextChip {
@@ -210,16 +197,6 @@ export interface PromptSummary {
  * messages plus any older ones it asked for (`loadEarlier`), and each state carries only what changed:
  * the window's ids from the first one that differs, and the views the webview does not have yet.
  */
-/** An image in the composer or on a message, shown from a `data:` URL (the CSP allows only `data:` images). */
-export interface ImageView {
-  readonly name: string;
-  readonly mime: string;
-  /** `data:<mime>;base64,...` */
-  readonly dataUrl: string;
-  readonly width?: number;
-  readonly height?: number;
-}
-
 /** What the composer must know of images: the limits (the host checks them again) and whether the chat's model takes them. */
 export interface ImageSupport {
   /** `arbor.images.maxBytes`. */
@@ -273,31 +250,6 @@ export interface BranchPoint {
   readonly replaces: boolean;
   /** The replaced message's text, to start the composer with (only when `replaces`). */
   readonly text?: string;
-}
-
-/** The commands an error may offer as buttons; the host runs only these (`arbor.firstRun.*`: the choice when no model server answers). */
-export type ErrorActionCommand =
-  | 'arbor.setOpenAIKey'
-  | 'arbor.selectModel'
-  | 'arbor.openSettings'
-  | 'arbor.setTeamStorePassword'
-  | 'arbor.firstRun.startTour'
-  | 'arbor.firstRun.useOllama'
-  | 'arbor.firstRun.useOpenAICompatible';
-
-/** A button on an error that runs the fix (Set OpenAI API Key, Select Model, Open Settings). */
-export interface ErrorAction {
-  readonly command: ErrorActionCommand;
-  readonly title: string;
-}
-
-/** A provider failure as the chat shows it, with the fix in the message. */
-export interface ErrorView {
-  readonly message: string;
-  readonly kind: string;
-  readonly retryable: boolean;
-  /** Buttons beside Retry that run the fix. */
-  readonly actions?: readonly ErrorAction[];
 }
 
 /** A chat's request options as the header's form edits them; a field left out is not sent. */

@@ -7,7 +7,7 @@
  * per column, then one `streamDone` for the whole run. A merge streams like any answer (`streamStart`,
  * `streamDelta`, `streamDone`).
  */
-import type { Attachment, ErrorView, ImageView } from './protocol';
+import type { Attachment, ErrorView, ImageView } from './commonViews';
 
 /** The fewest and most models one Ask Several Models run asks. */
 export const SEVERAL_MIN_MODELS = 2;

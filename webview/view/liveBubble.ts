@@ -9,7 +9,8 @@ import { LiveMarkdown } from '../render/liveMarkdown';
 import type { MarkdownRenderer } from '../render/markdown';
 import type { StreamSnapshot } from '../streamBuffer';
 import type { MessageActions } from './actions';
-import { errorBlock, interruptedBadge, messageHeader } from './messageView';
+import { errorBlock } from './messageParts';
+import { interruptedBadge, messageHeader } from './messageView';
 import { thinkingSummary } from './thinking';
 
 /** One streaming (or just ended) answer. */

@@ -12,7 +12,8 @@ import type { MarkdownRenderer } from '../render/markdown';
 import type { StreamSnapshot } from '../streamBuffer';
 import type { MessageActions } from './actions';
 import { LiveBubble } from './liveBubble';
-import { errorBlock, renderMessage, renderPlaceholder } from './messageView';
+import { errorBlock } from './messageParts';
+import { renderMessage, renderPlaceholder } from './messageView';
 import { renderOutgoing } from './outgoingMessage';
 
 /** What code block buttons ask for. */

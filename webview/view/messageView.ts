@@ -4,12 +4,12 @@
  * attachments and context chips, and under an answer its model, tokens, cost and an interrupted or
  * error badge with Retry.
  */
-import type { Attachment, ContextChip, ErrorAction, ErrorView, MessageFileChanges, MessageView } from '../../src/shared/protocol';
+import type { Attachment, ContextChip, ErrorView, MessageFileChanges, MessageView } from '../../src/shared/protocol';
 import { h, icon, iconButton, textButton } from '../dom';
 import { formatCost, formatRange, formatTokens } from '../format';
-import { fillGuarded } from '../render/blockQueue';
 import type { MarkdownRenderer } from '../render/markdown';
 import type { MessageActions } from './actions';
+import { errorBlock, fillContent, siblingSwitcher } from './messageParts';
 import { markCovered, renderBranchSummary, renderCompaction } from './summaryCards';
 import { EDIT_NOTE, openInlineEditor } from './inlineEditor';
 import { openPromptEditor, promptForEdit } from './promptEditor';
@@ -129,41 +129,6 @@ export function renderPlaceholder(message: MessageView): HTMLElement {
 export function messageHeader(role: MessageView['role'], ...extras: Array<Node | string | null>): HTMLElement {
   const { label, icon: iconName } = ROLE_LABELS[role];
   return h('header', { className: 'message-header' }, icon(iconName), h('span', { className: 'message-author', text: label }), ...extras);
-}
-
-/**
- * Replaces an element's children with rendered Markdown and decorates its code blocks; an answer too
- * large or too pathological to render at once shows as plain text or renders block by block.
- */
-export function fillContent(content: HTMLElement, text: string, renderer: MarkdownRenderer): void {
-  fillGuarded(content, text, renderer);
-}
-
-/** The `‹ 2/3 ›` switcher of a message with siblings. */
-export function siblingSwitcher(message: MessageView, actions: MessageActions): HTMLElement | null {
-  const { siblings } = message;
-  if (siblings.count <= 1) {
-    return null;
-  }
-  const prev = iconButton('chevron-left', 'Previous version', 'sibling-prev', () => {
-    if (siblings.prevNodeId) {
-      actions.switchTo(siblings.prevNodeId);
-    }
-  });
-  prev.disabled = siblings.prevNodeId === undefined;
-  const next = iconButton('chevron-right', 'Next version', 'sibling-next', () => {
-    if (siblings.nextNodeId) {
-      actions.switchTo(siblings.nextNodeId);
-    }
-  });
-  next.disabled = siblings.nextNodeId === undefined;
-  const label = h('span', {
-    className: 'sibling-label',
-    testId: 'sibling-label',
-    text: `${siblings.index}/${siblings.count}`,
-    ariaLabel: `Version ${siblings.index} of ${siblings.count}`,
-  });
-  return h('span', { className: 'sibling-switcher', testId: 'sibling-switcher' }, prev, label, next);
 }
 
 /**
@@ -381,34 +346,6 @@ export function interruptedBadge(failed: boolean): HTMLElement {
     text: failed ? 'Error' : 'Stopped',
     title: failed ? 'The answer failed part way' : 'The answer was stopped; the partial text is kept',
   });
-}
-
-/** The inline error of a failed answer, with a button for each fix it offers and Retry when it is the last message. */
-export function errorBlock(message: Node | string, retryable: boolean, actions: Pick<MessageActions, 'retry' | 'runAction'>, fixes: readonly ErrorAction[] = []): HTMLElement {
-  const block = h(
-    'div',
-    { className: 'message-error', testId: 'error', attrs: { role: 'alert' } },
-    icon('error'),
-    h('span', { className: 'message-error-text' }, message),
-  );
-  for (const fix of fixes) {
-    const button = document.createElement('vscode-button');
-    button.dataset.testid = 'error-action';
-    button.dataset.command = fix.command;
-    button.secondary = true;
-    button.textContent = fix.title;
-    button.addEventListener('click', () => actions.runAction(fix.command));
-    block.append(button);
-  }
-  if (retryable) {
-    const retry = document.createElement('vscode-button');
-    retry.dataset.testid = 'retry';
-    retry.textContent = 'Retry';
-    retry.setAttribute('aria-label', 'Retry: answer the last message again');
-    retry.addEventListener('click', () => actions.retry());
-    block.append(retry);
-  }
-  return block;
 }
 
 /** The files a message changed: a chip per file (its diff on click) and Restore Files to Here. */

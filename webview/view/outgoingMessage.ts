@@ -6,7 +6,8 @@ import type { Attachment } from '../../src/shared/protocol';
 import { h, icon } from '../dom';
 import { formatRange } from '../format';
 import type { MarkdownRenderer } from '../render/markdown';
-import { fillContent, messageHeader } from './messageView';
+import { fillContent } from './messageParts';
+import { messageHeader } from './messageView';
 
 /** A user bubble for text just sent; the next `state` replaces it with the stored message. */
 export function renderOutgoing(requestId: string, text: string, attachments: readonly Attachment[], renderer: MarkdownRenderer): HTMLElement {

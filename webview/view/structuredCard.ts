@@ -8,7 +8,7 @@ import type { ErrorView, MessageView, StructuredView } from '../../src/shared/pr
 import { h, icon, iconButton } from '../dom';
 import { CODE_ACTIONS, decorateCodeBlocks } from '../render/codeBlocks';
 import type { MessageActions } from './actions';
-import { errorBlock } from './messageView';
+import { errorBlock } from './messageParts';
 
 /** Below this depth a value shows as compact JSON in its cell, so a deep answer stays readable. */
 const MAX_TABLE_DEPTH = 3;

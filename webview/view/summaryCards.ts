@@ -7,7 +7,7 @@ import type { CompactionView, MessageView } from '../../src/shared/protocol';
 import { h, icon, textButton } from '../dom';
 import type { MarkdownRenderer } from '../render/markdown';
 import type { MessageActions } from './actions';
-import { fillContent, siblingSwitcher } from './messageView';
+import { fillContent, siblingSwitcher } from './messageParts';
 
 /**
  * A message a compaction below it summarises: shown collapsed (the summary stands for it in what

@@ -10,6 +10,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { headAndTail, InvalidArgumentError, InvalidOperationError, looksBinary, type ProposedChange, type ToolOutput } from '../../core/index';
 import type { WorkspaceToolEnv } from './workspaceAccess';
+import type { FileChangePreview } from './offeredTool';
 import type { WriteTarget } from './writeAccess';
 
 /** One file's new text, to be written over the text the change was computed from. */
@@ -141,22 +142,6 @@ export interface PreparedFileChange extends ProposedChange {
   target: WriteTarget;
 }
 
-/** A proposed change as an approval card shows it, computed without writing. */
-export interface FileChangePreview {
-  /** Absolute path. */
-  path: string;
-  /** What the user reads. */
-  shown: string;
-  /** `undefined`: the file is created. */
-  before: string | undefined;
-  after: string;
-  /** Unified diff (`--- a/…`, `+++ b/…`, hunks). */
-  diff: string;
-  added: number;
-  removed: number;
-  /** Why the user must be asked by name (outside the workspace, an ignored file). */
-  askReason?: string;
-}
 
 /** The card's view of a prepared change. */
 export function previewOf(change: PreparedFileChange): FileChangePreview {

@@ -4,7 +4,6 @@
  * and other extensions' tools ask), and the name the user reads on its card.
  */
 import type { Tool } from '../../core/index';
-import type { FileChangePreview } from './fileChanges';
 
 /** Where a tool comes from. */
 export type ToolSource = 'builtin' | 'mcp' | 'extension';
@@ -23,6 +22,23 @@ export interface CallVerdict {
    * the card offers Allow once and Deny only.
    */
   once?: boolean;
+}
+
+/** A proposed change as an approval card shows it, computed without writing. */
+export interface FileChangePreview {
+  /** Absolute path. */
+  path: string;
+  /** What the user reads. */
+  shown: string;
+  /** `undefined`: the file is created. */
+  before: string | undefined;
+  after: string;
+  /** Unified diff (`--- a/…`, `+++ b/…`, hunks). */
+  diff: string;
+  added: number;
+  removed: number;
+  /** Why the user must be asked by name (outside the workspace, an ignored file). */
+  askReason?: string;
 }
 
 /** A tool the chat may offer to a model. */
