@@ -1,9 +1,25 @@
 // Lint rules for Arbor, with the layers: src/core is plain TypeScript (no `vscode`, nothing outside it),
 // the host reaches it only through src/core/index.ts, and the webview only through src/shared/protocol.ts.
+// The host's rooms import only their own room and the rooms below them (README, "Architecture"); no
+// file of src/ or webview/ takes part in an import circle (a test, as eslint cannot see type-only ones).
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import importX from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
 const VSCODE_IN_CORE = { name: 'vscode', message: 'src/core is plain TypeScript: reach VS Code through an interface implemented in src/host.' };
 const HOST_TO_CORE = ['**/core/*/**', '**/core/*', '!**/core/index', '!**/core/mcp', '!**/core/mcp/index'];
+/**
+ * The host's rooms (folders of src/host), lowest first. A room imports its own files, the rooms before it
+ * and the core; the composition root (the files directly in src/host) imports them all.
+ */
+const HOST_ROOMS = ['base', 'settings', 'tools', 'llm', 'workspace', 'conversations', 'prompts', 'onboarding', 'stores', 'checkpoints', 'apply', 'mcp', 'chat', 'tree', 'commands', 'imports'];
+const HOST_ROOT = ['extension.ts', 'services.ts', 'commands.ts'];
+const HOST_ROOM_ZONES = HOST_ROOMS.map((room, i) => ({
+  target: `./src/host/${room}`,
+  from: [...HOST_ROOMS.slice(i + 1).map((above) => `./src/host/${above}`), ...HOST_ROOT.map((file) => `./src/host/${file}`)],
+  message: `src/host/${room}/ imports only its own room, the rooms below it (${HOST_ROOMS.slice(0, i).join(', ') || 'none'}) and the core.`,
+}));
+
 const CORE_OUTWARD = { group: ['**/host/*', '**/host/**', '**/shared/*', '**/webview/*'], message: 'src/core depends on nothing outside it.' };
 
 export default tseslint.config(
@@ -11,6 +27,18 @@ export default tseslint.config(
     ignores: ['node_modules/**', 'dist/**', 'out/**', '.vscode-test/**', 'coverage/**', 'media/**', 'bench/.data/**'],
   },
   ...tseslint.configs.recommended,
+  {
+    // Import circles, type-only imports included, are found by test/unit/architecture/importCircles.test.ts
+    // (madge): eslint's no-cycle skips type-only imports.
+    files: ['src/host/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: ['tsconfig.json'] })],
+    },
+    rules: {
+      'import-x/no-restricted-paths': ['error', { zones: HOST_ROOM_ZONES }],
+    },
+  },
   {
     files: ['**/*.ts', '**/*.mts'],
     ignores: ['**/*.config.ts', '**/*.config.mts'],

@@ -1,7 +1,9 @@
+// The settings' levels as the command policy meets them: in tools/, the room above settings/, because a
+// workspace's value must not widen what runs (settings/settingLevels.ts reads the levels).
 import { describe, expect, it } from 'vitest';
-import { commandPolicy } from '../tools/commandPolicy';
-import { parseSettings } from './settings';
-import { GRANTING_SETTINGS, valueFromLevels, type SettingLevels } from './settingLevels';
+import { commandPolicy } from './commandPolicy';
+import { parseSettings } from '../settings/settings';
+import { GRANTING_SETTINGS, valueFromLevels, type SettingLevels } from '../settings/settingLevels';
 
 /** What `parseSettings` reads when VS Code reports `levels` for each key, as the host passes it. */
 function settingsFrom(levels: Record<string, SettingLevels>, plain: Record<string, unknown> = {}) {
