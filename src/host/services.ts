@@ -35,8 +35,18 @@ import { VscodeLmProvider } from './llm/vscodeLmProvider';
 import { ForeignPromptStore } from './prompts/foreignPrompts';
 import { openLocalStorage, openTeamStorage, type OpenedStore } from './stores/storeOpening';
 import { TeamStorePasswordStore } from './stores/teamStorePassword';
-
-export { STORE_FILE } from './stores/storeOpening';
+import type { ToolHostServices } from './tools/toolHostServices';
+import type { WorkspaceHostServices } from './workspace/workspaceHostServices';
+import type { PromptServices } from './prompts/promptServices';
+import type { OnboardingServices } from './onboarding/onboardingServices';
+import type { StoreServices } from './stores/storeServices';
+import type { CheckpointServices } from './checkpoints/checkpointServices';
+import type { ApplyServices } from './apply/applyServices';
+import type { McpServices } from './mcp/mcpServices';
+import type { ChatServices } from './chat/chatServices';
+import type { TreeServices } from './tree/treeServices';
+import type { CommandServices } from './commands/commandServices';
+import type { ImportServices } from './imports/importServices';
 
 /** The open store and the open conversations over it. */
 interface OpenStore extends OpenedStore {
@@ -49,7 +59,22 @@ interface OpenStore extends OpenedStore {
  * and builder, the workspace index, and the open conversations (`OpenConversations`, which this
  * class wires to VS Code: the store is polled on file events, window focus and a timer).
  */
-export class Services extends Disposable {
+export class Services
+  extends Disposable
+  implements
+    ToolHostServices,
+    WorkspaceHostServices,
+    PromptServices,
+    OnboardingServices,
+    StoreServices,
+    CheckpointServices,
+    ApplyServices,
+    McpServices,
+    ChatServices,
+    TreeServices,
+    CommandServices,
+    ImportServices
+{
   readonly logger: OutputChannelLogger;
   readonly apiKeys: ApiKeyStore;
   /** The team store's password (secret storage). */

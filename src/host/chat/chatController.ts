@@ -19,7 +19,7 @@ import { teamStoreFailure } from '../stores/teamStoreErrors';
 import { tabLabel } from './tabClaims';
 import { Disposable, toDisposable } from '../base/lifecycle';
 import { openPromptVersionDiff } from '../prompts/promptVersions';
-import type { Services } from '../services';
+import type { ChatServices } from './chatServices';
 import { ChatTools } from './chatTools';
 import { excludedInstructionsUpdate, recordedInstructions } from '../prompts/instructionChips';
 import { openFileChange, recordChanges, restoreFilesTo } from '../checkpoints/fileCheckpoints';
@@ -78,7 +78,7 @@ export class ChatController extends Disposable {
   constructor(
     readonly panel: vscode.WebviewPanel,
     readonly conversationId: string,
-    private readonly services: Services,
+    private readonly services: ChatServices,
   ) {
     super();
     this.options = new ChatOptions(services, conversationId, (message) => this.post(message));
@@ -238,7 +238,7 @@ export class ChatController extends Disposable {
   }
 
   /**
-   * Runs a change with the conversation marked busy (see `Services.whileBusy`). A new branch the
+   * Runs a change with the conversation marked busy (see `ChatServices.whileBusy`). A new branch the
    * reader started ends with it, and until its answer starts the path's end is not "unanswered".
    */
   private mutate(work: () => Promise<void>): Promise<void> {

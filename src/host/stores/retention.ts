@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { applyRetention } from '../../core/index';
 import type { ChatPanels } from '../chat/chatPanel';
 import { conversationTitle, retentionNotice } from '../conversations/conversationRules';
-import type { Services } from '../services';
+import type { StoreServices } from './storeServices';
 
 /**
  * Applies `arbor.retention.days` once, at activation: deletes the conversations nobody changed for
@@ -12,7 +12,7 @@ import type { Services } from '../services';
  * (a "3" on the way to "30" would delete too much). Two windows starting together are safe: the store
  * deletes each conversation once, and each window reports what it deleted.
  */
-export function runRetentionAtStart(deps: { services: Services; panels: ChatPanels }): void {
+export function runRetentionAtStart(deps: { services: StoreServices; panels: ChatPanels }): void {
   const days = deps.services.settings.retentionDays;
   if (days <= 0) return;
   // The team store is the team's: one person's retention setting never deletes their colleagues' conversations.
@@ -23,7 +23,7 @@ export function runRetentionAtStart(deps: { services: Services; panels: ChatPane
   void runRetention(deps, days);
 }
 
-async function runRetention({ services, panels }: { services: Services; panels: ChatPanels }, days: number): Promise<void> {
+async function runRetention({ services, panels }: { services: StoreServices; panels: ChatPanels }, days: number): Promise<void> {
   try {
     const { cutoff, removed } = await applyRetention(await services.storage(), days);
     if (removed.length === 0) {
