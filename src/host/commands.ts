@@ -7,9 +7,10 @@ import { registerImportCommands } from './imports/importCommands';
 import { registerNodeCommands } from './commands/nodeCommands';
 import { registerOtherStoreCommands } from './commands/otherStoreCommands';
 import { registerTeamStoreCommands } from './commands/teamStoreCommands';
+import type { Services } from './services';
 
 /** Registers every Arbor command (ids in `constants.ts`, titles in `package.json`). */
-export function registerCommands(context: vscode.ExtensionContext, deps: CommandDeps): void {
+export function registerCommands(context: vscode.ExtensionContext, deps: CommandDeps<Services>): void {
   registerConversationCommands(context, deps);
   registerImportCommands(context, deps);
   registerNodeCommands(context, deps);

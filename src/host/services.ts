@@ -1,12 +1,11 @@
 import { ContextLengths } from './llm/contextBudget';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { LoggingMiddleware, modelKey, sameModel, OllamaProvider, OpenAIProvider, OpenConversations, RedactionMiddleware, sharedStoreDir } from '../core/index';
+import { LoggingMiddleware, modelKey, sameModel, RedactionMiddleware } from '../core/index';
 import type {
   ConversationStorage,
   ImportedConversation,
   ConversationManager,
-  ConversationMetadata,
   ConversationMiddleware,
   FileSystemPromptLibrary,
   LLMProvider,
@@ -18,7 +17,7 @@ import { Settings } from './base/constants';
 import { modelMetadata } from './conversations/conversationModel';
 import { systemPromptMetadata } from './conversations/conversationSystemPrompt';
 import { DelegatingPromptBuilder, DelegatingProvider } from './llm/delegates';
-import { Disposable, toDisposable } from './base/lifecycle';
+import { Disposable } from './base/lifecycle';
 import { OutputChannelLogger } from './base/logger';
 import { ApiKeyStore } from './base/secrets';
 import { languageTable, type LanguageTable } from './base/languageTable';
@@ -30,26 +29,35 @@ import { CodeApply } from './apply/codeApply';
 import { WorkspaceFileReader } from './workspace/workspaceFileReader';
 import { WorkspaceServices } from './workspace/workspaceServices';
 import { WorkspaceInstructions } from './prompts/workspaceInstructions';
+import { configuredProvider } from './llm/configuredProvider';
 import { RoutingProvider } from './llm/routingProvider';
 import { VscodeLmProvider } from './llm/vscodeLmProvider';
 import { ForeignPromptStore } from './prompts/foreignPrompts';
-import { openLocalStorage, openTeamStorage, type OpenedStore } from './stores/storeOpening';
+import { ActiveStore } from './stores/activeStore';
 import { TeamStorePasswordStore } from './stores/teamStorePassword';
-
-export { STORE_FILE } from './stores/storeOpening';
-
-/** The open store and the open conversations over it. */
-interface OpenStore extends OpenedStore {
-  conversations: OpenConversations;
-}
+import type { ToolHostServices } from './tools/toolHostServices';
+import type { WorkspaceHostServices } from './workspace/workspaceHostServices';
+import type { PromptServices } from './prompts/promptServices';
+import type { OnboardingServices } from './onboarding/onboardingServices';
+import type { StoreServices } from './stores/storeServices';
+import type { CheckpointServices } from './checkpoints/checkpointServices';
+import type { ApplyServices } from './apply/applyServices';
+import type { McpServices } from './mcp/mcpServices';
+import type { ChatServices } from './chat/chatServices';
+import type { TreeServices } from './tree/treeServices';
+import type { CommandServices } from './commands/commandServices';
+import type { ImportServices } from './imports/importServices';
 
 /**
  * Everything the extension's features share, built once in `activate()` and loaded lazily: the
- * sql.js store, the model provider (rebuilt when settings or the key change), the prompt library
- * and builder, the workspace index, and the open conversations (`OpenConversations`, which this
- * class wires to VS Code: the store is polled on file events, window focus and a timer).
+ * conversation store and the open conversations over it (`ActiveStore`, in stores/), the model
+ * provider (rebuilt when settings or the key change), the prompt library and builder, and the
+ * workspace index. Each room of src/host sees it through its own narrow interface, all implemented here.
  */
-export class Services extends Disposable {
+export class Services
+  extends Disposable
+  implements ToolHostServices, WorkspaceHostServices, PromptServices, OnboardingServices, StoreServices, CheckpointServices, ApplyServices, McpServices, ChatServices, TreeServices, CommandServices, ImportServices
+{
   readonly logger: OutputChannelLogger;
   readonly apiKeys: ApiKeyStore;
   /** The team store's password (secret storage). */
@@ -73,12 +81,10 @@ export class Services extends Disposable {
   private readonly _onDidChangeTrust = this._register(new vscode.EventEmitter<boolean>());
   /** Fires when the workspace becomes trusted (prompts and indexing turn on). */
   readonly onDidChangeTrust = this._onDidChangeTrust.event;
-  private readonly _onDidChangeConversation = this._register(new vscode.EventEmitter<string>());
   /** Fires with a conversation id after it changed, in this window or (on the next poll) in another. */
-  readonly onDidChangeConversation = this._onDidChangeConversation.event;
-  private readonly _onDidSwitchStore = this._register(new vscode.EventEmitter<void>());
+  readonly onDidChangeConversation: vscode.Event<string>;
   /** Fires after the store was switched (local ↔ team, another address or password): every view re-reads it. */
-  readonly onDidSwitchStore = this._onDidSwitchStore.event;
+  readonly onDidSwitchStore: vscode.Event<void>;
   private readonly _onDidChangeIndexSettings = this._register(new vscode.EventEmitter<void>());
   /** Fires when the retrieval settings changed and the index was dropped, to be rebuilt. */
   readonly onDidChangeIndexSettings = this._onDidChangeIndexSettings.event;
@@ -88,9 +94,8 @@ export class Services extends Disposable {
   readonly onDidLoadLibrary: vscode.Event<FileSystemPromptLibrary | undefined>;
 
   private current: ArborSettings;
-  private storePromise?: Promise<OpenStore>;
-  /** Set once the store has opened (a manager exists only after that). */
-  private openConversations?: OpenConversations;
+  /** The conversation store and the open conversations over it. */
+  private readonly store: ActiveStore;
   private providerPromise?: Promise<LLMProvider>;
   private lastEditor?: vscode.TextEditor;
   private languageTableCache?: LanguageTable;
@@ -151,7 +156,11 @@ export class Services extends Disposable {
     this._register(this.workspace);
     this._register(this.instructions);
     // Disposal runs newest first: the store closes after the watchers, subscriptions and open conversations that use it.
-    this._register(toDisposable(() => void this.closeStore()));
+    this.store = this._register(
+      new ActiveStore({ context, logger: this.logger, teamStorePassword: this.teamStorePassword, settings: () => this.current, managerOptions: () => this.managerOptions() }),
+    );
+    this.onDidChangeConversation = this.store.onDidChangeConversation;
+    this.onDidSwitchStore = this.store.onDidSwitchStore;
     this._register(
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (!e.affectsConfiguration(Settings.section)) return;
@@ -161,7 +170,7 @@ export class Services extends Disposable {
         if (before.promptsFolder !== this.current.promptsFolder) this.workspace.reopenLibrary();
         // The team store's settings matter only while it is in use (a Move opens it from them when asked).
         const store = (x: ArborSettings) => (x.teamStore.kind === 'postgres' ? JSON.stringify(x.teamStore) : 'local');
-        if (store(before) !== store(this.current)) this.switchStore();
+        if (store(before) !== store(this.current)) this.store.switchStore();
         const rag = (x: ArborSettings) => JSON.stringify([x.ragInclude, x.ragExclude, x.ragMaxFileBytes]);
         if (rag(before) !== rag(this.current)) {
           this.workspace.reopenIndex();
@@ -179,7 +188,7 @@ export class Services extends Disposable {
     this._register(
       this.teamStorePassword.onDidChange(() => {
         if (!this.usesTeamStore) return;
-        this.switchStore();
+        this.store.switchStore();
         // Open chats ask for their conversation again (a chat that could not load retries with the new password).
         this._onDidChangeSettings.fire(this.current);
       }),
@@ -276,23 +285,13 @@ export class Services extends Disposable {
 
   /** Whether the store has finished opening (the tree draws from its cached list until then). */
   get storageReady(): boolean {
-    return this.openConversations !== undefined;
+    return this.store.storageReady;
   }
 
-  /**
-   * Where conversations and the index live: the workspace's storage folder, else the global one. A
-   * window that VS Code gave a numbered sibling (`<id>-1`: another window or a lingering extension host
-   * holds `<id>`) still uses `<id>`, which Arbor's store shares safely, so a reload never shows another store.
-   */
+  /** Where conversations and the index live (see `ActiveStore.storageDir`). */
   storageDir(): string {
-    if (this.storageDirCache === undefined) {
-      const given = this.context.storageUri?.fsPath;
-      this.storageDirCache = given ? sharedStoreDir(given) : this.context.globalStorageUri.fsPath;
-      if (given && this.storageDirCache !== given) this.logger.info(`VS Code gave this window ${given} (another window or extension host holds the first); the conversation store stays in ${this.storageDirCache}, shared safely.`);
-    }
-    return this.storageDirCache;
+    return this.store.storageDir();
   }
-  private storageDirCache: string | undefined;
 
   /** The extension's folder shared by every window (caches that are not any one workspace's). */
   globalStorageDir(): string {
@@ -301,61 +300,17 @@ export class Services extends Disposable {
 
   /** Whether conversations live in the team store (`arbor.storage.kind` is `postgres`). */
   get usesTeamStore(): boolean {
-    return this.current.teamStore.kind === 'postgres';
+    return this.store.usesTeamStore;
   }
 
   /** The conversation store of the settings (the local sql.js file or the team store), opened on first use. */
   storage(): Promise<ConversationStorage> {
-    return this.openStore().then((s) => s.storage);
-  }
-
-  /** The open conversations over the store, made when it opens. */
-  private conversations(): Promise<OpenConversations> {
-    return this.openStore().then((s) => s.conversations);
-  }
-
-  private openStore(): Promise<OpenStore> {
-    this.storePromise ??= (async () => {
-      const { storage, poll, unwatch } = this.usesTeamStore
-        ? await openTeamStorage(this.current.teamStore, await this.teamStorePassword.get(), this.logger)
-        : await openLocalStorage({
-            dir: this.storageDir(),
-            wasmPath: vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'sql-wasm.wasm').fsPath,
-            logger: this.logger,
-            poll: () => this.pollStorage(),
-          });
-      // The team store's feed reports other machines' writes through `storage.onDidChange`, which OpenConversations follows.
-      const conversations = new OpenConversations({ storage, managerOptions: () => this.managerOptions(), logger: this.logger });
-      const forwarding = conversations.onDidChange((id) => this._onDidChangeConversation.fire(id));
-      this.openConversations = conversations;
-      return { storage, conversations, poll, unwatch: vscode.Disposable.from(unwatch, forwarding, conversations) };
-    })();
-    this.storePromise.catch(() => (this.storePromise = undefined));
-    return this.storePromise;
-  }
-
-  /** Closes the open store (its watchers and open conversations first). */
-  private async closeStore(): Promise<void> {
-    const open = this.storePromise;
-    this.storePromise = undefined;
-    const store = await open?.catch(() => undefined);
-    if (!store) return;
-    // A store opened meanwhile (a view asked for it) keeps its own.
-    if (this.openConversations === store.conversations) this.openConversations = undefined;
-    store.unwatch.dispose();
-    await store.storage.close().catch((err) => this.logger.warn('Could not close the conversation store', err));
-  }
-
-  /** The store's settings or password changed: close it, and let every view read the new one (which opens on first use). */
-  private switchStore(): void {
-    void this.closeStore().then(() => this._onDidSwitchStore.fire());
+    return this.store.storage();
   }
 
   /** Reads changes other windows made (the tree and open chats then refresh). */
-  async pollStorage(): Promise<void> {
-    // A store that failed to open has nothing to poll: the next use opens it again.
-    const store = await this.storePromise?.catch(() => undefined);
-    await store?.poll?.();
+  pollStorage(): Promise<void> {
+    return this.store.pollStorage();
   }
 
   /**
@@ -363,19 +318,8 @@ export class Services extends Disposable {
    * `vscodeLm` and every other model to the configured provider.
    */
   provider(): Promise<LLMProvider> {
-    this.providerPromise ??= this.configuredProvider().then((configured) => new RoutingProvider(configured, this.vscodeLm));
+    this.providerPromise ??= configuredProvider(this.current, this.apiKeys).then((configured) => new RoutingProvider(configured, this.vscodeLm));
     return this.providerPromise;
-  }
-
-  /** The provider `arbor.provider` names, with the current settings and key. */
-  private async configuredProvider(): Promise<LLMProvider> {
-    const s = this.current;
-    const limits = { maxAnswerChars: s.maxAnswerChars, maxAnswerMs: s.maxAnswerSeconds * 1000 };
-    if (s.provider === 'openai') {
-      const apiKey = await this.apiKeys.get();
-      return new OpenAIProvider({ baseURL: s.openaiBaseUrl, apiKey, model: s.model, pricing: s.pricing, contextLengths: s.contextLengths, supportsTools: s.openaiSupportsTools, supportsVision: s.openaiSupportsVision, jsonSchema: s.openaiJsonSchema, ...limits });
-    }
-    return new OllamaProvider({ host: s.ollamaHost, model: s.model, numCtx: s.ollamaNumCtx, contextLengths: s.contextLengths, ...limits });
   }
 
   /** The prompt library of the workspace's prompts folder; `undefined` when untrusted or no folder is open. */
@@ -410,40 +354,37 @@ export class Services extends Disposable {
   }
 
   /** Starts a new, empty conversation. */
-  async createConversation(metadata: Record<string, unknown> = {}): Promise<ConversationManager> {
-    const untitled: ConversationMetadata = { title: '' };
-    return (await this.conversations()).create({ metadata: { ...untitled, ...metadata } });
+  createConversation(metadata: Record<string, unknown> = {}): Promise<ConversationManager> {
+    return this.store.createConversation(metadata);
   }
 
   /** The manager of a stored conversation, shared by every view of it (`ConversationNotFoundError` if gone). */
-  async manager(conversationId: string): Promise<ConversationManager> {
-    return (await this.conversations()).get(conversationId);
+  manager(conversationId: string): Promise<ConversationManager> {
+    return this.store.manager(conversationId);
   }
 
   /** Imports a parsed conversation file as a new conversation (a copy under a new id when its id is taken). */
-  async importConversation(obj: unknown): Promise<ImportedConversation> {
-    return (await this.conversations()).import(obj);
+  importConversation(obj: unknown): Promise<ImportedConversation> {
+    return this.store.importConversation(obj);
   }
 
   /** Adopts a manager made elsewhere (a fork). */
   adopt(manager: ConversationManager): void {
-    // A manager exists only once the store has opened, so the open conversations exist too.
-    this.openConversations?.adopt(manager);
+    this.store.adopt(manager);
   }
 
   /** Forgets a conversation's manager (after it was deleted); views redraw. */
   forget(conversationId: string): void {
-    if (this.openConversations) this.openConversations.forget(conversationId);
-    else this._onDidChangeConversation.fire(conversationId);
+    this.store.forget(conversationId);
   }
 
   /** Runs `work` with the conversation marked busy (see `OpenConversations.whileBusy`). */
-  async whileBusy<T>(conversationId: string, work: () => Promise<T>): Promise<T> {
-    return (await this.conversations()).whileBusy(conversationId, work);
+  whileBusy<T>(conversationId: string, work: () => Promise<T>): Promise<T> {
+    return this.store.whileBusy(conversationId, work);
   }
 
   /** Runs `work` on a conversation's manager while it is marked busy (every change goes through here). */
-  async withManager<T>(conversationId: string, work: (manager: ConversationManager) => Promise<T>): Promise<T> {
-    return (await this.conversations()).withManager(conversationId, work);
+  withManager<T>(conversationId: string, work: (manager: ConversationManager) => Promise<T>): Promise<T> {
+    return this.store.withManager(conversationId, work);
   }
 }

@@ -10,7 +10,7 @@ import * as vscode from 'vscode';
 import { InvalidOperationError, nodeMetadata, ROOT_NODE_ID, WorkspaceAccessError, type ConversationManager } from '../../core/index';
 import { Commands, PROPOSED_SCHEME } from '../base/constants';
 import { conversationModel } from '../conversations/conversationModel';
-import type { Services } from '../services';
+import type { ApplyServices } from './applyServices';
 import { guardEnv, recordChanges } from '../checkpoints/fileCheckpoints';
 import { applyHunks, changeHunks, fenceInfoOf, isFragment, mergeRequest, namedPaths, unfence, withoutPathComment } from './applyPlan';
 import { checkApplyTarget, namedTarget } from './applyTarget';
@@ -40,7 +40,7 @@ export class CodeApply implements vscode.TextDocumentContentProvider {
   private readonly pending = new Map<string, Pending>();
   private counter = 0;
 
-  constructor(private readonly services: Services) {}
+  constructor(private readonly services: ApplyServices) {}
 
   /** Registers the proposed documents' provider and the Accept, Choose Parts and Reject commands. */
   register(context: vscode.ExtensionContext): void {

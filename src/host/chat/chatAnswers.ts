@@ -12,7 +12,7 @@ import { conversationModel, pinModelUpdate } from '../conversations/conversation
 import { totalCostUpdate } from '../conversations/conversationRules';
 import { checkReadyToSend } from './errorActions';
 import { isNoServer, isUserAbort, toErrorView } from './errorView';
-import type { Services } from '../services';
+import type { ChatServices } from './chatServices';
 import { noServerHint } from '../settings/settings';
 import type { PromptRequestOverrides } from '../prompts/foreignPromptSend';
 import type { ChatTools, PreparedToolRun } from './chatTools';
@@ -41,7 +41,7 @@ export interface ActiveStream {
 
 /** What answering needs of its chat. */
 export interface ChatAnswersDeps {
-  services: Services;
+  services: ChatServices;
   conversationId: string;
   context: ChatContext;
   options: ChatOptions;

@@ -9,7 +9,7 @@ import type { Attachment, NoticeMessage, UsageView } from '../../shared/protocol
 import type { ChatOptions } from './chatOptions';
 import { attachmentKey, chatUsage, MeterCounter, usageView } from '../llm/contextBudget';
 import { conversationModel } from '../conversations/conversationModel';
-import type { Services } from '../services';
+import type { ChatServices } from './chatServices';
 import { composeUserMessage, type ResolvedAttachment } from '../base/workspacePaths';
 
 /** Leaving a branch of at least this many messages (two turns) offers to carry a summary of it. */
@@ -25,7 +25,7 @@ export class ChatContext {
   private meter?: MeterCounter;
 
   constructor(
-    private readonly services: Services,
+    private readonly services: ChatServices,
     private readonly options: ChatOptions,
     /** The tool definitions the chat's next request carries. */
     private readonly toolDefinitions: (manager: ConversationManager) => readonly ToolDefinition[] = () => [],

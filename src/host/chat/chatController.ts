@@ -1,30 +1,27 @@
 import * as vscode from 'vscode';
-import { readConversationMetadata, readNodeMetadata, ROOT_NODE_ID, type NodeMetadata } from '../../core/index';
-import { assertNever, isStreamedRequest } from '../../shared/protocol';
-import type { AnswerMessage, Attachment, NoticeMessage, FromWebview, RequestMessage, ToWebview } from '../../shared/protocol';
+import { readConversationMetadata, ROOT_NODE_ID } from '../../core/index';
+import type { Attachment, NoticeMessage, FromWebview, ToWebview } from '../../shared/protocol';
 import { ImageSupportCache, imageViews } from './chatImages';
 import { buildChatState } from './chatView';
-import { ChatAnswers, type AnswerFields } from './chatAnswers';
+import { ChatAnswers } from './chatAnswers';
 import { ChatBranching } from './chatBranching';
 import { branchSummaryOffer, ChatContext } from './chatContext';
+import { ChatMessages } from './chatMessages';
 import { chatModels } from './chatModels';
 import { ChatOptions } from './chatOptions';
+import { ChatWebview } from './chatWebview';
 import { ChatWindow } from './chatWindow';
 import { conversationModel } from '../conversations/conversationModel';
-import { bookmarkUpdate, chatTitle, noteUpdate } from '../conversations/conversationRules';
-import { findWorkspaceFiles, insertIntoEditor, openWorkspaceFile, selectionAttachment } from './editorActions';
-import { runErrorAction } from './errorActions';
+import { chatTitle } from '../conversations/conversationRules';
 import { toErrorView } from './errorView';
 import { teamStoreFailure } from '../stores/teamStoreErrors';
 import { tabLabel } from './tabClaims';
 import { Disposable, toDisposable } from '../base/lifecycle';
-import { openPromptVersionDiff } from '../prompts/promptVersions';
-import type { Services } from '../services';
+import type { ChatServices } from './chatServices';
 import { ChatTools } from './chatTools';
-import { excludedInstructionsUpdate, recordedInstructions } from '../prompts/instructionChips';
-import { openFileChange, recordChanges, restoreFilesTo } from '../checkpoints/fileCheckpoints';
+import { recordedInstructions } from '../prompts/instructionChips';
+import { recordChanges } from '../checkpoints/fileCheckpoints';
 import { createSeveralAnswers } from './several/chatSeveral';
-import { compareAnswers } from './several/compareAnswers';
 import type { SeveralAnswers } from './several/severalAnswers';
 import { ChatFlows } from './chatFlows';
 import { ChatQuestions } from './chatQuestions';
@@ -34,15 +31,15 @@ import { ChatPromptList } from './chatPromptList';
 const INSTRUCTION_VERSIONS_SPAN = 200;
 
 /**
- * One chat panel's conversation: answers every message the webview sends (exhaustively), streams
- * model answers into it, and posts a fresh `state` after every change. Posts are queued until the
- * webview says `ready`, and re-sent when it reloads.
+ * One chat panel's conversation: answers every message the webview sends (exhaustively, in
+ * `chatMessages.ts`), streams model answers into it, and posts a fresh `state` after every change.
+ * Posts are queued until the webview says `ready` (`chatWebview.ts`), and re-sent when it reloads.
  */
 export class ChatController extends Disposable {
-  private ready = false;
+  /** The page: posts wait until it says `ready`. */
+  private readonly webview: ChatWebview;
   /** The part of the path the webview holds. */
   private readonly window = new ChatWindow();
-  private readonly pending: ToWebview[] = [];
   /** A message is being sent or edited and its answer has not started: it is not "unanswered" yet. */
   private sending = false;
   /** A compaction is being written. */
@@ -67,6 +64,8 @@ export class ChatController extends Disposable {
   private readonly questions: ChatQuestions;
   /** The `/` menu, and the template versions prompt messages compare with. */
   private readonly promptList: ChatPromptList;
+  /** What each message from the webview does. */
+  private readonly messages: ChatMessages;
   /** A state post is scheduled (tool cards change in bursts). */
   private stateSoon?: ReturnType<typeof setTimeout>;
   /** A message to scroll to once the webview shows the path (`showMessage`). */
@@ -78,9 +77,10 @@ export class ChatController extends Disposable {
   constructor(
     readonly panel: vscode.WebviewPanel,
     readonly conversationId: string,
-    private readonly services: Services,
+    private readonly services: ChatServices,
   ) {
     super();
+    this.webview = this._register(new ChatWebview(panel, () => this.isDisposed));
     this.options = new ChatOptions(services, conversationId, (message) => this.post(message));
     this.tools = new ChatTools({
       tools: services.tools,
@@ -101,7 +101,7 @@ export class ChatController extends Disposable {
       context: this.context,
       options: this.options,
       branching: this.branching,
-      reply: (request, answer) => this.reply(request, answer),
+      reply: (request, answer) => this.webview.reply(request, answer),
       post: (message) => this.post(message),
       notify: (notice) => this.notify(notice),
       postState: () => this.postState(),
@@ -120,21 +120,38 @@ export class ChatController extends Disposable {
       post: (m) => this.post(m),
       compact: (focus) => this.compactNow({ focus }),
     });
-    this._register(panel.webview.onDidReceiveMessage((msg: FromWebview) => this.handle(msg)));
+    this.messages = new ChatMessages({
+      services,
+      conversationId,
+      webview: this.webview,
+      window: this.window,
+      branching: this.branching,
+      options: this.options,
+      context: this.context,
+      answers: this.answers,
+      tools: this.tools,
+      several: this.several,
+      flows: this.flows,
+      questions: this.questions,
+      onReady: () => this.onReady(),
+      postState: () => this.postState(),
+      postUsage: () => this.postUsage(),
+      postModels: () => this.postModels(),
+      mutate: (work) => this.mutate(work),
+      switchTo: (nodeId) => this.switchTo(nodeId),
+      startBranch: (nodeId) => this.startBranch(nodeId),
+      attach: (attachments, text) => this.attach(attachments, text),
+      compactNow: (options) => this.compactNow(options),
+      whileSummarising: (work) => this.whileSummarising(work),
+    });
+    this._register(panel.webview.onDidReceiveMessage((msg: FromWebview) => this.messages.handle(msg)));
     this._register(panel.onDidDispose(() => this.dispose()));
-    // A chat in a background tab has no page (it is not retained): it loads again when shown and says
-    // `ready`. Until then nothing posted would arrive, so state waits (and a reveal with it).
-    this._register(
-      panel.onDidChangeViewState((e) => {
-        if (!e.webviewPanel.visible) this.ready = false;
-      }),
-    );
     this._register(
       services.onDidChangeConversation((id) => {
         if (id === this.conversationId && !this.answers.active && !this.several.running) void this.postState();
         // A tool run stores results while no chunk streams: each shows on its card as it is stored.
         else if (id === this.conversationId && this.answers.active?.tools) this.postStateSoon();
-        if (id === this.conversationId && this.ready) void this.options.postOptions();
+        if (id === this.conversationId && this.webview.isReady) void this.options.postOptions();
       }),
     );
     this._register(
@@ -170,13 +187,7 @@ export class ChatController extends Disposable {
   }
 
   private post(message: ToWebview): void {
-    if (this.isDisposed) return;
-    if (!this.ready) {
-      // State, models and prompts are sent fresh on `ready`; only one-off messages wait.
-      if (message.type === 'attach' || message.type === 'notice') this.pending.push(message);
-      return;
-    }
-    void this.panel.webview.postMessage(message);
+    this.webview.post(message);
   }
 
   /** Adds context to the message being written (Ask About Selection). */
@@ -196,7 +207,7 @@ export class ChatController extends Disposable {
 
   /** Compact up to Here (the tree's menu): the older turns up to `nodeId` become a summary below it. Errors show as a notice. */
   async compactUpTo(nodeId: string): Promise<void> {
-    await this.handle({ type: 'compactHere', nodeId });
+    await this.messages.handle({ type: 'compactHere', nodeId });
   }
 
   /** Undo Compaction (the palette): back to the full history of the compaction in effect; says so when there is none. */
@@ -229,16 +240,7 @@ export class ChatController extends Disposable {
   }
 
   /**
-   * Bookmarks or notes a message. The change redraws the chat through the conversation's change
-   * event, which waits while an answer streams: then the chat is redrawn here at once.
-   */
-  private async annotate(nodeId: string, update: NodeMetadata): Promise<void> {
-    await this.services.withManager(this.conversationId, (m) => m.setNodeMetadata(nodeId, { ...update }));
-    if (this.answers.active) await this.postState();
-  }
-
-  /**
-   * Runs a change with the conversation marked busy (see `Services.whileBusy`). A new branch the
+   * Runs a change with the conversation marked busy (see `ChatServices.whileBusy`). A new branch the
    * reader started ends with it, and until its answer starts the path's end is not "unanswered".
    */
   private mutate(work: () => Promise<void>): Promise<void> {
@@ -271,7 +273,7 @@ export class ChatController extends Disposable {
       const title = chatTitle(metadata, manager.getChildren(ROOT_NODE_ID));
       this.panel.title = tabLabel(title);
       // The window mirrors what the webview holds: no state is built for a webview not listening yet.
-      if (!this.ready) return;
+      if (!this.webview.isReady) return;
       const s = this.services.settings;
       const pathIds = manager.getPathIds();
       const fileChanges = await manager.getFileChangesByNode().catch(() => ({}));
@@ -325,146 +327,16 @@ export class ChatController extends Disposable {
     }
   }
 
-  private async handle(msg: FromWebview): Promise<void> {
-    try {
-      switch (msg.type) {
-        case 'ready':
-          return await this.onReady();
-        case 'send':
-          return await this.mutate(() => this.questions.send(msg));
-        case 'stop':
-          if (this.answers.active && (this.answers.active.request.requestId === msg.requestId || !msg.requestId)) this.answers.stop(this.answers.active);
-          this.several.stop(msg.requestId);
-          this.flows.stop();
-          return;
-        case 'regenerate':
-          return await this.mutate(() => this.questions.regenerate(msg));
-        case 'edit':
-          return await this.mutate(() => this.questions.edit(msg));
-        case 'switch':
-          return await this.switchTo(msg.nodeId);
-        case 'summariseBranch':
-          return await this.mutate(async () => this.whileSummarising(async () => this.context.summariseBranch(await this.services.manager(this.conversationId), msg.fromNodeId)));
-        case 'removeBranchSummary':
-          await this.services.withManager(this.conversationId, (m) => this.context.removeBranchSummary(m, msg.nodeId));
-          return await this.postState();
-        case 'branchHere':
-          return await this.startBranch(msg.nodeId);
-        case 'cancelBranch':
-          await this.services.withManager(this.conversationId, (m) => this.branching.cancel(m));
-          return await this.postState();
-        case 'openPromptDiff':
-          return await this.openPromptDiff(msg.nodeId);
-        case 'draft':
-          this.context.setDraft(msg.text, msg.attachments);
-          return await this.postUsage();
-        case 'undoCompaction':
-          await this.services.withManager(this.conversationId, (m) => m.undoCompaction(msg.nodeId));
-          return await this.postState();
-        case 'compactHere':
-          return await this.mutate(() => this.compactNow({ uptoNodeId: msg.nodeId }));
-        case 'loadEarlier':
-          this.window.loadEarlier();
-          return await this.postState();
-        case 'setBookmark':
-          return await this.annotate(msg.nodeId, bookmarkUpdate(msg.bookmarked));
-        case 'setNote':
-          return await this.annotate(msg.nodeId, noteUpdate(msg.note));
-        case 'retry':
-          return await this.mutate(() => this.questions.retry(msg));
-        case 'copy':
-          await vscode.env.clipboard.writeText(msg.text);
-          return;
-        case 'insert':
-          await insertIntoEditor(this.services, msg.text);
-          return;
-        case 'applyCode':
-          await this.services.codeApply.apply({ conversationId: this.conversationId, nodeId: msg.nodeId, code: msg.code });
-          // The answer's file chips show what it changed.
-          return await this.postState();
-        case 'openFile':
-          await openWorkspaceFile(this.services, msg.path, msg.startLine, msg.endLine);
-          return;
-        case 'selectModel':
-          return await this.selectModel(msg.model);
-        case 'selectSystemPrompt':
-          return await this.options.selectSystemPrompt(msg.name);
-        case 'setRequestOptions':
-          return await this.options.setRequestOptions(msg.options);
-        case 'runAction':
-          return await runErrorAction(msg.command, { services: this.services, conversationId: this.conversationId });
-        case 'findFiles': {
-          const result = await findWorkspaceFiles(this.services, msg.query).catch((err) => ({ error: err }));
-          this.reply(msg, Array.isArray(result) ? { type: 'response', result } : { type: 'response', error: toErrorView(result.error) });
-          return;
-        }
-        case 'attachSelection': {
-          const selection = selectionAttachment(this.services);
-          if (selection) this.attach([selection]);
-          else this.post({ type: 'notice', level: 'info', message: 'Select some text in an editor first, then attach it with #selection.' });
-          return;
-        }
-        case 'toolDecision':
-          if (!this.tools.decide(msg)) this.post({ type: 'notice', level: 'info', message: 'That call is no longer waiting: it was answered or the run stopped.' });
-          return;
-        case 'restoreFiles':
-          return await restoreFilesTo(this.services, await this.services.manager(this.conversationId), msg.nodeId);
-        case 'openFileChange':
-          return await openFileChange(this.services, await this.services.manager(this.conversationId), msg.nodeId, msg.path);
-        case 'setInstructionExcluded': {
-          const update = excludedInstructionsUpdate((await this.services.manager(this.conversationId)).getMetadata() as Record<string, unknown>, msg.path, msg.excluded);
-          await this.services.withManager(this.conversationId, (m) => m.setMetadata(update));
-          // The meter counts what the next request sends.
-          return await this.postState();
-        }
-        case 'sendSeveral':
-          return await this.mutate(() => this.questions.sendSeveral(msg));
-        case 'mergeAnswers':
-          if (this.answers.refuseWhileBusy(msg)) return;
-          return await this.mutate(() => this.several.merge(msg));
-        case 'compareAnswers':
-          return await compareAnswers(this.services, await this.services.manager(this.conversationId), msg.leftNodeId, msg.rightNodeId);
-        case 'setToolsEnabled':
-          await this.tools.setEnabled(await this.services.manager(this.conversationId), msg.enabled);
-          return await this.postState();
-        case 'flowStop':
-          return this.flows.stop();
-        case 'flowResume':
-          return await this.mutate(() => this.flows.resume());
-        case 'flowRerun':
-          return await this.mutate(() => this.flows.rerun(msg.nodeId));
-        default:
-          assertNever(msg);
-      }
-    } catch (err) {
-      this.services.logger.error(`Chat request "${msg.type}" failed`, err);
-      const view = toErrorView(err);
-      if (isStreamedRequest(msg)) {
-        this.reply(msg, { type: 'streamDone', error: view });
-        await this.postState();
-      } else {
-        this.post({ type: 'notice', level: 'error', message: view.message });
-      }
-    }
-  }
-
   private async onReady(): Promise<void> {
-    this.ready = true;
+    this.webview.markReady();
     this.window.reset();
     await this.postState();
-    for (const m of this.pending.splice(0)) void this.panel.webview.postMessage(m);
+    this.webview.flushPending();
     this.answers.replay();
     this.several.replay();
     void this.postModels();
     void this.promptList.post();
     void this.options.postOptions();
-  }
-
-  /** The chat answers with `model` from now on, and new chats start with it (`arbor.model`); other chats keep theirs. */
-  private async selectModel(model: string): Promise<void> {
-    if (!model.trim()) return;
-    // The conversation's change redraws the chat; a changed default re-lists the models (settings event).
-    if (await this.services.selectModel(model, this.conversationId)) await this.postModels();
   }
 
   private async postModels(): Promise<void> {
@@ -479,18 +351,10 @@ export class ChatController extends Disposable {
     if (warning) this.post({ type: 'notice', level: 'warning', message: warning });
   }
 
-  /**
-   * Posts an answer to a request with the request's id; the compiler holds it to the messages
-   * `WebviewRequests` lists as answers to that request.
-   */
-  private reply<M extends RequestMessage>(request: M, answer: AnswerFields<M>): void {
-    // Omit<A, 'requestId'> plus the id is A again for each answer A; the compiler cannot see that through the generic.
-    this.post({ ...answer, requestId: request.requestId } as unknown as AnswerMessage<M['type']>);
-  }
 
   /** Posts how full the next request's context is, the draft included. */
   private async postUsage(): Promise<void> {
-    if (!this.ready || this.isDisposed) return;
+    if (!this.webview.isReady || this.isDisposed) return;
     const usage = await this.context.usage(await this.services.manager(this.conversationId));
     this.post({ type: 'usage', usage });
   }
@@ -518,14 +382,6 @@ export class ChatController extends Disposable {
     } finally {
       this.compacting = false;
     }
-  }
-
-  /** Opens the diff between the template version that rendered a prompt message and the file now. */
-  private async openPromptDiff(nodeId: string): Promise<void> {
-    const manager = await this.services.manager(this.conversationId);
-    const ref = readNodeMetadata(manager.getNode(nodeId).metadata, 'prompt');
-    if (!ref) throw new Error('This message was not made from a prompt template, so there is no version to compare.');
-    await openPromptVersionDiff(this.services, ref);
   }
 
   /** Brings the panel to the front. */

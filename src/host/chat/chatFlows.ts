@@ -12,7 +12,7 @@ import { conversationModel } from '../conversations/conversationModel';
 import { toErrorView } from './errorView';
 import { titleFromMessage } from '../conversations/conversationRules';
 import { flowInputs, flowMarkText, flowPanelView, flowRunOnPath, trackFlowEvent, type FlowRunTrack } from './flowView';
-import type { Services } from '../services';
+import type { ChatServices as Services } from './chatServices';
 import type { ChatTools } from './chatTools';
 
 /** What the flows of a chat need of it. */

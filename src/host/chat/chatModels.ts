@@ -2,7 +2,7 @@ import { isVscodeModelId, modelChoices } from '../../core/index';
 import type { VscodeModelView } from '../../shared/protocol';
 import { isNoServer } from './errorView';
 import type { VscodeModelEntry } from '../llm/vscodeLmProvider';
-import type { Services } from '../services';
+import type { ChatServices } from './chatServices';
 import { missingApiKeyMessage, noServerHint } from '../settings/settings';
 
 /** How long the model list may take before the picker shows only the chat's model. */
@@ -23,7 +23,7 @@ export function vscodeModelView(e: VscodeModelEntry): VscodeModelView {
 }
 
 /** VS Code's models for the pickers, the chat's own first-class even when VS Code stopped offering it. */
-export async function vscodeModelViews(services: Services, current: string): Promise<VscodeModelView[]> {
+export async function vscodeModelViews(services: ChatServices, current: string): Promise<VscodeModelView[]> {
   const views = (await services.vscodeLm.entries().catch(() => [])).map(vscodeModelView);
   if (isVscodeModelId(current) && !views.some((v) => v.id === current)) views.unshift({ id: current, name: current, description: 'not offered by VS Code now' });
   return views;
@@ -33,7 +33,7 @@ export async function vscodeModelViews(services: Services, current: string): Pro
  * The models to offer beside the chat's `current` one, each once, and VS Code's models apart. Nothing is
  * asked of OpenAI's API while no key is stored: the warning says the key is missing instead.
  */
-export async function chatModels(services: Services, current: string): Promise<ChatModels> {
+export async function chatModels(services: ChatServices, current: string): Promise<ChatModels> {
   const vscodeModels = await vscodeModelViews(services, current);
   // A VS Code model is listed in its group, not among the provider's.
   const providerCurrent = isVscodeModelId(current) ? '' : current;

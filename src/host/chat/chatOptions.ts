@@ -16,7 +16,7 @@ import { conversationModel } from '../conversations/conversationModel';
 import { conversationSystemPrompt, pinSystemPromptUpdate, resolveSystemPrompt } from '../conversations/conversationSystemPrompt';
 import { editorValues } from './editorActions';
 import { MissingSystemPromptError } from './errorView';
-import type { Services } from '../services';
+import type { ChatServices } from './chatServices';
 
 /** What one request sends beside the path: the model's overrides, the system prompt, the instruction files, and what the answer records. */
 export type RequestPlan = Pick<CompleteOptions, 'configOverrides' | 'systemPromptOverride' | 'instructions' | 'metadata'>;
@@ -27,7 +27,7 @@ const capabilityCache = new Map<string, Promise<ThinkingSupport>>();
 /** The header's system prompt and request options of one chat panel. */
 export class ChatOptions {
   constructor(
-    private readonly services: Services,
+    private readonly services: ChatServices,
     private readonly conversationId: string,
     private readonly post: (message: ToWebview) => void,
   ) {}

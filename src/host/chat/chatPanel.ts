@@ -6,7 +6,7 @@ import { Views } from '../base/constants';
 import { managerTitle } from '../conversations/conversationRules';
 import { Disposable, toDisposable } from '../base/lifecycle';
 import { activeIndexIn, chatTabs, focusGroup, openTabAt, showTab } from './restoredTabs';
-import type { Services } from '../services';
+import type { ChatServices } from './chatServices';
 import { candidateTabs, tabLabel, unclaimedTabs } from './tabClaims';
 import { buildChatHtml, createNonce } from './webviewHtml';
 
@@ -44,7 +44,7 @@ export class ChatPanels extends Disposable {
   /** Fires after the serializer handled a restored tab: with its conversation, or `undefined` when it was dropped. */
   readonly onDidRestore = this._onDidRestore.event;
 
-  constructor(private readonly services: Services) {
+  constructor(private readonly services: ChatServices) {
     super();
     // Stops listening; the tabs themselves stay, so VS Code restores them on the next start.
     this._register(
@@ -222,7 +222,7 @@ export class ChatPanels extends Disposable {
 }
 
 /** Registers the chat panels and the serializer that restores them after a reload. */
-export function registerChatPanels(context: vscode.ExtensionContext, deps: { services: Services }): ChatPanels {
+export function registerChatPanels(context: vscode.ExtensionContext, deps: { services: ChatServices }): ChatPanels {
   const panels = new ChatPanels(deps.services);
   context.subscriptions.push(
     panels,

@@ -10,11 +10,11 @@ import { flowSummaries } from './flowView';
 import { foreignPromptSummaries, reservedPromptNames, withForeignVersions } from '../prompts/foreignPromptSend';
 import { Disposable, toDisposable } from '../base/lifecycle';
 import { promptVersionLookup, type PromptVersionLookup } from '../conversations/promptMessages';
-import type { Services } from '../services';
+import type { ChatServices } from './chatServices';
 
 /** What the list posts to and redraws. */
 export interface ChatPromptListDeps {
-  services: Services;
+  services: ChatServices;
   post(message: ToWebview): void;
   /** Redraws the chat (its prompt messages' version chips). */
   postState(): Promise<void>;

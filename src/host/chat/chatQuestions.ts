@@ -15,13 +15,13 @@ import { editorValues } from './editorActions';
 import { foreignSendContext } from '../prompts/foreignPrompts';
 import type { PromptRequestOverrides } from '../prompts/foreignPromptSend';
 import { addPromptMessages, type PromptSendContext } from '../prompts/promptSend';
-import type { Services } from '../services';
+import type { ChatServices } from './chatServices';
 import type { SeveralAnswers } from './several/severalAnswers';
 import { composeUserMessage } from '../base/workspacePaths';
 
 /** What the questions of one chat work with. */
 export interface ChatQuestionsDeps {
-  services: Services;
+  services: ChatServices;
   conversationId: string;
   answers: ChatAnswers;
   several: SeveralAnswers;

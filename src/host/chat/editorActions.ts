@@ -1,11 +1,11 @@
 import * as vscode from 'vscode';
 import { FileRules } from '../../core/index';
 import type { Attachment } from '../../shared/protocol';
-import type { Services } from '../services';
+import type { ChatServices } from './chatServices';
 import { toWorkspaceRelative } from '../base/workspacePaths';
 
 /** The selection of an editor as an attachment with its text, file and 1-based line range. */
-export function selectionAttachment(services: Services, editor: vscode.TextEditor | undefined = services.lastTextEditor): Attachment | undefined {
+export function selectionAttachment(services: ChatServices, editor: vscode.TextEditor | undefined = services.lastTextEditor): Attachment | undefined {
   if (!editor || editor.selection.isEmpty) return undefined;
   const sel = editor.selection;
   const endLine = sel.end.character === 0 && sel.end.line > sel.start.line ? sel.end.line : sel.end.line + 1;
@@ -24,7 +24,7 @@ export function selectionAttachment(services: Services, editor: vscode.TextEdito
  * An editor's whole file as an attachment, read from disk when the message is sent; a file with
  * unsaved changes, or one outside the workspace, carries the editor's text instead.
  */
-export function fileAttachment(services: Services, editor: vscode.TextEditor): Attachment {
+export function fileAttachment(services: ChatServices, editor: vscode.TextEditor): Attachment {
   const doc = editor.document;
   const rel = doc.uri.scheme === 'file' ? toWorkspaceRelative(services.folderPaths(), doc.uri.fsPath) : undefined;
   if (!rel || doc.isDirty) {
@@ -34,7 +34,7 @@ export function fileAttachment(services: Services, editor: vscode.TextEditor): A
 }
 
 /** The editor values every prompt template can use: `selection`, `file`, `language`, `workspaceFolder`. */
-export function editorValues(services: Services): Record<string, string> {
+export function editorValues(services: ChatServices): Record<string, string> {
   const editor = services.lastTextEditor;
   const folder = vscode.workspace.workspaceFolders?.[0];
   const values: Record<string, string> = { selection: '', file: '', language: '', workspaceFolder: folder?.uri.fsPath ?? '' };
@@ -50,7 +50,7 @@ export function editorValues(services: Services): Record<string, string> {
 }
 
 /** Inserts `text` at the cursor (replacing the selection) of the editor the user worked in last. */
-export async function insertIntoEditor(services: Services, text: string): Promise<boolean> {
+export async function insertIntoEditor(services: ChatServices, text: string): Promise<boolean> {
   const last = services.lastTextEditor;
   if (!last) {
     void vscode.window.showInformationMessage('Open a file in an editor first: Arbor inserts at its cursor.');
@@ -70,7 +70,7 @@ export async function insertIntoEditor(services: Services, text: string): Promis
 }
 
 /** Opens a workspace file at a 1-based line range; refuses paths outside the workspace. */
-export async function openWorkspaceFile(services: Services, relPath: string, startLine?: number, endLine?: number): Promise<void> {
+export async function openWorkspaceFile(services: ChatServices, relPath: string, startLine?: number, endLine?: number): Promise<void> {
   const abs = await services.workspaceFiles.resolve(relPath);
   const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(abs));
   const options: vscode.TextDocumentShowOptions = { viewColumn: vscode.ViewColumn.One, preview: true };
@@ -87,7 +87,7 @@ export async function openWorkspaceFile(services: Services, relPath: string, sta
 const SECRET_RULES = new FileRules();
 
 /** Workspace files whose path contains `query` (for `#file`), as workspace-relative paths; never secret files. */
-export async function findWorkspaceFiles(services: Services, query: string, limit = 50): Promise<string[]> {
+export async function findWorkspaceFiles(services: ChatServices, query: string, limit = 50): Promise<string[]> {
   const cleaned = query.replace(/[{}[\]*?!\\]/g, '').trim();
   const pattern = cleaned ? `**/*${cleaned}*` : '**/*';
   const exclude = '{**/node_modules/**,**/.git/**,**/dist/**,**/out/**}';

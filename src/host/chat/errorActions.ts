@@ -4,7 +4,7 @@ import { assertNever, type ErrorActionCommand } from '../../shared/protocol';
 import { Commands, EXTENSION_ID } from '../base/constants';
 import { MissingApiKeyError } from './errorView';
 import { startTour, useOllama, useOpenAICompatible, type FirstRunContext } from '../onboarding/firstRunCommands';
-import type { Services } from '../services';
+import type { ChatServices } from './chatServices';
 import { missingApiKeyMessage } from '../settings/settings';
 
 /** Runs the fix an error's button offers (the webview may ask for these commands only); `chat` is the chat that showed it. */
@@ -37,7 +37,7 @@ export async function runErrorAction(command: ErrorActionCommand, chat: FirstRun
  * Fails before anything is sent when the chosen provider cannot answer yet (OpenAI's API without a key).
  * A VS Code model (`model` a `vscode:` id) needs no key: VS Code asks for its own consent.
  */
-export async function checkReadyToSend(services: Services, model?: string): Promise<void> {
+export async function checkReadyToSend(services: ChatServices, model?: string): Promise<void> {
   if (isVscodeModelId(model)) return;
   const message = missingApiKeyMessage(services.settings, !!(await services.apiKeys.get()));
   if (message) throw new MissingApiKeyError(`${message} Nothing was sent.`);

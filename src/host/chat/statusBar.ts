@@ -4,10 +4,10 @@ import type { ChatPanels } from './chatPanel';
 import { Commands } from '../base/constants';
 import { conversationModel } from '../conversations/conversationModel';
 import { formatCost } from '../base/labels';
-import type { Services } from '../services';
+import type { ChatServices } from './chatServices';
 
 /** A status bar item with the active chat's model (else the default) and the active conversation's cost; a click picks the model. */
-export function registerStatusBar(context: vscode.ExtensionContext, deps: { services: Services; panels: ChatPanels }): void {
+export function registerStatusBar(context: vscode.ExtensionContext, deps: { services: ChatServices; panels: ChatPanels }): void {
   const { services, panels } = deps;
   const item = vscode.window.createStatusBarItem('arbor.model', vscode.StatusBarAlignment.Right, 100);
   item.name = 'Arbor Model';

@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ConversationManager, FileChange } from '../../core/index';
 import { PROPOSED_SCHEME, Views } from '../base/constants';
-import type { Services } from '../services';
+import type { CheckpointServices } from './checkpointServices';
 import { MAX_CHECKPOINT_FILE_BYTES, planRestore, recheckRestore, type CurrentFile, type RestoreEnv, type RestoreItem } from './restorePlan';
 
 const encoder = new TextEncoder();
@@ -41,7 +41,7 @@ export function toFileChanges(changes: readonly TextFileChange[]): FileChange[] 
 export { MAX_CHECKPOINT_FILE_BYTES } from './restorePlan';
 
 /** Records what `nodeId` changed; a failure is logged (the change itself is done and stays). */
-export async function recordChanges(services: Services, manager: ConversationManager, nodeId: string, changes: readonly TextFileChange[]): Promise<void> {
+export async function recordChanges(services: CheckpointServices, manager: ConversationManager, nodeId: string, changes: readonly TextFileChange[]): Promise<void> {
   const tooLarge = (c: FileChange) => Math.max(c.before?.byteLength ?? 0, c.after?.byteLength ?? 0) > MAX_CHECKPOINT_FILE_BYTES;
   const all = toFileChanges(changes);
   for (const c of all.filter(tooLarge)) {
@@ -57,7 +57,7 @@ export async function recordChanges(services: Services, manager: ConversationMan
 }
 
 /** The edit tools' guard's view of the host (its folders, files and rules) and the text of open editors, for Restore and Apply. */
-export function guardEnv(services: Services): RestoreEnv {
+export function guardEnv(services: CheckpointServices): RestoreEnv {
   return {
     folders: () => services.folderPaths(),
     files: services.files,
@@ -103,7 +103,7 @@ async function pickAsked(items: RestoreItem[]): Promise<RestoreItem[] | undefine
 }
 
 /** Restore Files to Here: see the file's header and `restorePlan.ts`. */
-export async function restoreFilesTo(services: Services, manager: ConversationManager, nodeId: string): Promise<void> {
+export async function restoreFilesTo(services: CheckpointServices, manager: ConversationManager, nodeId: string): Promise<void> {
   const env = guardEnv(services);
   if (env.folders().length === 0) {
     void vscode.window.showInformationMessage('Open the workspace folder the conversation changed files in, then restore its files.');
@@ -204,7 +204,7 @@ async function focusBesideChat(): Promise<void> {
 }
 
 /** Shows what `nodeId` did to `filePath` (a chip of its message): the content before and after, side by side. */
-export async function openFileChange(services: Services, manager: ConversationManager, nodeId: string, filePath: string): Promise<void> {
+export async function openFileChange(services: CheckpointServices, manager: ConversationManager, nodeId: string, filePath: string): Promise<void> {
   const change = (await manager.getFileChanges(nodeId)).find((c) => c.path === filePath);
   if (!change) {
     void vscode.window.showInformationMessage(`This message has no recorded change of ${filePath}.`);

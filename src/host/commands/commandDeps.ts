@@ -1,13 +1,16 @@
 import type { ActivationClock } from '../base/activationTiming';
 import type { ChatPanels } from '../chat/chatPanel';
 import type { Indexing } from '../workspace/indexing';
-import type { Services } from '../services';
+import type { CommandServices } from './commandServices';
 import type { TreeViewHandle } from '../tree/treeView';
 import { isTreeEntry, type ConversationEntry, type RunEntry, type TreeEntry } from '../tree/treeModel';
 
-/** What the command handlers use; built once in `activate()`. */
-export interface CommandDeps {
-  services: Services;
+/**
+ * What the command handlers use; built once in `activate()`. A room above commands/ that needs other
+ * members of the services (imports/) names its own interface as `S`.
+ */
+export interface CommandDeps<S = CommandServices> {
+  services: S;
   panels: ChatPanels;
   tree: TreeViewHandle;
   clock: ActivationClock;

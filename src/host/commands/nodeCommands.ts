@@ -4,14 +4,14 @@ import { branchToMarkdown, messagesToMarkdown } from '../tree/branchMarkdown';
 import { runOf, type CommandDeps } from './commandDeps';
 import { COMPARE_SCHEME, Commands } from '../base/constants';
 import { firstLine } from '../base/labels';
-import type { Services } from '../services';
+import type { CommandServices } from './commandServices';
 import { conversationTitle } from '../conversations/conversationRules';
 import { branchTip, type RunEntry } from '../tree/treeModel';
 import { restoreFilesTo } from '../checkpoints/fileCheckpoints';
 
 /** Serves `arbor-compare:` documents: one branch of a conversation as Markdown, for the diff editor. */
 class BranchDocuments implements vscode.TextDocumentContentProvider {
-  constructor(private readonly services: Services) {}
+  constructor(private readonly services: CommandServices) {}
 
   static uri(conversationId: string, nodeId: string, label: string, withFiles = false): vscode.Uri {
     const name = label.replace(/[\\/:*?"<>|#?]+/g, ' ').trim().slice(0, 50) || 'branch';

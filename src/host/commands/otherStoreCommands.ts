@@ -11,7 +11,7 @@ import { findOtherStores, mergeStoreInto, SqlJsConversationStorage, type Convers
 import type { CommandDeps } from './commandDeps';
 import { Commands } from '../base/constants';
 import { toErrorView } from '../chat/errorView';
-import type { Services } from '../services';
+import type { CommandServices } from './commandServices';
 import { STORE_FILE } from '../stores/storeOpening';
 
 /** The search's memory of each store's ids, in the global storage folder (see `StoreIdsCache`). */
@@ -23,7 +23,7 @@ export function registerOtherStoreCommands(context: vscode.ExtensionContext, dep
 }
 
 /** The stores other workspaces of the current folders left, most recently used first (the sources only read). */
-export function findStoresOfFolders(services: Services): Promise<OtherStore[]> {
+export function findStoresOfFolders(services: CommandServices): Promise<OtherStore[]> {
   const currentStoreDir = services.storageDir();
   return findOtherStores({
     storageRoot: path.dirname(path.dirname(currentStoreDir)),
@@ -36,7 +36,7 @@ export function findStoresOfFolders(services: Services): Promise<OtherStore[]> {
   });
 }
 
-function wasmPathOf(services: Services): string {
+function wasmPathOf(services: CommandServices): string {
   return vscode.Uri.joinPath(services.extensionUri, 'dist', 'sql-wasm.wasm').fsPath;
 }
 

@@ -1,13 +1,14 @@
 import * as vscode from 'vscode';
 import { describeSetting, fromContinueConfig, type ContinueModelChoice, type ImportedSetting } from '../../core/index';
 import type { CommandDeps } from '../commands/commandDeps';
+import type { ImportServices } from './importServices';
 
 /**
  * Imports a Continue `config.yaml`/`config.json`: the user picks one of its chat models, sees exactly
  * the settings it sets (in user settings) and confirms; a literal API key in the file is offered to
  * Arbor's key store (SecretStorage), never written to settings. Says what was set, or why nothing was.
  */
-export async function importContinueConfig(deps: CommandDeps, obj: unknown, name: string): Promise<void> {
+export async function importContinueConfig(deps: CommandDeps<ImportServices>, obj: unknown, name: string): Promise<void> {
   const { choices, skipped } = fromContinueConfig(obj);
   const notes = skipped.length ? `\n\nLeft out:\n${skipped.map((s) => `• ${s}`).join('\n')}` : '';
   if (choices.length === 0) {
@@ -57,7 +58,7 @@ async function writeSetting(setting: ImportedSetting): Promise<void> {
   await config.update(setting.key, value, vscode.ConfigurationTarget.Global);
 }
 
-async function offerKey(deps: CommandDeps, choice: ContinueModelChoice, name: string): Promise<boolean> {
+async function offerKey(deps: CommandDeps<ImportServices>, choice: ContinueModelChoice, name: string): Promise<boolean> {
   const store = 'Store Key';
   const answer = await vscode.window.showWarningMessage(
     `${name} holds an API key for "${choice.label}". Store it in Arbor's key store?`,

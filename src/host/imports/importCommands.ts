@@ -15,6 +15,7 @@ import {
   type ImportedConversation,
 } from '../../core/index';
 import type { CommandDeps } from '../commands/commandDeps';
+import type { ImportServices } from './importServices';
 import { Commands } from '../base/constants';
 import { importContinueConfig } from './continueConfigImport';
 import { chatTitle } from '../conversations/conversationRules';
@@ -27,7 +28,7 @@ import { firstLine } from '../base/labels';
  * Copilot Chat sessions, and takes a Continue `config.yaml`/`config.json` as model settings.
  * `arbor.importCopilotChats`: this workspace's Copilot Chat sessions, picked from a list.
  */
-export function registerImportCommands(context: vscode.ExtensionContext, deps: CommandDeps): void {
+export function registerImportCommands(context: vscode.ExtensionContext, deps: CommandDeps<ImportServices>): void {
   context.subscriptions.push(
     vscode.commands.registerCommand(Commands.importConversation, async (arg?: unknown) => {
       const given = (Array.isArray(arg) ? arg : [arg]).filter((u): u is vscode.Uri => u instanceof vscode.Uri);
@@ -40,7 +41,7 @@ export function registerImportCommands(context: vscode.ExtensionContext, deps: C
   );
 }
 
-async function importFiles(deps: CommandDeps, uris: readonly vscode.Uri[] | undefined): Promise<void> {
+async function importFiles(deps: CommandDeps<ImportServices>, uris: readonly vscode.Uri[] | undefined): Promise<void> {
   let lastId: string | undefined;
   for (const uri of uris ?? []) lastId = (await importFile(deps, uri)) ?? lastId;
   if (lastId) await deps.panels.open(lastId);
@@ -71,7 +72,7 @@ const FORMAT_NAMES: Record<ImportFormat, string> = {
 };
 
 /** Imports one file, selects what it made in the tree and says what happened; resolves the last conversation's id, or `undefined` after showing why not. */
-async function importFile(deps: CommandDeps, uri: vscode.Uri): Promise<string | undefined> {
+async function importFile(deps: CommandDeps<ImportServices>, uri: vscode.Uri): Promise<string | undefined> {
   const name = uri.scheme === 'file' ? vscode.workspace.asRelativePath(uri) : path.posix.basename(uri.path);
   const baseName = path.posix.basename(uri.path);
   let imported;
@@ -122,7 +123,7 @@ async function importFile(deps: CommandDeps, uri: vscode.Uri): Promise<string | 
 }
 
 /** Stores the conversations of one file, with a progress notification when there are many (a ChatGPT export). */
-async function storeAll(deps: CommandDeps, conversations: unknown[], name: string): Promise<ImportedConversation[]> {
+async function storeAll(deps: CommandDeps<ImportServices>, conversations: unknown[], name: string): Promise<ImportedConversation[]> {
   const out: ImportedConversation[] = [];
   const run = async (progress?: vscode.Progress<{ message?: string; increment?: number }>) => {
     for (const conversation of conversations) {
@@ -136,7 +137,7 @@ async function storeAll(deps: CommandDeps, conversations: unknown[], name: strin
 }
 
 /** The conversation's title; one without (a Meton session) is named by its first question, as the list names a chat of this window. */
-async function nameUntitled(deps: CommandDeps, manager: ConversationManager): Promise<string> {
+async function nameUntitled(deps: CommandDeps<ImportServices>, manager: ConversationManager): Promise<string> {
   const metadata = manager.getMetadata() as Record<string, unknown>;
   const firstMessages = manager.getChildren(ROOT_NODE_ID);
   const title = firstLine(chatTitle(metadata, firstMessages), 60);

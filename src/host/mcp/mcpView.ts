@@ -8,9 +8,9 @@ import * as vscode from 'vscode';
 import { McpServerTrust } from '../../core/index';
 import { Commands, Views } from '../base/constants';
 import { Disposable } from '../base/lifecycle';
-import type { OutputChannelLogger } from '../base/logger';
 import { McpHost, McpRestartError } from './mcpHost';
 import type { McpTreeRow } from './mcpRows';
+import type { McpServices } from './mcpServices';
 import { askMcpTrust, mcpWorkspaceKey } from './mcpWorkspace';
 
 /** The rows of `McpHost`, redrawn whenever the configuration or a server's state changes. */
@@ -40,7 +40,7 @@ export class McpServersTreeProvider extends Disposable implements vscode.TreeDat
 
 /** What `registerMcp` needs. */
 export interface McpDeps {
-  services: { logger: OutputChannelLogger; readonly trusted: boolean; onDidChangeTrust: vscode.Event<boolean> };
+  services: McpServices;
 }
 
 /**

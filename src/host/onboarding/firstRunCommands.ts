@@ -6,13 +6,13 @@ import * as vscode from 'vscode';
 import { Commands, Settings } from '../base/constants';
 import { modelMetadata } from '../conversations/conversationModel';
 import { TOUR_MODEL, baseUrlProblem, ollamaSteps, tourServerScript } from './firstRun';
-import type { Services } from '../services';
+import type { OnboardingServices } from './onboardingServices';
 import { DEFAULT_OLLAMA_HOST } from '../settings/settings';
 import { TourServer } from './tourServer';
 
 /** The chat whose error offered the choice. */
 export interface FirstRunContext {
-  services: Services;
+  services: OnboardingServices;
   conversationId: string;
 }
 

@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import { FOREIGN_FOLDERS, loadForeignPrompts, type ForeignEditorContext, type ForeignPromptSet, type WorkspaceFiles } from '../../core/index';
 import { Disposable } from '../base/lifecycle';
 import type { ForeignSendContext } from './foreignPromptSend';
-import type { Services } from '../services';
+import type { PromptServices } from './promptServices';
 
 /** What the store needs of the window. */
 export interface ForeignPromptDeps {
@@ -85,7 +85,7 @@ export function activeFileAttachment(editor: vscode.TextEditor | undefined, fold
 }
 
 /** What sending a foreign prompt needs, on the window's services. */
-export function foreignSendContext(services: Services): ForeignSendContext & { list(reserved: ReadonlySet<string>): Promise<ForeignPromptSet> } {
+export function foreignSendContext(services: PromptServices): ForeignSendContext & { list(reserved: ReadonlySet<string>): Promise<ForeignPromptSet> } {
   return {
     list: (reserved) => services.foreignPrompts.list(reserved),
     editor: () => foreignEditorContext(services.lastTextEditor, services.folderPaths()),

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { FileSystemPromptLibrary, PromptDiagnostic } from '../../core/index';
-import type { Services } from '../services';
+import type { PromptServices } from './promptServices';
 
 /** Wait after activation before loading the prompt library for its diagnostics. */
 const LOAD_DELAY_MS = 1500;
@@ -22,7 +22,7 @@ function toDiagnostic(d: PromptDiagnostic): vscode.Diagnostic {
  * Prompt files with problems show in the Problems panel at their line, and update live as the files
  * change (the library watches its folder and fires `onDidChange` after each reload).
  */
-export function registerPromptDiagnostics(context: vscode.ExtensionContext, deps: { services: Services }): void {
+export function registerPromptDiagnostics(context: vscode.ExtensionContext, deps: { services: PromptServices }): void {
   const { services } = deps;
   const collection = vscode.languages.createDiagnosticCollection('arbor-prompts');
   let librarySub: { dispose(): void } | undefined;

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { isForeignPromptPath, type PromptRef } from '../../core/index';
 import { readGitBlob } from '../base/gitBlob';
-import type { Services } from '../services';
+import type { PromptServices } from './promptServices';
 
 /** The URI scheme of old prompt versions: `arbor-prompt-version:/<prompts folder>/<path>?blob=<id>&cwd=<folder>`. */
 export const PROMPT_VERSION_SCHEME = 'arbor-prompt-version';
@@ -31,7 +31,7 @@ export function registerPromptVersions(context: vscode.ExtensionContext): void {
  * file now. Reads the old version first so a missing git, repository or blob is said plainly instead
  * of showing an empty editor.
  */
-export async function openPromptVersionDiff(services: Services, ref: PromptRef): Promise<void> {
+export async function openPromptVersionDiff(services: PromptServices, ref: PromptRef): Promise<void> {
   // Another tool's prompt file recorded its path in the workspace folder, the library's in the prompts folder.
   const foreign = isForeignPromptPath(ref.path);
   const folder = foreign ? services.folderPaths()[0] : services.promptsFolderPath();

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { applyRetention } from '../../core/index';
 import { conversationTitle, retentionNotice } from '../conversations/conversationRules';
-import type { Services } from '../services';
+import type { StoreServices } from './storeServices';
 
 /** The chats open in this window: a conversation retention deletes loses its tab first. */
 export interface OpenChats {
@@ -16,7 +16,7 @@ export interface OpenChats {
  * (a "3" on the way to "30" would delete too much). Two windows starting together are safe: the store
  * deletes each conversation once, and each window reports what it deleted.
  */
-export function runRetentionAtStart(deps: { services: Services; panels: OpenChats }): void {
+export function runRetentionAtStart(deps: { services: StoreServices; panels: OpenChats }): void {
   const days = deps.services.settings.retentionDays;
   if (days <= 0) return;
   // The team store is the team's: one person's retention setting never deletes their colleagues' conversations.
@@ -27,7 +27,7 @@ export function runRetentionAtStart(deps: { services: Services; panels: OpenChat
   void runRetention(deps, days);
 }
 
-async function runRetention({ services, panels }: { services: Services; panels: OpenChats }, days: number): Promise<void> {
+async function runRetention({ services, panels }: { services: StoreServices; panels: OpenChats }, days: number): Promise<void> {
   try {
     const { cutoff, removed } = await applyRetention(await services.storage(), days);
     if (removed.length === 0) {

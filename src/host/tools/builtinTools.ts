@@ -5,7 +5,7 @@
  * change the workspace (`edit_file`, `create_file`, `run_command`).
  */
 import * as vscode from 'vscode';
-import type { Services } from '../services';
+import type { ToolHostServices } from './toolHostServices';
 import { diagnosticsTool, selectionTool } from './editorTools';
 import { createEditTools } from './editTools';
 import { gitDiffTool, gitLogTool } from './gitTools';
@@ -15,7 +15,7 @@ import type { WorkspaceToolEnv } from './workspaceAccess';
 import { createWorkspaceTools } from './workspaceTools';
 
 /** The workspace tools' view of the host: its folders, files, retrieval excludes, protected files and index, and VS Code's ripgrep. */
-export function vscodeToolEnv(services: Services): WorkspaceToolEnv {
+export function vscodeToolEnv(services: ToolHostServices): WorkspaceToolEnv {
   let rg: string | undefined;
   return {
     folders: () => services.folderPaths(),
@@ -31,7 +31,7 @@ export function vscodeToolEnv(services: Services): WorkspaceToolEnv {
 }
 
 /** The built-in tools, in the order they are offered: the read-only ones, then those that change the workspace. */
-export function createBuiltinTools(services: Services): OfferedTool[] {
+export function createBuiltinTools(services: ToolHostServices): OfferedTool[] {
   const env = vscodeToolEnv(services);
   return [
     ...createWorkspaceTools(env),

@@ -4,7 +4,7 @@
  * integration, else as a child process (`TerminalCommandRunner`). All of them ask before each call
  * by default (see `OfferedTool.checkCall`).
  */
-import type { Services } from '../services';
+import type { ToolHostServices } from './toolHostServices';
 import { createFileTool } from './createFileTool';
 import { editFileTool } from './editFileTool';
 import type { OfferedTool } from './offeredTool';
@@ -14,7 +14,7 @@ import { vscodeFileWriter } from './vscodeFileWriter';
 import type { WorkspaceToolEnv } from './workspaceAccess';
 
 /** `edit_file`, `create_file` and `run_command` over the workspace tools' `env`, in the order they are offered. */
-export function createEditTools(services: Services, env: WorkspaceToolEnv): OfferedTool[] {
+export function createEditTools(services: ToolHostServices, env: WorkspaceToolEnv): OfferedTool[] {
   const runner = new TerminalCommandRunner({ log: (message) => services.logger.info(message) });
   const edit = { ...env, writer: vscodeFileWriter };
   return [

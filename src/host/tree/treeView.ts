@@ -9,7 +9,8 @@ import { toErrorView } from '../chat/errorView';
 import { roleIcon } from '../base/labels';
 import { teamStoreFailure } from '../stores/teamStoreErrors';
 import { Disposable, toDisposable } from '../base/lifecycle';
-import { STORE_FILE, type Services } from '../services';
+import { STORE_FILE } from '../stores/storeOpening';
+import type { TreeServices } from './treeServices';
 import { readSummaryCache, SUMMARY_CACHE_FILE, writeSummaryCache } from '../stores/summaryCache';
 import { jsonUrisOf } from '../base/uriList';
 import { buildRuns, conversationEntry, hasMessages, type ConversationEntry, type OfferEntry, type RunEntry, type TreeEntry, type ViewEntry } from './treeModel';
@@ -41,7 +42,7 @@ export class ConversationsTreeProvider extends Disposable implements vscode.Tree
   private refreshTimer?: ReturnType<typeof setTimeout>;
   private offer?: OfferEntry;
 
-  constructor(private readonly services: Services, private readonly clock?: ActivationClock) {
+  constructor(private readonly services: TreeServices, private readonly clock?: ActivationClock) {
     super();
     this._register(
       services.onDidChangeConversation((id) => {
@@ -240,7 +241,7 @@ class ImportOnDrop implements vscode.TreeDragAndDropController<TreeEntry> {
 }
 
 /** Registers the Conversations tree view. */
-export function registerTreeView(context: vscode.ExtensionContext, deps: { services: Services; clock?: ActivationClock }): TreeViewHandle {
+export function registerTreeView(context: vscode.ExtensionContext, deps: { services: TreeServices; clock?: ActivationClock }): TreeViewHandle {
   const provider = new ConversationsTreeProvider(deps.services, deps.clock);
   const view = vscode.window.createTreeView(Views.conversations, {
     treeDataProvider: provider,

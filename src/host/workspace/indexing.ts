@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { IndexProgress, IndexUpdateResult, WorkspaceIndex } from '../../core/index';
 import { Disposable, toDisposable } from '../base/lifecycle';
-import type { Services } from '../services';
+import type { WorkspaceHostServices } from './workspaceHostServices';
 
 /** Wait after activation before indexing in the background, so the first views render first. */
 const BACKGROUND_DELAY_MS = 3000;
@@ -26,7 +26,7 @@ export class Indexing extends Disposable {
   private startTimer?: ReturnType<typeof setTimeout>;
   private watching = false;
 
-  constructor(private readonly services: Services) {
+  constructor(private readonly services: WorkspaceHostServices) {
     super();
     this.item.name = 'Arbor Indexing';
     this._register(services.onDidChangeTrust(() => this.start(0)));

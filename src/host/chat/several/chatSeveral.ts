@@ -6,7 +6,7 @@ import type { ErrorView, ToWebview } from '../../../shared/protocol';
 import type { ChatOptions } from '../chatOptions';
 import { totalCostUpdate } from '../../conversations/conversationRules';
 import { checkReadyToSend } from '../errorActions';
-import type { Services } from '../../services';
+import type { ChatServices } from '../chatServices';
 import { SeveralAnswers } from './severalAnswers';
 
 /** What of its chat a run uses besides the services. */
@@ -18,7 +18,7 @@ export interface SeveralChat {
 }
 
 /** The several-models runs of the chat on `conversationId`. */
-export function createSeveralAnswers(services: Services, conversationId: string, chat: SeveralChat): SeveralAnswers {
+export function createSeveralAnswers(services: ChatServices, conversationId: string, chat: SeveralChat): SeveralAnswers {
   return new SeveralAnswers({
     manager: () => services.manager(conversationId),
     plan: (manager, model) => chat.options.plan(manager, model),

@@ -5,11 +5,11 @@
 import * as vscode from 'vscode';
 import type { ConversationManager } from '../../../core/index';
 import { PROPOSED_SCHEME } from '../../base/constants';
-import type { Services } from '../../services';
+import type { ChatServices } from '../chatServices';
 import { answerDocument, answerLabel } from './severalView';
 
 /** Opens the answers `leftNodeId` and `rightNodeId` (each with its model on its first line) in a diff editor. */
-export async function compareAnswers(services: Services, manager: ConversationManager, leftNodeId: string, rightNodeId: string): Promise<void> {
+export async function compareAnswers(services: ChatServices, manager: ConversationManager, leftNodeId: string, rightNodeId: string): Promise<void> {
   const left = manager.getNode(leftNodeId);
   const right = manager.getNode(rightNodeId);
   if (left.message.role !== 'assistant' || right.message.role !== 'assistant') throw new Error('Compare takes two answers: pick assistant messages.');
