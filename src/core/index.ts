@@ -75,15 +75,8 @@ export {
   type DataknobsMessageDict,
 } from './conversation/exchange';
 export { conversationToMarkdown, type MarkdownExportOptions } from './conversation/markdownExport';
-export {
-  MAX_TEMPERATURE,
-  isThinkSetting,
-  parseChatRequestOptions,
-  requestOverrides,
-  type ChatRequestOptions,
-  type ThinkSetting,
-  type ThinkingSupport,
-} from './conversation/chatRequestOptions';
+export { MAX_TEMPERATURE, isThinkSetting, parseChatRequestOptions, type ChatRequestOptions, type ThinkSetting } from './requestOptions';
+export { requestOverrides, type ThinkingSupport } from './conversation/chatRequestOptions';
 export { applyRetention, type RetentionResult } from './conversation/retention';
 export { Emitter, type ArborEvent } from './emitter';
 export {

@@ -9,6 +9,8 @@ import { ArborError } from '../errors';
 import type { PromptParam, SourceOffset } from '../prompts/libraryTypes';
 import type { CompiledExpression } from './flowExpressions';
 
+export type { FlowNodeInfo } from '../metadataKeys';
+
 /** Steps a flow may take when its file sets no `maxSteps`. */
 export const DEFAULT_FLOW_MAX_STEPS = 20;
 
@@ -92,26 +94,6 @@ export interface FlowDefinition {
   maxSteps: number;
   conductor?: FlowConductor;
   states: Map<string, FlowState>;
-}
-
-/** What `metadata.flow` holds on a node a flow wrote. */
-export interface FlowNodeInfo {
-  name: string;
-  /** The flow file's sha256 when the step ran. */
-  version: string;
-  /** One run of the flow; a resumed or re-run flow keeps its run id. */
-  runId: string;
-  state: string;
-  /** 1 for the first step of the run. */
-  step: number;
-  /** On the step's first node: the memory the step started with. */
-  memoryIn?: Record<string, unknown>;
-  /** On the step's last node, once it completed: the memory after it. */
-  memory?: Record<string, unknown>;
-  /** With `memory`: the state chosen next; `null` after a finish step. */
-  next?: string | null;
-  /** The conductor's question or answer (it picked the next state). */
-  conductor?: boolean;
 }
 
 /** A flow run's progress, as `runFlow` and `resumeFlow` yield it. */
