@@ -5,10 +5,10 @@
  * a finish step renders the final answer. Every step's messages are nodes of the conversation, marked
  * with `metadata.flow` (`FlowNodeInfo`), so a flow can be read, resumed and re-run from any step.
  */
-import { ArborError } from '../errors';
 import type { PromptParam, SourceOffset } from '../prompts/libraryTypes';
 import type { CompiledExpression } from './flowExpressions';
 
+export { FlowError, FlowExpressionError } from './flowErrors';
 export type { FlowNodeInfo } from '../metadataKeys';
 
 /** Steps a flow may take when its file sets no `maxSteps`. */
@@ -104,25 +104,3 @@ export type FlowEvent =
   | { type: 'flow-finished'; answer: string; memory: Record<string, unknown>; nodeId: string }
   | { type: 'flow-stopped'; state: string; step: number; memory: Record<string, unknown> }
   | { type: 'flow-failed'; error: Error; state?: string; step?: number; memory: Record<string, unknown> };
-
-/** A flow could not run or go on: the message says where and why, with the memory when it matters. */
-export class FlowError extends ArborError {
-  constructor(
-    message: string,
-    readonly memory?: Record<string, unknown>,
-  ) {
-    super(message);
-  }
-}
-
-/** An expression refused at load or at run time (syntax, or a reach outside memory). */
-export class FlowExpressionError extends ArborError {
-  constructor(
-    message: string,
-    readonly expression: string,
-    /** 0-based index in the expression text, when known. */
-    readonly index?: number,
-  ) {
-    super(message);
-  }
-}
