@@ -23,7 +23,7 @@ export interface FlowRunOptions {
   signal?: AbortSignal;
   /** The tools of a step, by the names it lists (the host's executor, approval and cards). */
   tools?: FlowToolProvider;
-  /** Renders the flow's templates; `ConversationManager.runFlow` passes the manager's own. */
+  /** Renders the flow's templates; `runFlow` and `resumeFlow` (`flowApi.ts`) pass the manager's own. */
   promptBuilder?: ConversationPromptBuilder;
   /** The model's streamed text of agent steps. */
   onChunk?: (chunk: LLMStreamChunk) => void;
