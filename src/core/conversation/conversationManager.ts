@@ -497,7 +497,7 @@ export class ConversationManager extends ConversationReader {
    * How a structured answer's attempts are asked for and stored: streamed (each step queued, as
    * `streamComplete`), or whole from inside the queue `complete` already holds.
    */
-  private structuredSteps(streamed: boolean): StructuredSteps {
+  private structuredSteps(streamed: boolean): StructuredSteps<CompleteOptions, PreparedCall> {
     if (streamed) {
       return {
         prepare: (options, from) => this.queue.run(() => this.prepareCall(options, from)),
