@@ -221,7 +221,7 @@ export {
   type RenderOptions,
   type RenderResult,
   type ConversationPromptBuilder,
-} from './prompts/types';
+} from './promptContracts';
 export {
   type PromptKind,
   type ValidationLevel,
@@ -248,7 +248,7 @@ export {
   type RagRunResult,
 } from './prompts/ragRunner';
 export { convertConditionalSections } from './prompts/conditionalSections';
-export { gitBlobId, sha256Hex } from './prompts/hashes';
+export { gitBlobId, sha256Hex } from './hashes';
 export { DEFAULT_PROMPT_LIMITS, type PromptLimits, type RenderLimits } from './prompts/promptLimits';
 export { checkPromptFolder, type PromptCheckReport } from './prompts/checkPrompts';
 export { runPromptsCli, type CliIo } from './prompts/cli';

@@ -3,7 +3,7 @@
  * (`Record<string, unknown>`: old databases, imported dataknobs files, other tools), so every read
  * goes through a reader that checks the value's shape and leaves out what does not fit.
  */
-import type { PromptModelSettings, PromptOutput, PromptRef, RagMetadata } from './prompts/types';
+import type { PromptModelSettings, PromptOutput, PromptRef, RagMetadata } from './promptContracts';
 import type { OutputProblem } from './errors';
 import { parseChatRequestOptions, type ChatRequestOptions } from './requestOptions';
 import type { FinishReason, Usage } from './types';

@@ -8,7 +8,7 @@ import type { LLMProvider } from '../llm/provider';
 import { estimateMessageTokens } from '../llm/tokens';
 import type { BranchSummaryInfo, CompactionInfo } from '../metadataKeys';
 import { compileTemplate } from '../prompts/templateEngine';
-import type { ConversationPromptBuilder, PromptRef } from '../prompts/types';
+import type { ConversationPromptBuilder, PromptRef } from '../promptContracts';
 import type { NewNode } from '../storage/storage';
 import type { LLMMessage } from '../types';
 import { branchLeft, fallbackSummary, filesOf, planCompaction, requestMessages, transcriptOf, userMessagesVerbatim, type CompactionPlan } from './compaction';

@@ -35,7 +35,7 @@ import { requireNewConversationId, requireRecord, requireString } from '../valid
 import { StreamingParents } from './streamingParents';
 import { streamWithPartial } from './streamWithPartial';
 import { drain, runStructured, type StructuredSteps } from '../structured/structuredRun';
-import type { ConversationPromptBuilder } from '../prompts/types';
+import type { ConversationPromptBuilder } from '../promptContracts';
 import type { ConversationNode, ConversationState, LLMMessage, LLMResponse, LLMStreamChunk, ToolDefinition } from '../types';
 
 const clone = <T>(value: T): T => structuredClone(value);

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { ConversationManager } from '../conversation/conversationManager';
 import type { CompleteOptions } from '../conversation/managerTypes';
 import { readNodeMetadata } from '../metadataKeys';
-import type { ConversationPromptBuilder } from '../prompts/types';
+import type { ConversationPromptBuilder } from '../promptContracts';
 import type { LLMStreamChunk } from '../types';
 import { requireJson } from '../validation';
 import { conductorChoices } from './flowGraph';

@@ -5,7 +5,7 @@
  * a finish step renders the final answer. Every step's messages are nodes of the conversation, marked
  * with `metadata.flow` (`FlowNodeInfo`), so a flow can be read, resumed and re-run from any step.
  */
-import type { PromptParam, SourceOffset } from '../prompts/libraryTypes';
+import type { PromptParam, SourceOffset } from '../libraryFiles/fileTypes';
 import type { CompiledExpression } from './flowExpressions';
 
 export { FlowError, FlowExpressionError } from './flowErrors';

@@ -7,9 +7,9 @@
 import * as nodePath from 'node:path';
 import type { WorkspaceFiles } from '../files';
 import { nodeFiles } from '../nodeFiles';
-import type { PromptDiagnostic, PromptTemplate } from '../prompts/libraryTypes';
-import { sha256Hex } from '../prompts/hashes';
-import { listPromptFiles, promptReadPath, promptRealRoot } from '../prompts/promptPaths';
+import type { PromptDiagnostic } from '../libraryFiles/fileTypes';
+import { sha256Hex } from '../hashes';
+import { listPromptFiles, promptReadPath, promptRealRoot } from '../libraryFiles/promptPaths';
 import { parseFlowFile } from './flowFile';
 import type { FlowDefinition, FlowTemplate } from './flowTypes';
 
@@ -27,10 +27,10 @@ export interface LoadedFlows {
   read: Array<{ path: string; sha256: string }>;
 }
 
-/** Where the prompts a flow names are looked up (the prompt library has these). */
+/** Where the prompts a flow names are looked up (the prompt library has these): only whether one exists matters. */
 export interface FlowPromptLookup {
-  getSystemPrompt(name: string): PromptTemplate | undefined;
-  getUserPrompt(name: string): PromptTemplate | undefined;
+  getSystemPrompt(name: string): object | undefined;
+  getUserPrompt(name: string): object | undefined;
 }
 
 /**

@@ -9,9 +9,9 @@ import { loadFlows } from '../flows/loadFlows';
 import type { FlowDefinition } from '../flows/flowTypes';
 import { parsePromptFile, PROMPT_EXTENSIONS, type ParsedPromptFile } from './promptFile';
 import { resolvePromptOutput, SCHEMA_FILE_SUFFIX } from './promptOutputs';
-import { listPromptFiles, promptReadPath, promptRealRoot } from './promptPaths';
+import { listPromptFiles, promptReadPath, promptRealRoot } from '../libraryFiles/promptPaths';
 import { limitError, resolvePromptLimits, type PromptLimits } from './promptLimits';
-import type { RagConfig } from './types';
+import type { RagConfig } from '../promptContracts';
 
 /** Options of `FileSystemPromptLibrary.open`. */
 export interface PromptLibraryOptions {

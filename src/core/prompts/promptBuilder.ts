@@ -1,6 +1,6 @@
 import { PromptError, PromptLimitError, PromptValidationError } from '../errors';
 import type { FileSystemPromptLibrary } from './fileSystemPromptLibrary';
-import { sha256Hex } from './hashes';
+import { sha256Hex } from '../hashes';
 import type { PromptKind, PromptParam, PromptTemplate, ValidationLevel } from './libraryTypes';
 import type { ResolvedTemplate } from './partialResolver';
 import { DEFAULT_RAG_PLACEHOLDER, runRagConfigs } from './ragRunner';
@@ -13,7 +13,7 @@ import type {
   RagConfig,
   RenderOptions,
   RenderResult,
-} from './types';
+} from '../promptContracts';
 
 /** Options of `PromptBuilder`. */
 export interface PromptBuilderOptions {
