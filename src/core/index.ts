@@ -235,6 +235,7 @@ export {
   type PromptInfo,
 } from './prompts/libraryTypes';
 export { FileSystemPromptLibrary, type PromptLibraryOptions, type PromptLibraryChange } from './prompts/fileSystemPromptLibrary';
+export { PromptFolderLibrary } from './promptFolder/promptFolderLibrary';
 export { PromptBuilder, type PromptBuilderOptions, type PromptRenderOptions, type MessagesRenderResult } from './prompts/promptBuilder';
 export {
   runRagConfigs,
@@ -250,8 +251,8 @@ export {
 export { convertConditionalSections } from './prompts/conditionalSections';
 export { gitBlobId, sha256Hex } from './hashes';
 export { DEFAULT_PROMPT_LIMITS, type PromptLimits, type RenderLimits } from './prompts/promptLimits';
-export { checkPromptFolder, type PromptCheckReport } from './prompts/checkPrompts';
-export { runPromptsCli, type CliIo } from './prompts/cli';
+export { checkPromptFolder, type PromptCheckReport } from './promptFolder/checkPrompts';
+export { runPromptsCli, type CliIo } from './promptFolder/cli';
 export { FOREIGN_FOLDERS, isForeignPromptPath, type ForeignPrompt, type ForeignSource, type ForeignParam, type ForeignSegment, type ForeignFileRef, type EditorVariable } from './prompts/foreign/foreignTypes';
 export { loadForeignPrompts, type ForeignLoadOptions, type ForeignPromptSet } from './prompts/foreign/loadForeignPrompts';
 export { renderForeignPrompt, editorValue, type ForeignEditorContext, type ForeignRenderInput, type ForeignRenderResult } from './prompts/foreign/renderForeignPrompt';

@@ -8,7 +8,7 @@ import type {
   ConversationManager,
   ConversationMetadata,
   ConversationMiddleware,
-  FileSystemPromptLibrary,
+  PromptFolderLibrary,
   LLMProvider,
   OpenManagerOptions,
   PromptBuilder,
@@ -85,7 +85,7 @@ export class Services extends Disposable {
   /** The prompt library, its builder and the workspace index. */
   private readonly workspace: WorkspaceServices;
   /** Fires when the prompt library was (re)opened, e.g. after the folder setting changed or trust was granted. */
-  readonly onDidLoadLibrary: vscode.Event<FileSystemPromptLibrary | undefined>;
+  readonly onDidLoadLibrary: vscode.Event<PromptFolderLibrary | undefined>;
 
   private current: ArborSettings;
   private storePromise?: Promise<OpenStore>;
@@ -379,7 +379,7 @@ export class Services extends Disposable {
   }
 
   /** The prompt library of the workspace's prompts folder; `undefined` when untrusted or no folder is open. */
-  promptLibrary(): Promise<FileSystemPromptLibrary | undefined> {
+  promptLibrary(): Promise<PromptFolderLibrary | undefined> {
     return this.workspace.promptLibrary();
   }
 

@@ -1,8 +1,8 @@
 /**
  * Loads the flows of a prompts folder (`<prompts>/flows/**.yaml`, `.yml`), under the same rules as prompt
  * files (no file read through a link that leaves the folder), and checks the prompts they name against
- * the library. The prompt library calls this on every reload, so flows show in its `diagnostics()` (the
- * Problems panel, `arbor-prompts check`) and are found with `getFlow`.
+ * the library. `FlowLibrary` (a part of the prompt library, `flowLibrary.ts`) calls this on every reload, so
+ * flows show in the library's `diagnostics()` (the Problems panel, `arbor-prompts check`) and are found with `getFlow`.
  */
 import * as nodePath from 'node:path';
 import type { WorkspaceFiles } from '../files';
