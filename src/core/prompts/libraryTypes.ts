@@ -1,5 +1,5 @@
 /** The shapes of the prompt library: templates as loaded, their kinds, outputs and summaries. */
-import type { PromptDiagnostic, PromptParam, SourceOffset } from '../libraryFiles/fileTypes';
+import type { PromptParam, SourceOffset } from '../libraryFiles/fileTypes';
 import type { PromptModelSettings, PromptOutput, RagConfig } from '../promptContracts';
 
 export type { PromptDiagnostic, PromptParam, SourceOffset } from '../libraryFiles/fileTypes';
