@@ -248,9 +248,9 @@ export {
   type RagRunOptions,
   type RagRunResult,
 } from './prompts/ragRunner';
-export { convertConditionalSections } from './prompts/conditionalSections';
+export { convertConditionalSections } from './templates/conditionalSections';
 export { gitBlobId, sha256Hex } from './hashes';
-export { DEFAULT_PROMPT_LIMITS, type PromptLimits, type RenderLimits } from './prompts/promptLimits';
+export { DEFAULT_PROMPT_LIMITS, type PromptLimits, type RenderLimits } from './templates/promptLimits';
 export { checkPromptFolder, type PromptCheckReport } from './promptFolder/checkPrompts';
 export { runPromptsCli, type CliIo } from './promptFolder/cli';
 export { FOREIGN_FOLDERS, isForeignPromptPath, type ForeignPrompt, type ForeignSource, type ForeignParam, type ForeignSegment, type ForeignFileRef, type EditorVariable } from './prompts/foreign/foreignTypes';

@@ -1,6 +1,6 @@
 /**
  * The shapes of the engine's safety limits, at the core's root so the error classes can name a limit
- * without importing the folders that check it. Defaults and checks live with their users (`prompts/promptLimits.ts`).
+ * without importing the folders that check it. Defaults and checks live with their users (`templates/promptLimits.ts`).
  */
 
 /**

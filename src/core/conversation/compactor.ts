@@ -7,7 +7,7 @@ import { InvalidOperationError, PromptError, ProviderError } from '../errors';
 import type { LLMProvider } from '../llm/provider';
 import { estimateMessageTokens } from '../llm/tokens';
 import type { BranchSummaryInfo, CompactionInfo } from '../metadataKeys';
-import { compileTemplate } from '../prompts/templateEngine';
+import { compileTemplate } from '../templates/templateEngine';
 import type { ConversationPromptBuilder, PromptRef } from '../promptContracts';
 import type { NewNode } from '../storage/storage';
 import type { LLMMessage } from '../types';

@@ -9,7 +9,7 @@ import { InvalidArgumentError, PromptError } from '../errors';
 import { checkSchemaSafety, safeAjvOptions } from '../jsonSchema/safeAjv';
 import { gitBlobId, sha256Hex } from '../hashes';
 import type { PromptDiagnostic, PromptParam } from '../libraryFiles/fileTypes';
-import { prepareTemplate } from '../prompts/templateEngine';
+import { prepareTemplate } from '../templates/templateEngine';
 import { YamlSource } from '../libraryFiles/yamlSource';
 import { compileExpression, type CompiledExpression } from './flowExpressions';
 import { DEFAULT_FLOW_MAX_STEPS, FlowExpressionError, type FlowConductor, type FlowDefinition, type FlowState, type FlowTemplate, type FlowTransition } from './flowTypes';

@@ -9,7 +9,7 @@ import { PartialResolver, type ResolvedTemplate } from './partialResolver';
 import { parsePromptFile, PROMPT_EXTENSIONS, type ParsedPromptFile } from './promptFile';
 import { resolvePromptOutput, SCHEMA_FILE_SUFFIX } from './promptOutputs';
 import { listPromptFiles, promptReadPath, promptRealRoot } from '../libraryFiles/promptPaths';
-import { limitError, resolvePromptLimits, type PromptLimits } from './promptLimits';
+import { limitError, resolvePromptLimits, type PromptLimits } from '../templates/promptLimits';
 import type { RagConfig } from '../promptContracts';
 
 /** Options of `FileSystemPromptLibrary.open`. */

@@ -5,7 +5,7 @@ import type { PromptKind, PromptParam, PromptTemplate, ValidationLevel } from '.
 import type { ResolvedTemplate } from './partialResolver';
 import { DEFAULT_RAG_PLACEHOLDER, runRagConfigs } from './ragRunner';
 import type { RagAdapter } from '../rag/ragAdapter';
-import { resolvePromptLimits, type PromptLimits, type RenderLimits } from './promptLimits';
+import { resolvePromptLimits, type PromptLimits, type RenderLimits } from '../templates/promptLimits';
 import { RenderBudget } from './renderBudget';
 import type {
   ConversationPromptBuilder,

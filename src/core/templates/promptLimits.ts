@@ -4,7 +4,7 @@
  */
 import { PromptLimitError, type PromptLimitName } from '../errors';
 import type { PromptLimits } from '../limits';
-import type { SourceOffset } from './libraryTypes';
+import type { SourceOffset } from '../libraryFiles/fileTypes';
 
 export type { PromptLimits } from '../limits';
 
