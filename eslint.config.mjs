@@ -21,6 +21,13 @@ const HOST_ROOM_ZONES = HOST_ROOMS.map((room, i) => ({
 }));
 
 const CORE_OUTWARD = { group: ['**/host/*', '**/host/**', '**/shared/*', '**/webview/*'], message: 'src/core depends on nothing outside it.' };
+/** Imports of a higher folder of the core (or of a sibling kept apart), refused in the folders below it. */
+const CORE_UPWARD = Object.fromEntries(
+  ['conversation', 'flows', 'promptFolder', 'prompts'].map((folder) => [
+    folder,
+    { group: [`**/${folder}/*`, `**/${folder}/**`], message: `This folder may not import ${folder}/: imports point down the core's layers, shared types live at the core's root.` },
+  ]),
+);
 
 export default tseslint.config(
   {
@@ -56,16 +63,44 @@ export default tseslint.config(
   },
   {
     // The conversation engine sits on top of the providers, storage, prompts, retrieval and tools: they share
-    // the vocabulary at the core's root and never import back into conversation/.
-    files: ['src/core/llm/**/*.ts', 'src/core/storage/**/*.ts', 'src/core/prompts/**/*.ts', 'src/core/rag/**/*.ts', 'src/core/tools/**/*.ts'],
+    // the vocabulary at the core's root and never import back into conversation/, nor into flows/ (which run a
+    // conversation) or promptFolder/ (which composes prompts and flows).
+    files: [
+      'src/core/llm/**/*.ts',
+      'src/core/storage/**/*.ts',
+      'src/core/prompts/**/*.ts',
+      'src/core/rag/**/*.ts',
+      'src/core/tools/**/*.ts',
+      'src/core/instructions/**/*.ts',
+      'src/core/structured/**/*.ts',
+    ],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [VSCODE_IN_CORE], patterns: [CORE_OUTWARD, CORE_UPWARD.conversation, CORE_UPWARD.flows, CORE_UPWARD.promptFolder] }],
+    },
+  },
+  {
+    // The shared pieces of a prompts folder (its safe walk, YAML, the template engine) sit below both the prompt
+    // library and flows.
+    files: ['src/core/libraryFiles/**/*.ts', 'src/core/templates/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
-        {
-          paths: [VSCODE_IN_CORE],
-          patterns: [CORE_OUTWARD, { group: ['**/conversation/*', '**/conversation/**'], message: 'Only src/core/conversation may import conversation/: shared types live at the core root.' }],
-        },
+        { paths: [VSCODE_IN_CORE], patterns: [CORE_OUTWARD, CORE_UPWARD.conversation, CORE_UPWARD.flows, CORE_UPWARD.promptFolder, CORE_UPWARD.prompts] },
       ],
+    },
+  },
+  {
+    // A flow runs a conversation manager, so flows/ sits above conversation/, which never imports it.
+    files: ['src/core/conversation/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [VSCODE_IN_CORE], patterns: [CORE_OUTWARD, CORE_UPWARD.flows, CORE_UPWARD.promptFolder] }],
+    },
+  },
+  {
+    // Flows and the prompt library do not import each other: what both need is in libraryFiles/ and templates/.
+    files: ['src/core/flows/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [VSCODE_IN_CORE], patterns: [CORE_OUTWARD, CORE_UPWARD.prompts, CORE_UPWARD.promptFolder] }],
     },
   },
   {

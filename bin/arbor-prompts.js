@@ -10,7 +10,7 @@ function load() {
   const bundled = path.join(__dirname, '..', 'dist', 'cli.js');
   if (fs.existsSync(bundled)) return require(bundled);
   const { require: tsxRequire } = require('tsx/cjs/api');
-  return tsxRequire(path.join(__dirname, '..', 'src', 'core', 'prompts', 'cli.ts'), __filename);
+  return tsxRequire(path.join(__dirname, '..', 'src', 'core', 'promptFolder', 'cli.ts'), __filename);
 }
 
 load()

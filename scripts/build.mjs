@@ -119,7 +119,7 @@ const targets = [
     },
   },
   {
-    entry: 'src/core/prompts/cli.ts',
+    entry: 'src/core/promptFolder/cli.ts',
     options: {
       platform: 'node',
       format: 'cjs',

@@ -1,5 +1,5 @@
 /** Typed errors of the engine. Each message says what went wrong and what to do about it. */
-import type { PromptLimits } from './prompts/promptLimits';
+import type { PromptLimits } from './limits';
 
 /** Base class, so callers can tell engine errors from bugs. */
 export class ArborError extends Error {

@@ -75,15 +75,8 @@ export {
   type DataknobsMessageDict,
 } from './conversation/exchange';
 export { conversationToMarkdown, type MarkdownExportOptions } from './conversation/markdownExport';
-export {
-  MAX_TEMPERATURE,
-  isThinkSetting,
-  parseChatRequestOptions,
-  requestOverrides,
-  type ChatRequestOptions,
-  type ThinkSetting,
-  type ThinkingSupport,
-} from './conversation/chatRequestOptions';
+export { MAX_TEMPERATURE, isThinkSetting, parseChatRequestOptions, type ChatRequestOptions, type ThinkSetting } from './requestOptions';
+export { requestOverrides, type ThinkingSupport } from './conversation/chatRequestOptions';
 export { applyRetention, type RetentionResult } from './conversation/retention';
 export { Emitter, type ArborEvent } from './emitter';
 export {
@@ -228,7 +221,7 @@ export {
   type RenderOptions,
   type RenderResult,
   type ConversationPromptBuilder,
-} from './prompts/types';
+} from './promptContracts';
 export {
   type PromptKind,
   type ValidationLevel,
@@ -242,6 +235,7 @@ export {
   type PromptInfo,
 } from './prompts/libraryTypes';
 export { FileSystemPromptLibrary, type PromptLibraryOptions, type PromptLibraryChange } from './prompts/fileSystemPromptLibrary';
+export { PromptFolderLibrary } from './promptFolder/promptFolderLibrary';
 export { PromptBuilder, type PromptBuilderOptions, type PromptRenderOptions, type MessagesRenderResult } from './prompts/promptBuilder';
 export {
   runRagConfigs,
@@ -254,11 +248,11 @@ export {
   type RagRunOptions,
   type RagRunResult,
 } from './prompts/ragRunner';
-export { convertConditionalSections } from './prompts/conditionalSections';
-export { gitBlobId, sha256Hex } from './prompts/hashes';
-export { DEFAULT_PROMPT_LIMITS, type PromptLimits, type RenderLimits } from './prompts/promptLimits';
-export { checkPromptFolder, type PromptCheckReport } from './prompts/checkPrompts';
-export { runPromptsCli, type CliIo } from './prompts/cli';
+export { convertConditionalSections } from './templates/conditionalSections';
+export { gitBlobId, sha256Hex } from './hashes';
+export { DEFAULT_PROMPT_LIMITS, type PromptLimits, type RenderLimits } from './templates/promptLimits';
+export { checkPromptFolder, type PromptCheckReport } from './promptFolder/checkPrompts';
+export { runPromptsCli, type CliIo } from './promptFolder/cli';
 export { FOREIGN_FOLDERS, isForeignPromptPath, type ForeignPrompt, type ForeignSource, type ForeignParam, type ForeignSegment, type ForeignFileRef, type EditorVariable } from './prompts/foreign/foreignTypes';
 export { loadForeignPrompts, type ForeignLoadOptions, type ForeignPromptSet } from './prompts/foreign/loadForeignPrompts';
 export { renderForeignPrompt, editorValue, type ForeignEditorContext, type ForeignRenderInput, type ForeignRenderResult } from './prompts/foreign/renderForeignPrompt';

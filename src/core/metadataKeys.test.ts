@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { conversationMetadata, nodeMetadata, nodeRagMetadata, readConversationMetadata, readNodeMetadata } from './metadataKeys';
-import type { RagMetadata } from './prompts/types';
+import type { RagMetadata } from './promptContracts';
 
 const rag = (placeholder: string, path: string): RagMetadata => ({
   placeholder,

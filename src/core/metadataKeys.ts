@@ -3,10 +3,9 @@
  * (`Record<string, unknown>`: old databases, imported dataknobs files, other tools), so every read
  * goes through a reader that checks the value's shape and leaves out what does not fit.
  */
-import { parseChatRequestOptions, type ChatRequestOptions } from './conversation/chatRequestOptions';
-import type { FlowNodeInfo } from './flows/flowTypes';
-import type { PromptModelSettings, PromptOutput, PromptRef, RagMetadata } from './prompts/types';
+import type { PromptModelSettings, PromptOutput, PromptRef, RagMetadata } from './promptContracts';
 import type { OutputProblem } from './errors';
+import { parseChatRequestOptions, type ChatRequestOptions } from './requestOptions';
 import type { FinishReason, Usage } from './types';
 
 /**
@@ -107,6 +106,26 @@ export interface StructuredAttempt {
   schemaHash: string;
   /** Where and how the answer failed the schema; absent on a valid answer. */
   problems?: OutputProblem[];
+}
+
+/** What `metadata.flow` holds on a node a flow wrote. */
+export interface FlowNodeInfo {
+  name: string;
+  /** The flow file's sha256 when the step ran. */
+  version: string;
+  /** One run of the flow; a resumed or re-run flow keeps its run id. */
+  runId: string;
+  state: string;
+  /** 1 for the first step of the run. */
+  step: number;
+  /** On the step's first node: the memory the step started with. */
+  memoryIn?: Record<string, unknown>;
+  /** On the step's last node, once it completed: the memory after it. */
+  memory?: Record<string, unknown>;
+  /** With `memory`: the state chosen next; `null` after a finish step. */
+  next?: string | null;
+  /** The conductor's question or answer (it picked the next state). */
+  conductor?: boolean;
 }
 
 /** The accepted structured answer's value, on its node's `metadata.structuredOutput`. */

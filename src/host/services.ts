@@ -7,7 +7,7 @@ import type {
   ImportedConversation,
   ConversationManager,
   ConversationMiddleware,
-  FileSystemPromptLibrary,
+  PromptFolderLibrary,
   LLMProvider,
   OpenManagerOptions,
   PromptBuilder,
@@ -91,7 +91,7 @@ export class Services
   /** The prompt library, its builder and the workspace index. */
   private readonly workspace: WorkspaceServices;
   /** Fires when the prompt library was (re)opened, e.g. after the folder setting changed or trust was granted. */
-  readonly onDidLoadLibrary: vscode.Event<FileSystemPromptLibrary | undefined>;
+  readonly onDidLoadLibrary: vscode.Event<PromptFolderLibrary | undefined>;
 
   private current: ArborSettings;
   /** The conversation store and the open conversations over it. */
@@ -323,7 +323,7 @@ export class Services
   }
 
   /** The prompt library of the workspace's prompts folder; `undefined` when untrusted or no folder is open. */
-  promptLibrary(): Promise<FileSystemPromptLibrary | undefined> {
+  promptLibrary(): Promise<PromptFolderLibrary | undefined> {
     return this.workspace.promptLibrary();
   }
 

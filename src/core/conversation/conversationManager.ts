@@ -31,12 +31,11 @@ import { runToolsFrom, type ToolRunSteps } from './toolRuns';
 import type { ToolRunResult } from '../tools/toolLoop';
 import { repairToolPath, toolResultNode, unansweredToolCalls } from '../tools/toolResults';
 import { SerialQueue } from '../serialQueue';
-import { FlowRunner, type FlowRunOptions } from '../flows/flowRunner';
-import type { FlowDefinition, FlowEvent } from '../flows/flowTypes';
 import { requireNewConversationId, requireRecord, requireString } from '../validation';
 import { StreamingParents } from './streamingParents';
 import { streamWithPartial } from './streamWithPartial';
 import { drain, runStructured, type StructuredSteps } from '../structured/structuredRun';
+import type { ConversationPromptBuilder } from '../promptContracts';
 import type { ConversationNode, ConversationState, LLMMessage, LLMResponse, LLMStreamChunk, ToolDefinition } from '../types';
 
 const clone = <T>(value: T): T => structuredClone(value);
@@ -72,6 +71,14 @@ export class ConversationManager extends ConversationReader {
     this.metadata = state.metadata;
     this.createdAt = state.createdAt;
     this.updatedAt = state.updatedAt;
+  }
+
+  /**
+   * The builder that renders this conversation's prompt messages (the manager's options'), read only: whoever
+   * runs steps in the conversation from above (flows, `flows/flowApi.ts`) renders with the same one.
+   */
+  get promptBuilder(): ConversationPromptBuilder | undefined {
+    return this.options.promptBuilder;
   }
 
   /** Starts a new conversation and saves it; the root holds the system prompt, or is empty. */
@@ -220,25 +227,6 @@ export class ConversationManager extends ConversationReader {
       return this.current;
     });
     return runToolsFrom(this.toolRunSteps(), start, options);
-  }
-
-  /**
-   * Runs a flow (`prompts/flows/`) below the current node, step by step, each step's messages marked with
-   * `metadata.flow`; yields its events. See `src/core/flows/flowRunner.ts`.
-   */
-  runFlow(flow: FlowDefinition, inputs: Record<string, unknown> = {}, options: FlowRunOptions = {}): AsyncGenerator<FlowEvent> {
-    return new FlowRunner(this, { promptBuilder: this.options.promptBuilder, ...options }).run(flow, inputs);
-  }
-
-  /**
-   * Goes on with a flow run: with `fromNodeId` (Branch from Here on a step), runs that step again on a new
-   * branch with the memory it started from; without, continues after the last completed step of the run
-   * on the current path (after a kill). Yields `flow-failed` saying why when it cannot.
-   */
-  resumeFlow(flow: FlowDefinition, options: FlowRunOptions & { fromNodeId?: string } = {}): AsyncGenerator<FlowEvent> {
-    const { fromNodeId, ...rest } = options;
-    const runner = new FlowRunner(this, { promptBuilder: this.options.promptBuilder, ...rest });
-    return fromNodeId === undefined ? runner.resume(flow) : runner.rerunFrom(flow, fromNodeId);
   }
 
   /**
@@ -509,7 +497,7 @@ export class ConversationManager extends ConversationReader {
    * How a structured answer's attempts are asked for and stored: streamed (each step queued, as
    * `streamComplete`), or whole from inside the queue `complete` already holds.
    */
-  private structuredSteps(streamed: boolean): StructuredSteps {
+  private structuredSteps(streamed: boolean): StructuredSteps<CompleteOptions, PreparedCall> {
     if (streamed) {
       return {
         prepare: (options, from) => this.queue.run(() => this.prepareCall(options, from)),

@@ -3,7 +3,7 @@ import { contextUsage, type ContextUsage, type ContextUsageOptions } from './con
 import { NodeNotFoundError } from '../errors';
 import { requireString } from '../validation';
 import { readConversationMetadata, readNodeMetadata } from '../metadataKeys';
-import type { RagMetadata } from '../prompts/types';
+import type { RagMetadata } from '../promptContracts';
 import type { ConversationNode, ConversationState, LLMMessage } from '../types';
 import { applyContextWindow, type ContextWindowResult } from './contextWindow';
 import type { ConversationTree } from './conversationTree';

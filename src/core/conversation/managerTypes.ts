@@ -1,6 +1,6 @@
 import type { ImageInput } from '../images/imageInfo';
 import type { CompletionOptions, LLMProvider } from '../llm/provider';
-import type { ConversationPromptBuilder, RagConfig } from '../prompts/types';
+import type { ConversationPromptBuilder, RagConfig } from '../promptContracts';
 import type { ConversationStorage } from '../storage/storage';
 import type { MessageTokenEstimator } from './contextWindow';
 import type { ConversationMiddleware } from './middleware/middleware';

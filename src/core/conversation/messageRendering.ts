@@ -1,5 +1,5 @@
 import { InvalidArgumentError, InvalidOperationError } from '../errors';
-import type { ConversationPromptBuilder, RagMetadata, RenderOptions } from '../prompts/types';
+import type { ConversationPromptBuilder, RagMetadata, RenderOptions } from '../promptContracts';
 import type { AddMessageOptions } from './managerTypes';
 import type { ConversationNode, Role } from '../types';
 

@@ -1,28 +1,35 @@
 /**
- * The flow API as free functions over a manager (the manager's `runFlow` and `resumeFlow` do the same),
- * and `flowToolsFrom`, which gives each step an executor over the tools it names, for callers without a
+ * The flow API as free functions over a manager: `runFlow` and `resumeFlow` run a `FlowRunner` in the
+ * manager's conversation with its prompt builder (flows sit above the conversation, which knows nothing of
+ * them), and `flowToolsFrom`, which gives each step an executor over the tools it names, for callers without a
  * host of their own (tests, scripts).
  */
 import type { ConversationManager } from '../conversation/conversationManager';
 import type { Tool } from '../tools/tool';
 import { ToolExecutor, type ToolExecutorOptions } from '../tools/toolExecutor';
 import type { ToolApprover, ToolCallEvent } from '../tools/toolLoop';
-import type { FlowRunOptions } from './flowRunner';
+import { FlowRunner, type FlowRunOptions } from './flowRunner';
 import type { FlowToolProvider } from './flowSteps';
 import type { FlowDefinition, FlowEvent } from './flowTypes';
 
-/** Runs `flow` in `manager`'s conversation below its current node: `manager.runFlow`. */
+/**
+ * Runs `flow` in `manager`'s conversation below its current node, step by step, each step's messages marked
+ * with `metadata.flow`; yields its events. Templates render with the manager's prompt builder unless
+ * `options.promptBuilder` gives another.
+ */
 export function runFlow(manager: ConversationManager, flow: FlowDefinition, inputs: Record<string, unknown> = {}, options: FlowRunOptions = {}): AsyncGenerator<FlowEvent> {
-  return manager.runFlow(flow, inputs, options);
+  return new FlowRunner(manager, { promptBuilder: manager.promptBuilder, ...options }).run(flow, inputs);
 }
 
 /**
- * Goes on with a flow run of `manager`'s conversation: from `fromNodeId` (a node of one of its steps) that
- * step runs again on a new branch; without it the run continues after its last completed step on the
- * current path. `manager.resumeFlow`.
+ * Goes on with a flow run of `manager`'s conversation: from `fromNodeId` (a node of one of its steps, Branch
+ * from Here) that step runs again on a new branch with the memory it started from; without it the run
+ * continues after its last completed step on the current path (after a kill). Yields `flow-failed` saying
+ * why when it cannot.
  */
 export function resumeFlow(manager: ConversationManager, flow: FlowDefinition, fromNodeId?: string, options: FlowRunOptions = {}): AsyncGenerator<FlowEvent> {
-  return manager.resumeFlow(flow, { ...options, ...(fromNodeId !== undefined ? { fromNodeId } : {}) });
+  const runner = new FlowRunner(manager, { promptBuilder: manager.promptBuilder, ...options });
+  return fromNodeId === undefined ? runner.resume(flow) : runner.rerunFrom(flow, fromNodeId);
 }
 
 /**

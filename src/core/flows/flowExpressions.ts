@@ -7,7 +7,7 @@
  * `constructor` and `prototype` anywhere. No `eval`, no JavaScript object is ever reached.
  */
 import jsep from 'jsep';
-import { FlowExpressionError } from './flowTypes';
+import { FlowExpressionError } from './flowErrors';
 
 type Node = jsep.Expression;
 

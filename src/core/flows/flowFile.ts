@@ -7,10 +7,10 @@
 import Ajv from 'ajv';
 import { InvalidArgumentError, PromptError } from '../errors';
 import { checkSchemaSafety, safeAjvOptions } from '../jsonSchema/safeAjv';
-import { gitBlobId, sha256Hex } from '../prompts/hashes';
-import type { PromptDiagnostic, PromptParam } from '../prompts/libraryTypes';
-import { prepareTemplate } from '../prompts/templateEngine';
-import { YamlSource } from '../prompts/yamlSource';
+import { gitBlobId, sha256Hex } from '../hashes';
+import type { PromptDiagnostic, PromptParam } from '../libraryFiles/fileTypes';
+import { prepareTemplate } from '../templates/templateEngine';
+import { YamlSource } from '../libraryFiles/yamlSource';
 import { compileExpression, type CompiledExpression } from './flowExpressions';
 import { DEFAULT_FLOW_MAX_STEPS, FlowExpressionError, type FlowConductor, type FlowDefinition, type FlowState, type FlowTemplate, type FlowTransition } from './flowTypes';
 import { checkFlowGraph } from './flowGraph';

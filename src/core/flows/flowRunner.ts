@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { ConversationManager } from '../conversation/conversationManager';
 import type { CompleteOptions } from '../conversation/managerTypes';
 import { readNodeMetadata } from '../metadataKeys';
-import type { ConversationPromptBuilder } from '../prompts/types';
+import type { ConversationPromptBuilder } from '../promptContracts';
 import type { LLMStreamChunk } from '../types';
 import { requireJson } from '../validation';
 import { conductorChoices } from './flowGraph';
@@ -23,7 +23,7 @@ export interface FlowRunOptions {
   signal?: AbortSignal;
   /** The tools of a step, by the names it lists (the host's executor, approval and cards). */
   tools?: FlowToolProvider;
-  /** Renders the flow's templates; `ConversationManager.runFlow` passes the manager's own. */
+  /** Renders the flow's templates; `runFlow` and `resumeFlow` (`flowApi.ts`) pass the manager's own. */
   promptBuilder?: ConversationPromptBuilder;
   /** The model's streamed text of agent steps. */
   onChunk?: (chunk: LLMStreamChunk) => void;

@@ -6,7 +6,7 @@
  */
 import type { ConversationManager } from '../conversation/conversationManager';
 import type { CompleteOptions } from '../conversation/managerTypes';
-import type { ConversationPromptBuilder, PromptRef } from '../prompts/types';
+import type { ConversationPromptBuilder, PromptRef } from '../promptContracts';
 import type { ToolExecutor } from '../tools/toolExecutor';
 import type { ToolApprover, ToolCallEvent } from '../tools/toolLoop';
 import { toolResultNode } from '../tools/toolResults';

@@ -5,9 +5,11 @@
  * a finish step renders the final answer. Every step's messages are nodes of the conversation, marked
  * with `metadata.flow` (`FlowNodeInfo`), so a flow can be read, resumed and re-run from any step.
  */
-import { ArborError } from '../errors';
-import type { PromptParam, SourceOffset } from '../prompts/libraryTypes';
+import type { PromptParam, SourceOffset } from '../libraryFiles/fileTypes';
 import type { CompiledExpression } from './flowExpressions';
+
+export { FlowError, FlowExpressionError } from './flowErrors';
+export type { FlowNodeInfo } from '../metadataKeys';
 
 /** Steps a flow may take when its file sets no `maxSteps`. */
 export const DEFAULT_FLOW_MAX_STEPS = 20;
@@ -94,26 +96,6 @@ export interface FlowDefinition {
   states: Map<string, FlowState>;
 }
 
-/** What `metadata.flow` holds on a node a flow wrote. */
-export interface FlowNodeInfo {
-  name: string;
-  /** The flow file's sha256 when the step ran. */
-  version: string;
-  /** One run of the flow; a resumed or re-run flow keeps its run id. */
-  runId: string;
-  state: string;
-  /** 1 for the first step of the run. */
-  step: number;
-  /** On the step's first node: the memory the step started with. */
-  memoryIn?: Record<string, unknown>;
-  /** On the step's last node, once it completed: the memory after it. */
-  memory?: Record<string, unknown>;
-  /** With `memory`: the state chosen next; `null` after a finish step. */
-  next?: string | null;
-  /** The conductor's question or answer (it picked the next state). */
-  conductor?: boolean;
-}
-
 /** A flow run's progress, as `runFlow` and `resumeFlow` yield it. */
 export type FlowEvent =
   | { type: 'flow-started'; flow: string; version: string; runId: string; state: string; step: number; memory: Record<string, unknown>; resumed: boolean; versionChanged: boolean }
@@ -122,25 +104,3 @@ export type FlowEvent =
   | { type: 'flow-finished'; answer: string; memory: Record<string, unknown>; nodeId: string }
   | { type: 'flow-stopped'; state: string; step: number; memory: Record<string, unknown> }
   | { type: 'flow-failed'; error: Error; state?: string; step?: number; memory: Record<string, unknown> };
-
-/** A flow could not run or go on: the message says where and why, with the memory when it matters. */
-export class FlowError extends ArborError {
-  constructor(
-    message: string,
-    readonly memory?: Record<string, unknown>,
-  ) {
-    super(message);
-  }
-}
-
-/** An expression refused at load or at run time (syntax, or a reach outside memory). */
-export class FlowExpressionError extends ArborError {
-  constructor(
-    message: string,
-    readonly expression: string,
-    /** 0-based index in the expression text, when known. */
-    readonly index?: number,
-  ) {
-    super(message);
-  }
-}

@@ -1,15 +1,15 @@
 /**
  * Loads the flows of a prompts folder (`<prompts>/flows/**.yaml`, `.yml`), under the same rules as prompt
  * files (no file read through a link that leaves the folder), and checks the prompts they name against
- * the library. The prompt library calls this on every reload, so flows show in its `diagnostics()` (the
- * Problems panel, `arbor-prompts check`) and are found with `getFlow`.
+ * the library. `FlowLibrary` (a part of the prompt library, `flowLibrary.ts`) calls this on every reload, so
+ * flows show in the library's `diagnostics()` (the Problems panel, `arbor-prompts check`) and are found with `getFlow`.
  */
 import * as nodePath from 'node:path';
 import type { WorkspaceFiles } from '../files';
 import { nodeFiles } from '../nodeFiles';
-import type { PromptDiagnostic, PromptTemplate } from '../prompts/libraryTypes';
-import { sha256Hex } from '../prompts/hashes';
-import { listPromptFiles, promptReadPath, promptRealRoot } from '../prompts/promptPaths';
+import type { PromptDiagnostic } from '../libraryFiles/fileTypes';
+import { sha256Hex } from '../hashes';
+import { listPromptFiles, promptReadPath, promptRealRoot } from '../libraryFiles/promptPaths';
 import { parseFlowFile } from './flowFile';
 import type { FlowDefinition, FlowTemplate } from './flowTypes';
 
@@ -27,10 +27,10 @@ export interface LoadedFlows {
   read: Array<{ path: string; sha256: string }>;
 }
 
-/** Where the prompts a flow names are looked up (the prompt library has these). */
+/** Where the prompts a flow names are looked up (the prompt library has these): only whether one exists matters. */
 export interface FlowPromptLookup {
-  getSystemPrompt(name: string): PromptTemplate | undefined;
-  getUserPrompt(name: string): PromptTemplate | undefined;
+  getSystemPrompt(name: string): object | undefined;
+  getUserPrompt(name: string): object | undefined;
 }
 
 /**

@@ -6,7 +6,7 @@
 import { parse as parseYaml } from 'yaml';
 import { globProblem } from '../globSafety';
 import { splitFrontMatter } from '../prompts/promptFile';
-import { gitBlobId } from '../prompts/hashes';
+import { gitBlobId } from '../hashes';
 
 /** The kinds of instruction file Arbor reads, as named in `arbor.instructions.enabled`. */
 export const INSTRUCTION_KINDS = ['agents', 'copilot', 'copilotInstructions', 'claude', 'cursor', 'continue'] as const;

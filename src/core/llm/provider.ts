@@ -1,3 +1,4 @@
+import type { ThinkSetting } from '../requestOptions';
 import type { LLMMessage, LLMResponse, LLMStreamChunk, ToolDefinition } from '../types';
 import type { ContextLength } from './contextLength';
 
@@ -14,7 +15,7 @@ export interface CompletionOptions {
    * Ask a reasoning model to think (Ollama's `think`). A level (`low`/`medium`/`high`) is also sent to
    * OpenAI-compatible servers as `reasoning_effort`; `true`/`false` only reaches Ollama.
    */
-  think?: boolean | 'low' | 'medium' | 'high';
+  think?: ThinkSetting;
   /**
    * Provider-specific fields merged into the request body as given (dataknobs' `**llm_kwargs`), under the
    * fields above: a field set above wins, and `model`, `messages` and `stream` are never replaced. For

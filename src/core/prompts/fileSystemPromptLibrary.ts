@@ -2,16 +2,15 @@ import * as nodePath from 'node:path';
 import { Emitter, type ArborEvent } from '../emitter';
 import { PromptError } from '../errors';
 import type { Disposable, FileStat, WorkspaceFiles } from '../files';
+import type { PromptFolderPart } from '../libraryFiles/folderPart';
 import { nodeFiles } from '../nodeFiles';
 import type { PromptDiagnostic, PromptInfo, PromptKind, PromptTemplate } from './libraryTypes';
 import { PartialResolver, type ResolvedTemplate } from './partialResolver';
-import { loadFlows } from '../flows/loadFlows';
-import type { FlowDefinition } from '../flows/flowTypes';
 import { parsePromptFile, PROMPT_EXTENSIONS, type ParsedPromptFile } from './promptFile';
 import { resolvePromptOutput, SCHEMA_FILE_SUFFIX } from './promptOutputs';
-import { listPromptFiles, promptReadPath, promptRealRoot } from './promptPaths';
-import { limitError, resolvePromptLimits, type PromptLimits } from './promptLimits';
-import type { RagConfig } from './types';
+import { listPromptFiles, promptReadPath, promptRealRoot } from '../libraryFiles/promptPaths';
+import { limitError, resolvePromptLimits, type PromptLimits } from '../templates/promptLimits';
+import type { RagConfig } from '../promptContracts';
 
 /** Options of `FileSystemPromptLibrary.open`. */
 export interface PromptLibraryOptions {
@@ -51,8 +50,8 @@ interface CachedFile {
  */
 export class FileSystemPromptLibrary implements Disposable {
   private prompts = new Map<string, PromptTemplate>();
-  private flows = new Map<string, FlowDefinition>();
-  private flowFiles: Array<{ path: string; sha256: string }> = [];
+  /** The files the parts read on the last load, with their sha256 (for change detection). */
+  private partFiles: Array<{ path: string; sha256: string }> = [];
   private fileProblems: PromptDiagnostic[] = [];
   private templateProblems: PromptDiagnostic[] = [];
   private readonly cache = new Map<string, CachedFile>();
@@ -67,19 +66,33 @@ export class FileSystemPromptLibrary implements Disposable {
   private reloading: Promise<void> = Promise.resolve();
   private disposed = false;
 
-  private constructor(
+  protected constructor(
     readonly promptDir: string,
     private readonly files: WorkspaceFiles,
     private readonly debounceMs: number,
     /** The limits in force: the options' over the defaults. */
     readonly limits: PromptLimits,
+    /** Other kinds of file of the folder, loaded after the prompts (a subclass's: flows, `promptFolder/`). */
+    private readonly parts: readonly PromptFolderPart[] = [],
   ) {
     this.resolver = new PartialResolver((kind, name) => this.prompts.get(`${kind}/${name}`), limits);
   }
 
   /** Loads every prompt below `promptDir`; a missing folder gives an empty library. */
   static async open(promptDir: string, options: PromptLibraryOptions = {}): Promise<FileSystemPromptLibrary> {
-    const lib = new FileSystemPromptLibrary(promptDir, options.files ?? nodeFiles, options.debounceMs ?? 50, resolvePromptLimits(options.limits));
+    return FileSystemPromptLibrary.openWith((files, debounceMs, limits) => new FileSystemPromptLibrary(promptDir, files, debounceMs, limits), promptDir, options);
+  }
+
+  /**
+   * `open` for a subclass: `make` builds the library from the options' file access, debounce and limits
+   * (their defaults filled in); it is loaded, then watched with `watch`.
+   */
+  protected static async openWith<T extends FileSystemPromptLibrary>(
+    make: (files: WorkspaceFiles, debounceMs: number, limits: PromptLimits) => T,
+    promptDir: string,
+    options: PromptLibraryOptions,
+  ): Promise<T> {
+    const lib = make(options.files ?? nodeFiles, options.debounceMs ?? 50, resolvePromptLimits(options.limits));
     await lib.reload();
     if (options.watch && lib.files.watch && (await lib.files.stat(promptDir))?.type === 'directory') {
       lib.watcher = lib.files.watch(promptDir, () => lib.scheduleReload());
@@ -111,16 +124,6 @@ export class FileSystemPromptLibrary implements Disposable {
   /** The retrieval config of `prompts/rag/<name>.*` (the first, when the file lists several). */
   getRagConfig(name: string): RagConfig | undefined {
     return this.prompts.get(`rag/${name}`)?.ragConfigs?.[0];
-  }
-
-  /** The flow of `prompts/flows/` with that name (its `name:` field, else its file name). */
-  getFlow(name: string): FlowDefinition | undefined {
-    return this.flows.get(name);
-  }
-
-  /** Every flow that loaded without errors, sorted by name. */
-  listFlows(): FlowDefinition[] {
-    return [...this.flows.values()].sort((a, b) => a.name.localeCompare(b.name));
   }
 
   /** Every loaded prompt, sorted by kind then name. */
@@ -187,7 +190,7 @@ export class FileSystemPromptLibrary implements Disposable {
   }
 
   private async load(): Promise<PromptLibraryChange> {
-    const before = new Map([...[...this.prompts.values()].map((p) => [p.path, versionOf(p)] as const), ...this.flowFiles.map((f) => [f.path, f.sha256] as const)]);
+    const before = new Map([...[...this.prompts.values()].map((p) => [p.path, versionOf(p)] as const), ...this.partFiles.map((f) => [f.path, f.sha256] as const)]);
     const prompts = new Map<string, PromptTemplate>();
     const problems: PromptDiagnostic[] = [];
     const refused = new Map<string, PromptError>();
@@ -238,13 +241,16 @@ export class FileSystemPromptLibrary implements Disposable {
     this.fileProblems = problems;
     this.resolver.prune(new Set([...prompts.values()].map((p) => `${p.path}\0${p.sha256}`)));
     this.templateProblems = this.checkTemplates();
-    // Flows name prompts, so they load after them; their problems show with the prompts'.
-    const flows = await loadFlows(this.promptDir, { files: this.files, prompts: this });
-    this.flows = new Map(flows.flows.map((f) => [f.name, f]));
-    this.flowFiles = flows.read;
-    this.fileProblems.push(...flows.problems);
+    // Parts (flows) name prompts, so they load after them; their problems show with the prompts'.
+    const partFiles: Array<{ path: string; sha256: string }> = [];
+    for (const part of this.parts) {
+      const loaded = await part.load(this.promptDir, this.files, this);
+      partFiles.push(...loaded.read);
+      this.fileProblems.push(...loaded.problems);
+    }
+    this.partFiles = partFiles;
 
-    const after = new Map([...[...prompts.values()].map((p) => [p.path, versionOf(p)] as const), ...flows.read.map((f) => [f.path, f.sha256] as const)]);
+    const after = new Map([...[...prompts.values()].map((p) => [p.path, versionOf(p)] as const), ...partFiles.map((f) => [f.path, f.sha256] as const)]);
     const paths = new Set<string>();
     for (const [path, sha] of after) if (before.get(path) !== sha) paths.add(path);
     for (const path of before.keys()) if (!after.has(path)) paths.add(path);

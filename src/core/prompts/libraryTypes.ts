@@ -1,4 +1,8 @@
-import type { PromptModelSettings, PromptOutput, RagConfig } from './types';
+/** The shapes of the prompt library: templates as loaded, their kinds, outputs and summaries. */
+import type { PromptParam, SourceOffset } from '../libraryFiles/fileTypes';
+import type { PromptModelSettings, PromptOutput, RagConfig } from '../promptContracts';
+
+export type { PromptDiagnostic, PromptParam, SourceOffset } from '../libraryFiles/fileTypes';
 
 /** Which folder of `prompts/` a file lives in; `partial` files only serve `{{> name}}` includes. */
 export type PromptKind = 'system' | 'user' | 'messages' | 'rag' | 'partial';
@@ -6,38 +10,12 @@ export type PromptKind = 'system' | 'user' | 'messages' | 'rag' | 'partial';
 /** What happens when a required parameter is missing: throw, render with a warning, or render silently. */
 export type ValidationLevel = 'error' | 'warn' | 'ignore';
 
-/** One declared parameter of a prompt (front matter `params`, or dataknobs `defaults`/`required_params`). */
-export interface PromptParam {
-  name: string;
-  default?: unknown;
-  required?: boolean;
-  description?: string;
-}
-
-/** A problem found while loading or rendering prompt files. Lines and columns are 1-based. */
-export interface PromptDiagnostic {
-  /** Path relative to the prompts folder, with `/` separators. */
-  file: string;
-  line: number;
-  column: number;
-  severity: 'error' | 'warning';
-  message: string;
-}
-
 /** One message of a `prompts/messages/` prompt; `content` is a template. */
 export interface MessageTemplate {
   role: 'system' | 'user' | 'assistant';
   content: string;
   /** Where the content sits in the file, for error positions. */
   offset: SourceOffset;
-}
-
-/** Where a template's text sits in its file, so template errors point at the file's own lines. */
-export interface SourceOffset {
-  /** File line of the template's first line, 1-based. */
-  line: number;
-  /** Columns to add on every template line (indentation of a YAML block scalar). */
-  column: number;
 }
 
 /** A rag config as written in a prompt: inline, or the name of a `prompts/rag/` config. */

@@ -1,7 +1,7 @@
 import { PromptError } from '../errors';
 import type { PromptKind, PromptTemplate, SourceOffset } from './libraryTypes';
-import { DEFAULT_PROMPT_LIMITS, limitError, type PromptLimits } from './promptLimits';
-import { prepareTemplate, rememberBounded, type PartialUse, type PreparedTemplate, type TemplateAnalysis } from './templateEngine';
+import { DEFAULT_PROMPT_LIMITS, limitError, type PromptLimits } from '../templates/promptLimits';
+import { prepareTemplate, rememberBounded, type PartialUse, type PreparedTemplate, type TemplateAnalysis } from '../templates/templateEngine';
 
 /** A template with everything it includes resolved: ready for the builder to compile and render. */
 export interface ResolvedTemplate {

@@ -1,11 +1,11 @@
 import { PromptError, PromptLimitError, PromptValidationError } from '../errors';
 import type { FileSystemPromptLibrary } from './fileSystemPromptLibrary';
-import { sha256Hex } from './hashes';
+import { sha256Hex } from '../hashes';
 import type { PromptKind, PromptParam, PromptTemplate, ValidationLevel } from './libraryTypes';
 import type { ResolvedTemplate } from './partialResolver';
 import { DEFAULT_RAG_PLACEHOLDER, runRagConfigs } from './ragRunner';
 import type { RagAdapter } from '../rag/ragAdapter';
-import { resolvePromptLimits, type PromptLimits, type RenderLimits } from './promptLimits';
+import { resolvePromptLimits, type PromptLimits, type RenderLimits } from '../templates/promptLimits';
 import { RenderBudget } from './renderBudget';
 import type {
   ConversationPromptBuilder,
@@ -13,7 +13,7 @@ import type {
   RagConfig,
   RenderOptions,
   RenderResult,
-} from './types';
+} from '../promptContracts';
 
 /** Options of `PromptBuilder`. */
 export interface PromptBuilderOptions {

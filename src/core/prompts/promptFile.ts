@@ -1,5 +1,5 @@
 import type { PromptError } from '../errors';
-import { gitBlobId, sha256Hex } from './hashes';
+import { gitBlobId, sha256Hex } from '../hashes';
 import type {
   MessageTemplate,
   PromptDiagnostic,
@@ -11,8 +11,8 @@ import type {
   SourceOffset,
   ValidationLevel,
 } from './libraryTypes';
-import type { PromptModelSettings, RagConfig } from './types';
-import { YamlSource } from './yamlSource';
+import type { PromptModelSettings, RagConfig } from '../promptContracts';
+import { YamlSource } from '../libraryFiles/yamlSource';
 
 /** File extensions the library reads, in the order that wins when two files share a name. */
 export const PROMPT_EXTENSIONS = ['.md', '.hbs', '.yaml', '.yml', '.json'] as const;

@@ -8,8 +8,8 @@ import * as nodePath from 'node:path';
 import type { WorkspaceFiles } from '../files';
 import { outputSchemaHash, outputSchemaProblem } from '../structured/outputSchema';
 import type { PromptDiagnostic, PromptTemplate } from './libraryTypes';
-import { promptReadPath } from './promptPaths';
-import type { PromptOutput } from './types';
+import { promptReadPath } from '../libraryFiles/promptPaths';
+import type { PromptOutput } from '../promptContracts';
 
 /** What reading one prompt's `output:` gave: the output, or the problem at its `output:` line. */
 export type ResolvedOutput = { output: PromptOutput } | { problem: PromptDiagnostic } | undefined;

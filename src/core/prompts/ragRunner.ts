@@ -1,11 +1,11 @@
 import { PromptError, PromptLimitError } from '../errors';
 import { fenceFor } from '../markdownFence';
-import { sha256Hex } from './hashes';
-import { DEFAULT_PROMPT_LIMITS, scanTemplateText, type PromptLimits } from './promptLimits';
+import { sha256Hex } from '../hashes';
+import { DEFAULT_PROMPT_LIMITS, scanTemplateText, type PromptLimits } from '../templates/promptLimits';
 import { RenderBudget } from './renderBudget';
-import { parseTemplate } from './templateEngine';
+import { parseTemplate } from '../templates/templateEngine';
 import type { RagAdapter, RagResultItem } from '../rag/ragAdapter';
-import type { RagConfig, RagMetadata } from './types';
+import type { RagConfig, RagMetadata } from '../promptContracts';
 
 /** Placeholder a retrieval config fills when it names none. */
 export const DEFAULT_RAG_PLACEHOLDER = 'RAG_CONTENT';

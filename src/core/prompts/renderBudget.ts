@@ -2,8 +2,8 @@ import type Handlebars from 'handlebars';
 import type { PromptLimitName } from '../errors';
 import type { SourceOffset } from './libraryTypes';
 import type { PartialSource } from './partialResolver';
-import { limitError, type RenderLimits } from './promptLimits';
-import { compileTemplate, engineHelpers } from './templateEngine';
+import { limitError, type RenderLimits } from '../templates/promptLimits';
+import { compileTemplate, engineHelpers } from '../templates/templateEngine';
 
 /** Where a frame of the render runs: the template's file and offset, and the line and column in that file. */
 interface Where {

@@ -8,7 +8,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import { InvalidArgumentError, type OutputProblem } from '../errors';
 import { checkSchemaSafety, safeAjvOptions } from '../jsonSchema/safeAjv';
 import { valueDepthProblem } from '../jsonSchema/schemaLimits';
-import { sha256Hex } from '../prompts/hashes';
+import { sha256Hex } from '../hashes';
 
 /** Most problems listed in a correction turn or an error; the rest are counted. */
 export const MAX_LISTED_PROBLEMS = 20;

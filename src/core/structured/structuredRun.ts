@@ -10,11 +10,10 @@
  * in turn, each attempt ending with its own `done: true` chunk.
  */
 import { InvalidArgumentError, OutputValidationError, type OutputProblem } from '../errors';
-import type { CompleteOptions } from '../conversation/managerTypes';
-import type { PreparedCall } from '../conversation/preparedCall';
+import type { ResponseFormat } from '../llm/provider';
 import type { StructuredAttempt, StructuredOutputInfo } from '../metadataKeys';
 import type { NewNode } from '../storage/storage';
-import type { ConversationNode, LLMResponse, LLMStreamChunk } from '../types';
+import type { ConversationNode, LLMMessage, LLMResponse, LLMStreamChunk, ToolDefinition } from '../types';
 import { compileOutputSchema, correctionText, problemLines } from './outputSchema';
 
 /** Retries after an invalid answer when the call does not say. */
@@ -22,17 +21,44 @@ export const DEFAULT_OUTPUT_RETRIES = 2;
 /** Most retries a call may ask for. */
 export const MAX_OUTPUT_RETRIES = 10;
 
-/** How a structured run asks for answers and stores nodes: the manager's own steps (see `ConversationManager`). */
-export interface StructuredSteps {
+/**
+ * What a structured run reads of a call's options: its own declaration of the fields it uses, which the
+ * conversation's `CompleteOptions` has (structured/ does not import the conversation).
+ */
+export interface StructuredCallOptions {
+  /** The JSON Schema the answer must match. */
+  outputSchema?: object;
+  /** More answers to ask for after an invalid one. */
+  retries?: number;
+  /** Refused with a schema: tools run first. */
+  tools?: readonly ToolDefinition[];
+  /** Refused with a schema. */
+  requestMessages?: readonly LLMMessage[];
+  /** Named on the first answer only. */
+  branchName?: string;
+  /** Told every node the run stores: each answer and each correction turn. */
+  onStored?: (node: ConversationNode) => void;
+}
+
+/** What a structured run needs of a prepared request: its call options, where it sets the response format. */
+export interface StructuredCall {
+  callOptions: { responseFormat?: ResponseFormat };
+}
+
+/**
+ * How a structured run asks for answers and stores nodes: the manager's own steps (see `ConversationManager`),
+ * over its own options (`O`) and prepared requests (`P`).
+ */
+export interface StructuredSteps<O extends StructuredCallOptions, P extends StructuredCall> {
   /** The request answering `from` (its path, window and middleware). */
-  prepare(options: CompleteOptions, from: string): Promise<PreparedCall>;
+  prepare(options: O, from: string): Promise<P>;
   /**
    * Asks for one answer (streamed or not), stores it with `extra(response)` merged into its metadata, and
    * tells `onStored` its node; returns the stored response.
    */
   answer(
-    prepared: PreparedCall,
-    options: CompleteOptions,
+    prepared: P,
+    options: O,
     extra: (response: LLMResponse) => Record<string, unknown>,
     onStored: (node: ConversationNode) => void,
   ): AsyncGenerator<LLMStreamChunk, LLMResponse>;
@@ -41,7 +67,7 @@ export interface StructuredSteps {
 }
 
 /** Checks what a structured call may be given, before anything is sent; an `InvalidArgumentError` otherwise. */
-export function checkStructuredOptions(options: CompleteOptions): number {
+export function checkStructuredOptions(options: StructuredCallOptions): number {
   const retries = options.retries ?? DEFAULT_OUTPUT_RETRIES;
   if (!Number.isInteger(retries) || retries < 0 || retries > MAX_OUTPUT_RETRIES) {
     throw new InvalidArgumentError(`retries must be a whole number from 0 to ${MAX_OUTPUT_RETRIES}, not ${String(options.retries)}.`);
@@ -63,7 +89,7 @@ export function schemaName(schema: Record<string, unknown>): string {
  * Answers `start` with a structured answer (see the file header); returns the accepted answer with
  * `parsed`, or throws `OutputValidationError` after the last invalid one.
  */
-export async function* runStructured(steps: StructuredSteps, start: string, options: CompleteOptions): AsyncGenerator<LLMStreamChunk, LLMResponse> {
+export async function* runStructured<O extends StructuredCallOptions, P extends StructuredCall>(steps: StructuredSteps<O, P>, start: string, options: O): AsyncGenerator<LLMStreamChunk, LLMResponse> {
   const retries = checkStructuredOptions(options);
   const output = await compileOutputSchema(options.outputSchema);
   const attempts = retries + 1;
@@ -71,7 +97,7 @@ export async function* runStructured(steps: StructuredSteps, start: string, opti
   let from = start;
   for (let attempt = 1; ; attempt++) {
     // The branch name goes on the first answer only: the retries continue that branch.
-    const attemptOptions: CompleteOptions = attempt === 1 ? options : { ...options, branchName: undefined };
+    const attemptOptions: O = attempt === 1 ? options : { ...options, branchName: undefined };
     const prepared = await steps.prepare(attemptOptions, from);
     prepared.callOptions.responseFormat = responseFormat;
     let verdict: ReturnType<typeof output.check> | undefined;

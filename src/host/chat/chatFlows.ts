@@ -6,18 +6,18 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
-import { flowNodeInfo, type ConversationManager, type ConversationMetadata, type FlowDefinition, type FlowEvent, type FlowRunOptions, type FlowToolProvider } from '../../core/index';
+import { flowNodeInfo, resumeFlow, runFlow, type ConversationManager, type ConversationMetadata, type FlowDefinition, type FlowEvent, type FlowRunOptions, type FlowToolProvider } from '../../core/index';
 import type { FlowPanelView, NoticeMessage, SendMessage, ToWebview } from '../../shared/protocol';
 import { conversationModel } from '../conversations/conversationModel';
 import { toErrorView } from './errorView';
 import { titleFromMessage } from '../conversations/conversationRules';
 import { flowInputs, flowMarkText, flowPanelView, flowRunOnPath, trackFlowEvent, type FlowRunTrack } from './flowView';
-import type { ChatServices as Services } from './chatServices';
+import type { ChatServices } from './chatServices';
 import type { ChatTools } from './chatTools';
 
 /** What the flows of a chat need of it. */
 export interface ChatFlowsDeps {
-  services: Services;
+  services: ChatServices;
   conversationId: string;
   tools: ChatTools;
   post(message: ToWebview): void;
@@ -76,7 +76,7 @@ export class ChatFlows {
     const firstText = Object.values(inputs).find((v): v is string => typeof v === 'string' && v.trim() !== '');
     const title = titleFromMessage(manager.getMetadata() as Record<string, unknown>, { text: msg.text.trim() || `${flow.name}${firstText ? `: ${firstText}` : ''}`, attachments: [] });
     if (title !== undefined) await manager.setMetadata({ title } satisfies ConversationMetadata);
-    await this.run(msg.requestId, manager, flow, (options) => manager.runFlow(flow, inputs, options));
+    await this.run(msg.requestId, manager, flow, (options) => runFlow(manager, flow, inputs, options));
   }
 
   /** Runs the step of the flow node `nodeId` again on a new branch (memory as it was then), and goes on. */
@@ -87,7 +87,7 @@ export class ChatFlows {
     const info = flowNodeInfo(manager.getNode(nodeId));
     if (!info) throw new Error('This message was not written by a flow: Re-run works on the messages of a flow step.');
     const flow = await this.flow(info.name);
-    await this.run(requestId, manager, flow, (options) => manager.resumeFlow(flow, { ...options, fromNodeId: nodeId }));
+    await this.run(requestId, manager, flow, (options) => resumeFlow(manager, flow, nodeId, options));
   }
 
   /** Resume: the flow run the current path ends in goes on after its last completed step. */
@@ -98,7 +98,7 @@ export class ChatFlows {
     const track = flowRunOnPath(manager.getPathIds().map((id) => manager.getNode(id)));
     if (!track) throw new Error('The current branch has no flow run to resume.');
     const flow = await this.flow(track.flow);
-    await this.run(requestId, manager, flow, (options) => manager.resumeFlow(flow, options));
+    await this.run(requestId, manager, flow, (options) => resumeFlow(manager, flow, undefined, options));
   }
 
   /**

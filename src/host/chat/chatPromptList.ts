@@ -3,7 +3,7 @@
  * to the webview again whenever any of them changes; and the versions prompt messages compare their
  * template with (their chips say when the file changed since).
  */
-import type { FileSystemPromptLibrary, ForeignPromptSet } from '../../core/index';
+import type { PromptFolderLibrary, ForeignPromptSet } from '../../core/index';
 import type { ToWebview } from '../../shared/protocol';
 import { promptSummaries } from './chatView';
 import { flowSummaries } from './flowView';
@@ -24,7 +24,7 @@ export interface ChatPromptListDeps {
 
 /** See the file's header. */
 export class ChatPromptList extends Disposable {
-  private library?: FileSystemPromptLibrary;
+  private library?: PromptFolderLibrary;
   private foreignSet?: ForeignPromptSet;
   private librarySub?: { dispose(): void };
 
@@ -64,7 +64,7 @@ export class ChatPromptList extends Disposable {
    * library is often opened before the panel (for diagnostics), so its load event alone would miss it,
    * and subscribing on every load kept the old libraries' listeners.
    */
-  private follow(library: FileSystemPromptLibrary | undefined): void {
+  private follow(library: PromptFolderLibrary | undefined): void {
     if (library === this.library || this.isDisposed) return;
     this.librarySub?.dispose();
     this.library = library;

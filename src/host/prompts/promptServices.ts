@@ -1,5 +1,5 @@
 import type * as vscode from 'vscode';
-import type { FileSystemPromptLibrary } from '../../core/index';
+import type { PromptFolderLibrary } from '../../core/index';
 import type { VscodeWorkspaceFiles } from '../base/vscodeFiles';
 import type { ArborSettings } from '../settings/settings';
 import type { WorkspaceFileReader } from '../workspace/workspaceFileReader';
@@ -21,11 +21,11 @@ export interface PromptServices {
   /** The text editor the user worked in last (the chat panel takes focus from it). */
   readonly lastTextEditor: vscode.TextEditor | undefined;
   /** Fires when the prompt library was (re)opened, e.g. after the folder setting changed or trust was granted. */
-  readonly onDidLoadLibrary: vscode.Event<FileSystemPromptLibrary | undefined>;
+  readonly onDidLoadLibrary: vscode.Event<PromptFolderLibrary | undefined>;
   /** Absolute paths of the workspace folders on disk. */
   folderPaths(): string[];
   /** The absolute prompts folder (in the first workspace folder), or `undefined` with no folder open. */
   promptsFolderPath(): string | undefined;
   /** The prompt library of the workspace's prompts folder; `undefined` when untrusted or no folder is open. */
-  promptLibrary(): Promise<FileSystemPromptLibrary | undefined>;
+  promptLibrary(): Promise<PromptFolderLibrary | undefined>;
 }

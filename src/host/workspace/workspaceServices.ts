@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { FilesAdapter, FileSystemPromptLibrary, PromptBuilder, WorkspaceIndex } from '../../core/index';
+import { FilesAdapter, PromptFolderLibrary, PromptBuilder, WorkspaceIndex } from '../../core/index';
 import type { Logger, RagAdapter, WorkspaceFiles } from '../../core/index';
 import type { ArborSettings } from '../settings/settings';
 
@@ -22,10 +22,10 @@ export interface WorkspaceServicesDeps {
  * and none opens in an untrusted workspace or without a folder.
  */
 export class WorkspaceServices implements vscode.Disposable {
-  private readonly _onDidLoadLibrary = new vscode.EventEmitter<FileSystemPromptLibrary | undefined>();
+  private readonly _onDidLoadLibrary = new vscode.EventEmitter<PromptFolderLibrary | undefined>();
   /** Fires when the prompt library was (re)opened. */
   readonly onDidLoadLibrary = this._onDidLoadLibrary.event;
-  private libraryPromise?: Promise<FileSystemPromptLibrary | undefined>;
+  private libraryPromise?: Promise<PromptFolderLibrary | undefined>;
   private builderPromise?: Promise<PromptBuilder | undefined>;
   private indexPromise?: Promise<WorkspaceIndex | undefined>;
   private files?: FilesAdapter;
@@ -33,11 +33,11 @@ export class WorkspaceServices implements vscode.Disposable {
   constructor(private readonly deps: WorkspaceServicesDeps) {}
 
   /** The prompt library of the workspace's prompts folder; `undefined` when untrusted or no folder is open. */
-  promptLibrary(): Promise<FileSystemPromptLibrary | undefined> {
+  promptLibrary(): Promise<PromptFolderLibrary | undefined> {
     this.libraryPromise ??= (async () => {
       const dir = this.deps.promptsFolder();
       if (!dir || !this.deps.trusted()) return undefined;
-      const library = await FileSystemPromptLibrary.open(dir, { files: this.deps.files, watch: true });
+      const library = await PromptFolderLibrary.open(dir, { files: this.deps.files, watch: true });
       this._onDidLoadLibrary.fire(library);
       return library;
     })();

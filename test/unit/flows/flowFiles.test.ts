@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { checkPromptFolder } from '../../../src/core/prompts/checkPrompts';
-import { FileSystemPromptLibrary } from '../../../src/core/prompts/fileSystemPromptLibrary';
+import { checkPromptFolder } from '../../../src/core/promptFolder/checkPrompts';
+import { PromptFolderLibrary } from '../../../src/core/promptFolder/promptFolderLibrary';
 import { flowEdges } from '../../../src/core/flows/flowGraph';
 import { tempPrompts, type TempPrompts } from '../prompts/tempPrompts';
 
@@ -39,7 +39,7 @@ states:
 describe('flow files in prompts/flows/', () => {
   it('load with the library, with inputs in the prompt parameter shape and the edges of the diagram', async () => {
     folder = await tempPrompts({ 'user/question.md': 'Tell me about {{topic}}.', 'flows/loop.yaml': GOOD });
-    const library = await FileSystemPromptLibrary.open(folder.dir);
+    const library = await PromptFolderLibrary.open(folder.dir);
     try {
       expect(library.diagnostics()).toEqual([]);
       const flow = library.getFlow('loop');
@@ -111,7 +111,7 @@ states:
     const report = await checkPromptFolder(path.join(repo, 'prompts'));
     expect(report.problems).toEqual([]);
     expect(report.flows).toBe(2);
-    const library = await FileSystemPromptLibrary.open(path.join(repo, 'prompts'));
+    const library = await PromptFolderLibrary.open(path.join(repo, 'prompts'));
     try {
       const review = library.getFlow('review-fix')!;
       expect([...review.states.keys()]).toEqual(['review', 'fix', 'summary']);

@@ -10,7 +10,7 @@ import type { FlowDefinition, FlowEvent } from '../../../src/core/flows/flowType
 import { OllamaProvider } from '../../../src/core/llm/ollama';
 import { OpenAIProvider } from '../../../src/core/llm/openai';
 import type { LLMProvider } from '../../../src/core/llm/provider';
-import { FileSystemPromptLibrary } from '../../../src/core/prompts/fileSystemPromptLibrary';
+import { PromptFolderLibrary } from '../../../src/core/promptFolder/promptFolderLibrary';
 import { PromptBuilder } from '../../../src/core/prompts/promptBuilder';
 import { SqlJsConversationStorage } from '../../../src/core/storage/sqlJsConversationStorage';
 import { defineTool } from '../../../src/core/tools/tool';
@@ -60,7 +60,7 @@ export const verdict = (v: 'ok' | 'changes_needed', issues: string[] = []) => ({
 /** A test's world: folder, library, builder, store file, and a manager on it. */
 export interface FlowWorld {
   prompts: TempPrompts;
-  library: FileSystemPromptLibrary;
+  library: PromptFolderLibrary;
   builder: PromptBuilder;
   dbPath: string;
   storage: SqlJsConversationStorage;
@@ -82,7 +82,7 @@ export async function flowWorld(server: FakeLlmServer, flows: Record<string, str
   const files: Record<string, string> = { ...PROMPTS };
   for (const [name, text] of Object.entries(flows)) files[`flows/${name}.yaml`] = text;
   const prompts = await tempPrompts(files);
-  const library = await FileSystemPromptLibrary.open(prompts.dir);
+  const library = await PromptFolderLibrary.open(prompts.dir);
   const problems = library.diagnostics().filter((d) => d.severity === 'error');
   if (problems.length) throw new Error(`test flows do not load: ${JSON.stringify(problems)}`);
   const builder = new PromptBuilder(library);

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { flowToolsFrom } from '../../../src/core/flows/flowApi';
+import { flowToolsFrom, resumeFlow, runFlow } from '../../../src/core/flows/flowApi';
 import { flowNodeInfo } from '../../../src/core/flows/flowMarks';
 import type { FlowEvent } from '../../../src/core/flows/flowTypes';
 import { readNodeMetadata } from '../../../src/core/metadataKeys';
@@ -36,7 +36,7 @@ describe('a flow run in the conversation', () => {
         return 'allow';
       });
       const start = world.manager.currentNodeId;
-      const events = await collect(world.manager.runFlow(world.flow('review-fix'), { target: 'src/a.ts' }, { tools }));
+      const events = await collect(runFlow(world.manager, world.flow('review-fix'), { target: 'src/a.ts' }, { tools }));
 
       expect(events[0]).toMatchObject({ type: 'flow-started', flow: 'review-fix', state: 'review', step: 1, memory: { round: 0, target: 'src/a.ts' }, resumed: false });
       expect(finished(events).map((e) => [e.state, e.next, e.by])).toEqual([
@@ -84,7 +84,7 @@ describe('a flow run in the conversation', () => {
     world = await flowWorld(server, { 'review-fix': flow }, 'openai');
     server.enqueue([verdict('changes_needed', ['x']), { content: 'Fixed.' }, verdict('ok')]);
     const tools = flowToolsFrom([editTool([])], () => 'allow');
-    await collect(world.manager.runFlow(world.flow('review-fix'), { target: 'src/a.ts' }, { tools, configOverrides: { model: 'chat-model', temperature: 0.25 } }));
+    await collect(runFlow(world.manager, world.flow('review-fix'), { target: 'src/a.ts' }, { tools, configOverrides: { model: 'chat-model', temperature: 0.25 } }));
     const sent = server.chatRequests().map((r) => r.body as { model: string; temperature?: number });
     expect(sent.map((b) => b.model)).toEqual(['chat-model', 'state-model', 'chat-model']);
     expect(sent.map((b) => b.temperature)).toEqual([0.25, 0.25, 0.25]);
@@ -109,7 +109,7 @@ states:
     });
     // The conductor first names a state it may not pick: the answer fails its schema and is asked again.
     server.enqueue([{ content: 'hello' }, { content: '{"next": "a"}' }, { content: '{"next": "c", "reason": "the greeting is done"}' }]);
-    const events = await collect(world.manager.runFlow(world.flow('routed')));
+    const events = await collect(runFlow(world.manager, world.flow('routed')));
     expect(finished(events).map((e) => [e.state, e.next, e.by])).toEqual([
       ['a', 'c', 'conductor'],
       ['c', null, 'finish'],
@@ -142,7 +142,7 @@ states:
 `,
     });
     server.enqueue([{ content: 'one' }, { content: 'two' }, { content: 'three' }]);
-    const events = await collect(world.manager.runFlow(world.flow('loop')));
+    const events = await collect(runFlow(world.manager, world.flow('loop')));
     const failed = events.at(-1) as Extract<FlowEvent, { type: 'flow-failed' }>;
     expect(failed.type).toBe('flow-failed');
     expect(failed.memory).toMatchObject({ count: 3, result: 'three' });
@@ -166,7 +166,7 @@ states:
 `,
     });
     server.enqueue([{ content: 'a long answer' }]);
-    const events = await collect(world.manager.runFlow(world.flow('reach')));
+    const events = await collect(runFlow(world.manager, world.flow('reach')));
     const failed = events.at(-1) as Extract<FlowEvent, { type: 'flow-failed' }>;
     expect(failed).toMatchObject({ type: 'flow-failed', state: 'a', step: 1, memory: { result: 'a long answer' } });
     expect(failed.error.message).toMatch(/^Expression "result.length > 3" is refused: it reads "length" of a string/);
@@ -210,7 +210,7 @@ states:
     };
     server.enqueue([{ content: 'a.ts adds one too many.' }]);
     const tools = flowToolsFrom([runTests], () => 'allow');
-    const events = await collect(world.manager.runFlow(world.flow('tests'), {}, { tools }));
+    const events = await collect(runFlow(world.manager, world.flow('tests'), {}, { tools }));
     expect(inputs).toEqual([{ command: 'npm test --reporter=dot', timeoutSeconds: 60 }]);
     expect(finished(events).map((e) => [e.state, e.next])).toEqual([
       ['run', 'explain'],
@@ -232,7 +232,7 @@ states:
   it('fails a tool step whose call the user denies, keeping the denial as its result', async () => {
     world = await flowWorld(server, { t: `start: run\nstates:\n  run:\n    type: tool\n    tool: run_tests\n    next: done\n  done: {type: finish, template: ok}\n` });
     const tool = { name: 'run_tests', description: 'Runs the tests.', inputSchema: { type: 'object' }, readOnly: false, run: () => 'ran' };
-    const events = await collect(world.manager.runFlow(world.flow('t'), {}, { tools: flowToolsFrom([tool], () => ({ deny: 'not now' })) }));
+    const events = await collect(runFlow(world.manager, world.flow('t'), {}, { tools: flowToolsFrom([tool], () => ({ deny: 'not now' })) }));
     expect(events.at(-1)).toMatchObject({ type: 'flow-failed', state: 'run' });
     expect((events.at(-1) as { error: Error }).error.message).toContain('was denied (not now)');
     expect(world.manager.getNode(world.manager.currentNodeId)).toMatchObject({ message: { role: 'tool' }, metadata: { toolResult: { status: 'denied' } } });
@@ -245,7 +245,7 @@ describe('stopping, resuming and re-running a flow', () => {
     server.enqueue([verdict('changes_needed', ['x']), { content: 'Fixing it now and more words', hangAfterTokens: 2 }]);
     const stop = new AbortController();
     const tools = flowToolsFrom([editTool([])], () => 'allow');
-    const events = await collect(world.manager.runFlow(world.flow('review-fix'), { target: 'a.ts' }, { tools, signal: stop.signal, onChunk: () => stop.abort() }));
+    const events = await collect(runFlow(world.manager, world.flow('review-fix'), { target: 'a.ts' }, { tools, signal: stop.signal, onChunk: () => stop.abort() }));
     expect(events.at(-1)).toMatchObject({ type: 'flow-stopped', state: 'fix', step: 2, memory: { verdict: 'changes_needed' } });
     expect(finished(events).map((e) => e.state)).toEqual(['review']);
     const last = world.manager.getNode(world.manager.currentNodeId);
@@ -260,13 +260,13 @@ describe('stopping, resuming and re-running a flow', () => {
     server.enqueue([verdict('changes_needed', ['x']), { content: 'Half a fix', hangAfterTokens: 1 }]);
     const stop = new AbortController();
     const tools = flowToolsFrom([editTool([])], () => 'allow');
-    await collect(world.manager.runFlow(world.flow('review-fix'), { target: 'a.ts' }, { tools, signal: stop.signal, onChunk: () => stop.abort() }));
+    await collect(runFlow(world.manager, world.flow('review-fix'), { target: 'a.ts' }, { tools, signal: stop.signal, onChunk: () => stop.abort() }));
     const halfStep = world.manager.getCurrentNodes().find((n) => flowNodeInfo(n)?.step === 2 && n.message.role === 'user')!;
     const reviewEnd = world.manager.getCurrentNodes().find((n) => flowNodeInfo(n)?.step === 1 && flowNodeInfo(n)?.memory)!;
 
     const manager = await world.reopen();
     server.enqueue([{ content: 'Fixed x.' }, verdict('ok')]);
-    const events = await collect(manager.resumeFlow(world.flow('review-fix'), { tools }));
+    const events = await collect(resumeFlow(manager, world.flow('review-fix'), undefined, { tools }));
     expect(events[0]).toMatchObject({ type: 'flow-started', resumed: true, state: 'fix', step: 2, memory: { verdict: 'changes_needed', round: 0 }, versionChanged: false });
     expect(events.at(-1)).toMatchObject({ type: 'flow-finished', answer: 'a.ts: ok after 1 fix(es). Fixed x.' });
     // The step that was cut is left on its own branch; the new one is its sibling under the completed review.
@@ -278,7 +278,7 @@ describe('stopping, resuming and re-running a flow', () => {
     expect(runIds.size).toBe(1);
 
     // A finished run says so instead of running again.
-    const again = await collect(manager.resumeFlow(world.flow('review-fix'), { tools }));
+    const again = await collect(resumeFlow(manager, world.flow('review-fix'), undefined, { tools }));
     expect(again).toEqual([expect.objectContaining({ type: 'flow-failed' })]);
     expect((again[0] as { error: Error }).error.message).toContain('already finished on this branch');
   });
@@ -287,10 +287,10 @@ describe('stopping, resuming and re-running a flow', () => {
     world = await flowWorld(server, { 'review-fix': REVIEW_FIX });
     server.enqueue([verdict('ok')]);
     // The process dies as soon as the first step is stored: nothing of the next step exists.
-    for await (const e of world.manager.runFlow(world.flow('review-fix'), { target: 'a.ts' })) if (e.type === 'step-finished') break;
+    for await (const e of runFlow(world.manager, world.flow('review-fix'), { target: 'a.ts' })) if (e.type === 'step-finished') break;
     const manager = await world.reopen();
     const end = manager.currentNodeId;
-    const events = await collect(manager.resumeFlow(world.flow('review-fix')));
+    const events = await collect(resumeFlow(manager, world.flow('review-fix')));
     expect(events[0]).toMatchObject({ type: 'flow-started', resumed: true, state: 'summary', step: 2 });
     expect(events.at(-1)).toMatchObject({ type: 'flow-finished', answer: 'a.ts: ok after 0 fix(es). ' });
     expect(manager.getNode(manager.currentNodeId).parentId).toBe(end);
@@ -298,7 +298,7 @@ describe('stopping, resuming and re-running a flow', () => {
 
   it('with no flow on the branch, says so', async () => {
     world = await flowWorld(server, { 'review-fix': REVIEW_FIX });
-    const events = await collect(world.manager.resumeFlow(world.flow('review-fix')));
+    const events = await collect(resumeFlow(world.manager, world.flow('review-fix')));
     expect(events).toEqual([expect.objectContaining({ type: 'flow-failed' })]);
     expect((events[0] as { error: Error }).error.message).toBe('There is no flow run on the current branch to resume.');
   });
@@ -307,14 +307,14 @@ describe('stopping, resuming and re-running a flow', () => {
     world = await flowWorld(server, { 'review-fix': REVIEW_FIX });
     const tools = flowToolsFrom([editTool([])], () => 'allow');
     server.enqueue([verdict('changes_needed', ['x']), { content: 'Fixed x.' }, verdict('ok')]);
-    await collect(world.manager.runFlow(world.flow('review-fix'), { target: 'a.ts' }, { tools }));
+    await collect(runFlow(world.manager, world.flow('review-fix'), { target: 'a.ts' }, { tools }));
     const nodes = world.manager.getCurrentNodes();
     const fixAnswer = nodes.find((n) => flowNodeInfo(n)?.state === 'fix' && n.message.role === 'assistant')!;
     const fixQuestion = nodes.find((n) => flowNodeInfo(n)?.state === 'fix' && n.message.role === 'user')!;
     const oldLeaf = world.manager.currentNodeId;
 
     server.enqueue([{ content: 'Fixed x differently.' }, verdict('changes_needed', ['y']), { content: 'Fixed y.' }, verdict('ok')]);
-    const events = await collect(world.manager.resumeFlow(world.flow('review-fix'), { fromNodeId: fixAnswer.nodeId, tools }));
+    const events = await collect(resumeFlow(world.manager, world.flow('review-fix'), fixAnswer.nodeId, { tools }));
     expect(events[0]).toMatchObject({ type: 'flow-started', state: 'fix', step: 2, resumed: true, memory: flowNodeInfo(fixQuestion)?.memoryIn });
     expect(finished(events).map((e) => e.state)).toEqual(['fix', 'review', 'fix', 'review', 'summary']);
     expect(events.at(-1)).toMatchObject({ type: 'flow-finished', answer: 'a.ts: ok after 2 fix(es). Fixed y.' });

@@ -9,7 +9,7 @@ import { InstructionCatalog } from '../../../src/core/instructions/instructionCa
 import { INSTRUCTION_KINDS, parseInstructionFile, type InstructionFile } from '../../../src/core/instructions/instructionFile';
 import { OpenAIProvider } from '../../../src/core/llm/openai';
 import { nodeFiles } from '../../../src/core/nodeFiles';
-import { gitBlobId } from '../../../src/core/prompts/hashes';
+import { gitBlobId } from '../../../src/core/hashes';
 import { SqlJsConversationStorage } from '../../../src/core/storage/sqlJsConversationStorage';
 import type { ConversationNode } from '../../../src/core/types';
 import { FakeLlmServer } from '../../fixtures/fakeLlmServer';

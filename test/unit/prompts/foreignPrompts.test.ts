@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { gitBlobId, sha256Hex } from '../../../src/core/prompts/hashes';
+import { gitBlobId, sha256Hex } from '../../../src/core/hashes';
 import type { ForeignPrompt } from '../../../src/core/prompts/foreign/foreignTypes';
 import { loadForeignPrompts } from '../../../src/core/prompts/foreign/loadForeignPrompts';
 import { renderForeignPrompt } from '../../../src/core/prompts/foreign/renderForeignPrompt';

@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runPromptsCli } from '../../../src/core/prompts/cli';
+import { runPromptsCli } from '../../../src/core/promptFolder/cli';
 import { filterAllowedTools } from '../../../src/core/prompts/foreign/toolAllowList';
 
 let root: string | undefined;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { runPromptsCli } from '../../../src/core/prompts/cli';
+import { runPromptsCli } from '../../../src/core/promptFolder/cli';
 import { usePromptFolders } from './promptFolders';
 import { tempPrompts, type TempPrompts } from './tempPrompts';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PromptLimitError } from '../../../src/core/errors';
-import { checkPromptFolder } from '../../../src/core/prompts/checkPrompts';
-import { runPromptsCli } from '../../../src/core/prompts/cli';
+import { checkPromptFolder } from '../../../src/core/promptFolder/checkPrompts';
+import { runPromptsCli } from '../../../src/core/promptFolder/cli';
 import { FileSystemPromptLibrary } from '../../../src/core/prompts/fileSystemPromptLibrary';
 import { PromptBuilder } from '../../../src/core/prompts/promptBuilder';
 import { usePromptFolders } from './promptFolders';

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConversationManager } from '../../../src/core/conversation/conversationManager';
 import { OllamaProvider } from '../../../src/core/llm/ollama';
 import { readNodeMetadata } from '../../../src/core/metadataKeys';
-import { runPromptsCli } from '../../../src/core/prompts/cli';
+import { runPromptsCli } from '../../../src/core/promptFolder/cli';
 import { FileSystemPromptLibrary } from '../../../src/core/prompts/fileSystemPromptLibrary';
 import { PromptBuilder } from '../../../src/core/prompts/promptBuilder';
 import { schemaFilePath } from '../../../src/core/prompts/promptFile';

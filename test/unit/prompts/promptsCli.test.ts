@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runPromptsCli } from '../../../src/core/prompts/cli';
+import { runPromptsCli } from '../../../src/core/promptFolder/cli';
 import { tempPrompts, type TempPrompts } from './tempPrompts';
 
 const repo = path.resolve(__dirname, '../../..');

@@ -2,8 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../../../src/core/errors';
 import { parseContinueConfigText } from '../../../src/core/conversation/imports/continueConfig';
 import { parseInstructionFile } from '../../../src/core/instructions/instructionFile';
-import { runPromptsCli } from '../../../src/core/prompts/cli';
-import { FileSystemPromptLibrary } from '../../../src/core/prompts/fileSystemPromptLibrary';
+import { runPromptsCli } from '../../../src/core/promptFolder/cli';
+import { PromptFolderLibrary } from '../../../src/core/promptFolder/promptFolderLibrary';
 import { tempPrompts, type TempPrompts } from './tempPrompts';
 
 /** "Billion laughs": nine levels of nine aliases, 9^9 strings once expanded, from a 600-byte text. */
@@ -38,7 +38,7 @@ describe('YAML alias bombs in the prompt library', () => {
       'flows/good.yaml': FLOW,
       'flows/bomb.yaml': `${FLOW}${BOMB}`,
     });
-    const library = await FileSystemPromptLibrary.open(folder.dir);
+    const library = await PromptFolderLibrary.open(folder.dir);
     try {
       expect(library.listPrompts().map((p) => p.name)).toEqual(['good']);
       expect(library.listFlows().map((f) => f.name)).toEqual(['good']);
@@ -60,7 +60,7 @@ describe('YAML alias bombs in the prompt library', () => {
     folder = await tempPrompts({
       'user/shared.yaml': 'template: "{{a}} {{b}}"\nbase: &base {x: 1}\ndefaults:\n  a: &v hello\n  b: *v\nmetadata: {one: *base, two: *base}\n',
     });
-    const library = await FileSystemPromptLibrary.open(folder.dir);
+    const library = await PromptFolderLibrary.open(folder.dir);
     try {
       expect(library.diagnostics()).toEqual([]);
       expect(library.listPrompts().map((p) => p.name)).toEqual(['shared']);

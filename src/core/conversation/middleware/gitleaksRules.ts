@@ -7,7 +7,7 @@
  */
 import data from './gitleaksRules.json';
 import { re2ToJs } from './re2';
-import type { RedactionPattern } from './redactionMiddleware';
+import type { RedactionPattern } from './redactionPattern';
 
 interface RawAllowlist {
   regexTarget?: string;

@@ -2,20 +2,9 @@ import { InvalidArgumentError } from '../../errors';
 import type { LLMMessage } from '../../types';
 import { GITLEAKS_RULES } from './gitleaksRules';
 import type { ConversationMiddleware } from './middleware';
+import type { RedactionPattern } from './redactionPattern';
 
-/** One kind of secret to mask. `pattern` must be global (`/…/g`). */
-export interface RedactionPattern {
-  /** Shown in the mask, e.g. `[REDACTED:aws-access-key]`. */
-  name: string;
-  pattern: RegExp;
-  /**
-   * Replacement text; may use `$1`… to keep a captured prefix such as `api_key=`, or be a function
-   * as `String.prototype.replace` takes one. Defaults to `[REDACTED:<name>]`.
-   */
-  replacement?: string | ((match: string, ...rest: unknown[]) => string);
-  /** Lower-case words one of which the text must hold for the pattern to run (a cheap filter). */
-  keywords?: readonly string[];
-}
+export type { RedactionPattern } from './redactionPattern';
 
 /**
  * Arbor's own patterns: provider API keys, cloud and forge tokens, bearer and basic credentials,

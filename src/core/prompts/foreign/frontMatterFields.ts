@@ -6,7 +6,7 @@ import { posix as posixPath } from 'node:path';
 import type { PromptDiagnostic } from '../libraryTypes';
 import type { ForeignParam, ForeignSegment } from './foreignTypes';
 import { splitFrontMatter } from '../promptFile';
-import { YamlSource } from '../yamlSource';
+import { YamlSource } from '../../libraryFiles/yamlSource';
 
 /** A prompt file's front matter as read: its fields (empty when there is none), the body and where the body starts. */
 export interface FrontMatter {

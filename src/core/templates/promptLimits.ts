@@ -1,27 +1,12 @@
-import { PromptLimitError, type PromptLimitName } from '../errors';
-import type { SourceOffset } from './libraryTypes';
-
 /**
- * Safety limits on prompt templates, so a hostile `prompts/` folder cannot hang the extension host or
- * exhaust its memory. The defaults are far above any real prompt; each can be set in the library options
- * (the first five, checked when files load) or the builder options (output and time, checked while rendering).
+ * Safety limits on prompt templates: their defaults, the overrides, the advice a refused template gets, and
+ * the text scan that runs before Handlebars parses. The limits' shape lives at the root (`../limits.ts`).
  */
-export interface PromptLimits {
-  /** Bytes of one prompt file or template text. */
-  maxTemplateBytes: number;
-  /** `{{` expressions in one template. */
-  maxExpressions: number;
-  /** Blocks (`{{#if}}`, `{{#each}}`, ...) nested inside each other. */
-  maxNestingDepth: number;
-  /** Includes nested inside includes (`{{> a}}` whose `a` includes `b` is depth 2). */
-  maxPartialDepth: number;
-  /** Partials one template expands to, counting every repeated inclusion. */
-  maxPartialExpansions: number;
-  /** Characters one render produces. */
-  maxOutputChars: number;
-  /** Milliseconds one render may run. */
-  maxRenderMs: number;
-}
+import { PromptLimitError, type PromptLimitName } from '../errors';
+import type { PromptLimits } from '../limits';
+import type { SourceOffset } from '../libraryFiles/fileTypes';
+
+export type { PromptLimits } from '../limits';
 
 /** The limits rendering checks as it goes. */
 export type RenderLimits = Pick<PromptLimits, 'maxOutputChars' | 'maxRenderMs'>;

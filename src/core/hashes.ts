@@ -1,3 +1,4 @@
+/** The hashes Arbor keeps of files it reads (prompts, flows, instructions, schemas): sha256 and git's blob id. */
 import { createHash } from 'node:crypto';
 
 /** sha256 of text or bytes, as lowercase hex. */

@@ -1,8 +1,9 @@
-import type { RagResultItem } from '../rag/ragAdapter';
 /**
- * Contracts between the conversation manager, the prompt library and retrieval. The manager only
- * knows `ConversationPromptBuilder`; `PromptBuilder` implements it over a `FileSystemPromptLibrary`.
+ * Contracts between the conversation manager, the prompt library, flows and retrieval, at the core's root so
+ * each can import them (and the metadata keys name them) without importing the others. The manager only
+ * knows `ConversationPromptBuilder`; `PromptBuilder` (prompts/) implements it over a `FileSystemPromptLibrary`.
  */
+import type { RagResultItem } from './rag/ragAdapter';
 
 /** Which version of which template file produced a message. */
 export interface PromptRef {

@@ -1,3 +1,7 @@
+/**
+ * The safe walk of a prompts folder, shared by the prompt library and the flows: which files are listed, and
+ * which may be read (never through a symbolic link that leads out of the folder).
+ */
 import * as nodePath from 'node:path';
 import type { FileStat, WorkspaceFiles } from '../files';
 import { isInside } from '../rag/workspaceScanner';

@@ -1,3 +1,4 @@
+/** dataknobs' `((...))` conditional sections, turned into Handlebars before a template is parsed. */
 /** Name of the Handlebars helper the converted sections call; registered by `templateEngine`. */
 export const ANY_VALUE_HELPER = 'arborAnyValue';
 

@@ -1,7 +1,12 @@
+/**
+ * The Handlebars engine of prompt and flow templates: parsing under the safety limits, analysis (includes,
+ * unknown helpers), compiling, and the helpers. Below both the prompt library (prompts/) and flows (flows/),
+ * which use it without importing each other.
+ */
 import Handlebars from 'handlebars';
 import { PromptError } from '../errors';
 import { ANY_VALUE_HELPER, convertConditionalSections, hasValue } from './conditionalSections';
-import type { SourceOffset } from './libraryTypes';
+import type { SourceOffset } from '../libraryFiles/fileTypes';
 import { DEFAULT_PROMPT_LIMITS, limitError, scanTemplateText, type PromptLimits } from './promptLimits';
 
 /** A compiled template: call it with the values and the partials it includes. */

@@ -1,8 +1,8 @@
 import * as nodePath from 'node:path';
 import { nodeFiles } from '../nodeFiles';
 import { checkPromptFolder, type PromptCheckReport } from './checkPrompts';
-import { FOREIGN_FOLDERS } from './foreign/foreignTypes';
-import { loadForeignPrompts } from './foreign/loadForeignPrompts';
+import { FOREIGN_FOLDERS } from '../prompts/foreign/foreignTypes';
+import { loadForeignPrompts } from '../prompts/foreign/loadForeignPrompts';
 
 /** Where the command line writes; tests pass their own. */
 export interface CliIo {

@@ -1,5 +1,6 @@
+/** YAML (and JSON) of prompt and flow files, parsed with every value's position kept for diagnostics. */
 import { Document, isMap, isScalar, isSeq, LineCounter, parseDocument, visit } from 'yaml';
-import type { PromptDiagnostic, SourceOffset } from './libraryTypes';
+import type { PromptDiagnostic, SourceOffset } from './fileTypes';
 
 /**
  * Most times the values of a file's anchors may be used through aliases, counting what nested aliases

@@ -1,9 +1,9 @@
 import { PromptError, PromptValidationError } from '../errors';
 import type { WorkspaceFiles } from '../files';
 import { nodeFiles } from '../nodeFiles';
-import { FileSystemPromptLibrary } from './fileSystemPromptLibrary';
-import type { PromptDiagnostic } from './libraryTypes';
-import { PromptBuilder } from './promptBuilder';
+import type { PromptDiagnostic } from '../prompts/libraryTypes';
+import { PromptBuilder } from '../prompts/promptBuilder';
+import { PromptFolderLibrary } from './promptFolderLibrary';
 
 /** Outcome of checking a prompt folder: every problem, and how many prompts rendered. */
 export interface PromptCheckReport {
@@ -27,7 +27,7 @@ export async function checkPromptFolder(dir: string, files: WorkspaceFiles = nod
     const problem: PromptDiagnostic = { file: '.', line: 1, column: 1, severity: 'error', message: `${dir} is not a folder of prompts (expected system/, user/, messages/, rag/ inside)` };
     return { problems: [problem], prompts: 0, flows: 0, rendered: 0, errors: 1, warnings: 0 };
   }
-  const library = await FileSystemPromptLibrary.open(dir, { files });
+  const library = await PromptFolderLibrary.open(dir, { files });
   try {
     const problems = library.diagnostics();
     const known = new Set(problems.map((d) => `${d.file}:${d.line}:${d.column}:${d.message}`));
