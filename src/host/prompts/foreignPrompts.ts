@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import { FOREIGN_FOLDERS, loadForeignPrompts, type ForeignEditorContext, type ForeignPromptSet, type WorkspaceFiles } from '../../core/index';
 import { Disposable } from '../base/lifecycle';
 import type { ForeignSendContext } from './foreignPromptSend';
-import type { PromptServices } from './promptServices';
+import type { WorkspaceFileReader } from '../workspace/workspaceFileReader';
 
 /** What the store needs of the window. */
 export interface ForeignPromptDeps {
@@ -84,8 +84,16 @@ export function activeFileAttachment(editor: vscode.TextEditor | undefined, fold
   return undefined;
 }
 
+/** What sending a foreign prompt reads of the window's services (`PromptServices` has it all). */
+export interface ForeignSendServices {
+  readonly foreignPrompts: ForeignPromptStore;
+  readonly workspaceFiles: WorkspaceFileReader;
+  readonly lastTextEditor: vscode.TextEditor | undefined;
+  folderPaths(): string[];
+}
+
 /** What sending a foreign prompt needs, on the window's services. */
-export function foreignSendContext(services: PromptServices): ForeignSendContext & { list(reserved: ReadonlySet<string>): Promise<ForeignPromptSet> } {
+export function foreignSendContext(services: ForeignSendServices): ForeignSendContext & { list(reserved: ReadonlySet<string>): Promise<ForeignPromptSet> } {
   return {
     list: (reserved) => services.foreignPrompts.list(reserved),
     editor: () => foreignEditorContext(services.lastTextEditor, services.folderPaths()),
