@@ -134,6 +134,13 @@ export default tseslint.config(
     },
   },
   {
+    // The examples use the engine as a library user would: through its public API only.
+    files: ['examples/**/*.mts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/core/*/**', '**/core/*', '!**/core/index'], message: 'Examples use only the public API, src/core/index.ts.' }] }],
+    },
+  },
+  {
     files: ['webview/**/*.ts'],
     rules: {
       'no-restricted-imports': [
