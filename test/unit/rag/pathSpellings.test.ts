@@ -6,7 +6,8 @@
  * secret: tokens of gh, gcloud and az, shell histories, VS Code's own state, browser profiles.
  */
 import { describe, expect, it } from 'vitest';
-import { canonicalPath, canonicalSegment, FileRules, inGitFolder } from '../../../src/core/index';
+import { canonicalPath, FileRules, inGitFolder } from '../../../src/core/index';
+import { canonicalSegment } from '../../../src/core/rag/pathNames';
 
 const rules = new FileRules();
 

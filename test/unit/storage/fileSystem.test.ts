@@ -8,7 +8,8 @@ import { existsSync, promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SqlJsConversationStorage, StorageError, type NewNode } from '../../../src/core/index';
+import { SqlJsConversationStorage, StorageError } from '../../../src/core/index';
+import type { NewNode } from '../../../src/core/storage/storage';
 import { sampleConversation, sampleNode } from '../../../src/core/storage/storageTestData';
 
 const ROOT = path.resolve(__dirname, '../../..');

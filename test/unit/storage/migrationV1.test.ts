@@ -10,15 +10,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import initSqlJs from 'sql.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  CURRENT_SCHEMA,
-  ConversationManager,
-  LEGACY_BACKUP_SUFFIX,
-  SqlJsConversationStorage,
-  isDotPath,
-  type ConversationState,
-  type LLMProvider,
-} from '../../../src/core/index';
+import { ConversationManager, SqlJsConversationStorage, isDotPath, type ConversationState, type LLMProvider } from '../../../src/core/index';
+import { CURRENT_SCHEMA } from '../../../src/core/storage/schema';
+import { LEGACY_BACKUP_SUFFIX } from '../../../src/core/storage/journaledDatabase';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const FIXTURE = path.join(ROOT, 'test/fixtures/storeV1');

@@ -13,7 +13,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import initSqlJs from 'sql.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CURRENT_SCHEMA, ConversationManager, JOURNAL_SUFFIX, SqlJsConversationStorage, type ConversationState, type LLMProvider } from '../../../src/core/index';
+import { ConversationManager, JOURNAL_SUFFIX, SqlJsConversationStorage, type ConversationState, type LLMProvider } from '../../../src/core/index';
+import { CURRENT_SCHEMA } from '../../../src/core/storage/schema';
 import { readJournal } from '../../../src/core/storage/journal';
 import { startTsxChild } from '../../fixtures/lineChild';
 

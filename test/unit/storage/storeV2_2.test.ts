@@ -10,7 +10,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import initSqlJs from 'sql.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CURRENT_SCHEMA, JOURNAL_SUFFIX, SqlJsConversationStorage, type FileState } from '../../../src/core/index';
+import { JOURNAL_SUFFIX, SqlJsConversationStorage, type FileState } from '../../../src/core/index';
+import { CURRENT_SCHEMA } from '../../../src/core/storage/schema';
 import type { RecordedFileChange } from '../../../src/core/storage/storage';
 
 const FIXTURE = path.resolve(__dirname, '../../fixtures/storeV2_2');

@@ -3,7 +3,8 @@
  * model what to fix), how a run ends, and the lifetimes of the dependencies tools share.
  */
 import { describe, expect, it } from 'vitest';
-import { capOutput, defineTool, InvalidArgumentError, toolDependency, ToolExecutor, TOOL_RESULT_TEXTS, type Tool, type ToolCall } from '../../../src/core/index';
+import { capOutput, defineTool, InvalidArgumentError, toolDependency, ToolExecutor, type Tool, type ToolCall } from '../../../src/core/index';
+import { TOOL_RESULT_TEXTS } from '../../../src/core/tools/toolResults';
 
 const call = (name: string, args: unknown, id = 'c1'): ToolCall => ({ id, type: 'function', function: { name, arguments: typeof args === 'string' ? args : JSON.stringify(args) } });
 

@@ -7,22 +7,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  ConversationManager,
-  defineTool,
-  InvalidOperationError,
-  OllamaProvider,
-  OpenAIProvider,
-  readNodeMetadata,
-  SqlJsConversationStorage,
-  ToolExecutor,
-  TOOL_RESULT_TEXTS,
-  type ConversationNode,
-  type LLMProvider,
-  type LLMStreamChunk,
-  type Tool,
-  type ToolCallEvent,
-} from '../../../src/core/index';
+import { ConversationManager, defineTool, InvalidOperationError, OllamaProvider, OpenAIProvider, readNodeMetadata, SqlJsConversationStorage, ToolExecutor, type ConversationNode, type LLMProvider, type LLMStreamChunk, type Tool, type ToolCallEvent } from '../../../src/core/index';
+import { TOOL_RESULT_TEXTS } from '../../../src/core/tools/toolResults';
 import { FakeLlmServer } from '../../fixtures/fakeLlmServer';
 import { pathProblems, wireProblems } from '../../fixtures/toolPaths';
 

@@ -3,7 +3,8 @@
  * that closes them, and the same guarantee on a request's messages.
  */
 import { describe, expect, it } from 'vitest';
-import { readNodeMetadata, repairToolPath, toolResultNode, TOOL_RESULT_TEXTS, unansweredToolCalls, withToolResults, type ConversationNode, type LLMMessage, type ToolCall } from '../../../src/core/index';
+import { readNodeMetadata, type ConversationNode, type LLMMessage, type ToolCall } from '../../../src/core/index';
+import { repairToolPath, toolResultNode, TOOL_RESULT_TEXTS, unansweredToolCalls, withToolResults } from '../../../src/core/tools/toolResults';
 
 const call = (id: string, name = 'read_file'): ToolCall => ({ id, type: 'function', function: { name, arguments: '{}' } });
 let seq = 0;
