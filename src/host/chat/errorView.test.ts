@@ -1,11 +1,9 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { InvalidOperationError, lmProviderError, ProviderError } from '../../core/index';
 import { MissingApiKeyError, MissingSystemPromptError, isNoServer, isUserAbort, toErrorView } from './errorView';
 import { TOUR_SERVER_ENV } from '../onboarding/firstRun';
 import { TeamStoreUnavailableError, teamStoreFailure } from '../stores/teamStoreErrors';
+import { useTourScript } from '../../../test/fixtures/tourScript';
 
 describe('toErrorView', () => {
   it('keeps a provider message, kind and retryable, and knows an unreachable server', () => {
@@ -92,19 +90,10 @@ describe('toErrorView of the team store', () => {
 });
 
 describe('the first-run choice on an error', () => {
-  const saved = process.env[TOUR_SERVER_ENV];
-  let dir: string | undefined;
-  afterEach(async () => {
-    if (saved === undefined) delete process.env[TOUR_SERVER_ENV];
-    else process.env[TOUR_SERVER_ENV] = saved;
-    if (dir) await rm(dir, { recursive: true, force: true });
-    dir = undefined;
-  });
+  const tourScript = useTourScript(TOUR_SERVER_ENV);
 
   it('offers the tour first to an unreachable server when the launcher is there, and the choice to no other failure', async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), 'arbor-tour-'));
-    const script = path.join(dir, 'tourServer.mjs');
-    await writeFile(script, '');
+    const script = await tourScript();
     // An unreachable server gets the tour first when it is there; other failures never get the choice.
     process.env[TOUR_SERVER_ENV] = script;
     const refused = new ProviderError('Cannot reach Ollama at http://127.0.0.1:1 (connection refused).', { kind: 'connection', retryable: true, provider: 'ollama' });

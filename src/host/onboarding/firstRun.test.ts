@@ -1,27 +1,17 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TOUR_SERVER_ENV, baseUrlProblem, firstRunActions, ollamaSteps, tourServerAddress, tourServerScript } from './firstRun';
+import { useTourScript } from '../../../test/fixtures/tourScript';
 
 describe('the first-run choice', () => {
-  const saved = process.env[TOUR_SERVER_ENV];
-  let dir: string | undefined;
-  afterEach(async () => {
-    if (saved === undefined) delete process.env[TOUR_SERVER_ENV];
-    else process.env[TOUR_SERVER_ENV] = saved;
-    if (dir) await rm(dir, { recursive: true, force: true });
-    dir = undefined;
-  });
+  const tourScript = useTourScript(TOUR_SERVER_ENV);
 
   it('offers the tour only when the launcher npm start names exists, as an absolute path', async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), 'arbor-tour-'));
-    const script = path.join(dir, 'tourServer.mjs');
-    await writeFile(script, '');
+    const script = await tourScript();
     expect(tourServerScript({ [TOUR_SERVER_ENV]: script })).toBe(script);
     expect(tourServerScript({})).toBeUndefined();
     expect(tourServerScript({ [TOUR_SERVER_ENV]: 'scripts/tourServer.mjs' })).toBeUndefined();
-    expect(tourServerScript({ [TOUR_SERVER_ENV]: path.join(dir, 'gone.mjs') })).toBeUndefined();
+    expect(tourServerScript({ [TOUR_SERVER_ENV]: path.join(path.dirname(script), 'gone.mjs') })).toBeUndefined();
     expect(firstRunActions(true).map((a) => a.command)).toEqual(['arbor.firstRun.startTour', 'arbor.firstRun.useOllama', 'arbor.firstRun.useOpenAICompatible']);
     expect(firstRunActions(false).map((a) => a.command)).toEqual(['arbor.firstRun.useOllama', 'arbor.firstRun.useOpenAICompatible']);
 
