@@ -36,6 +36,11 @@ export function isGrantingSetting(key: string): boolean {
   return GRANTING_SETTINGS.includes(key);
 }
 
+/** Whether `key` (without `arbor.`) is read level by level (`valueFromLevels`) rather than the usual way. */
+export function isLevelledSetting(key: string): boolean {
+  return isGrantingSetting(key) || ADDITIVE_SETTINGS.includes(key);
+}
+
 /**
  * The value Arbor uses for `key` when VS Code reports `levels` for it: the User value of a granting
  * setting (a workspace value is ignored, however it is spelled), the union of every level of an additive

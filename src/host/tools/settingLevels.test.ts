@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { commandPolicy } from './commandPolicy';
 import { parseSettings } from '../settings/settings';
-import { GRANTING_SETTINGS, valueFromLevels, type SettingLevels } from '../settings/settingLevels';
+import { GRANTING_SETTINGS, isLevelledSetting, valueFromLevels, type SettingLevels } from '../settings/settingLevels';
 
 /** What `parseSettings` reads when VS Code reports `levels` for each key, as the host passes it. */
 function settingsFrom(levels: Record<string, SettingLevels>, plain: Record<string, unknown> = {}) {
@@ -39,6 +39,11 @@ describe('settings that grant come from the user alone', () => {
 
   it('lists the granting settings in one place', () => {
     expect([...GRANTING_SETTINGS].sort()).toEqual(['tools.approval', 'tools.commandAllowList', 'tools.protectedFiles']);
+  });
+
+  it('reads level by level exactly the granting settings and the deny list, every other setting the usual way', () => {
+    expect([...GRANTING_SETTINGS, 'tools.commandDenyList'].every(isLevelledSetting)).toBe(true);
+    expect(['model', 'provider', 'tools.enabled', 'retention.days'].some(isLevelledSetting)).toBe(false);
   });
 });
 
