@@ -63,12 +63,8 @@ export { ESTIMATE_COUNTER, type ContextUsage, type UsageCounter } from './conver
 export { type ContextWindowOptions } from './conversation/contextWindow';
 export { type ConversationMiddleware } from './conversation/middleware/middleware';
 export { LoggingMiddleware, type LoggingMiddlewareOptions } from './conversation/middleware/loggingMiddleware';
-export {
-  RedactionMiddleware,
-  DEFAULT_REDACTION_PATTERNS,
-  type RedactionPattern,
-  type RedactionOptions,
-} from './conversation/middleware/redactionMiddleware';
+export { RedactionMiddleware, DEFAULT_REDACTION_PATTERNS, type RedactionOptions } from './conversation/middleware/redactionMiddleware';
+export { type RedactionPattern } from './conversation/middleware/redactionPattern';
 export { toDataknobsDict, fromDataknobsDict, type DataknobsConversationDict } from './conversation/exchange';
 export { conversationToMarkdown, type MarkdownExportOptions } from './conversation/markdownExport';
 export { parseChatRequestOptions, type ChatRequestOptions, type ThinkSetting } from './requestOptions';
@@ -170,30 +166,22 @@ export {
   type RenderResult,
   type ConversationPromptBuilder,
 } from './promptContracts';
-export { type PromptParam, type PromptDiagnostic, type PromptTemplate, type PromptInfo } from './prompts/libraryTypes';
+export { type PromptTemplate, type PromptInfo } from './prompts/libraryTypes';
+export { type PromptParam, type PromptDiagnostic } from './libraryFiles/fileTypes';
 export { FileSystemPromptLibrary, type PromptLibraryOptions } from './prompts/fileSystemPromptLibrary';
 export { PromptFolderLibrary } from './promptFolder/promptFolderLibrary';
 export { PromptBuilder, type PromptBuilderOptions, type PromptRenderOptions, type MessagesRenderResult } from './prompts/promptBuilder';
 export { gitBlobId } from './hashes';
-export { DEFAULT_PROMPT_LIMITS, type PromptLimits } from './templates/promptLimits';
+export { DEFAULT_PROMPT_LIMITS } from './templates/promptLimits';
+export { type PromptLimits } from './limits';
 export { checkPromptFolder, type PromptCheckReport } from './promptFolder/checkPrompts';
 export { FOREIGN_FOLDERS, isForeignPromptPath, type ForeignPrompt } from './prompts/foreign/foreignTypes';
 export { loadForeignPrompts, type ForeignPromptSet } from './prompts/foreign/loadForeignPrompts';
 export { renderForeignPrompt, type ForeignEditorContext } from './prompts/foreign/renderForeignPrompt';
 export { filterAllowedTools } from './prompts/foreign/toolAllowList';
-export {
-  DEFAULT_FLOW_MAX_STEPS,
-  FlowError,
-  FlowExpressionError,
-  type FlowDefinition,
-  type FlowState,
-  type AgentState,
-  type ToolState,
-  type FinishState,
-  type FlowTransition,
-  type FlowNodeInfo,
-  type FlowEvent,
-} from './flows/flowTypes';
+export { DEFAULT_FLOW_MAX_STEPS, type FlowDefinition, type FlowState, type AgentState, type ToolState, type FinishState, type FlowTransition, type FlowEvent } from './flows/flowTypes';
+export { FlowError, FlowExpressionError } from './flows/flowErrors';
+export { type FlowNodeInfo } from './metadataKeys';
 export { parseFlowFile, type ParsedFlowFile } from './flows/flowFile';
 export { loadFlows, type LoadedFlows } from './flows/loadFlows';
 export { flowEdges } from './flows/flowGraph';

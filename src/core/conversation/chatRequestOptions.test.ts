@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseChatRequestOptions, requestOverrides } from './chatRequestOptions';
+import { requestOverrides } from './chatRequestOptions';
+import { parseChatRequestOptions } from '../requestOptions';
 
 describe('chat request options', () => {
   it('keeps the fields that have a valid value and drops the rest', () => {

@@ -5,7 +5,6 @@
 import type { ChatRequestOptions } from '../requestOptions';
 import type { ConfigOverrides } from './managerTypes';
 
-export { MAX_TEMPERATURE, isThinkSetting, parseChatRequestOptions, type ChatRequestOptions, type ThinkSetting } from '../requestOptions';
 
 /** What the provider reports about thinking for the chat's model. */
 export type ThinkingSupport =

@@ -12,7 +12,8 @@ import type { PromptDiagnostic, PromptParam } from '../libraryFiles/fileTypes';
 import { prepareTemplate } from '../templates/templateEngine';
 import { YamlSource } from '../libraryFiles/yamlSource';
 import { compileExpression, type CompiledExpression } from './flowExpressions';
-import { DEFAULT_FLOW_MAX_STEPS, FlowExpressionError, type FlowConductor, type FlowDefinition, type FlowState, type FlowTemplate, type FlowTransition } from './flowTypes';
+import { DEFAULT_FLOW_MAX_STEPS, type FlowConductor, type FlowDefinition, type FlowState, type FlowTemplate, type FlowTransition } from './flowTypes';
+import { FlowExpressionError } from './flowErrors';
 import { checkFlowGraph } from './flowGraph';
 
 type Obj = Record<string, unknown>;

@@ -6,7 +6,8 @@
 import type { ConversationReader } from '../conversation/conversationReader';
 import { readNodeMetadata } from '../metadataKeys';
 import type { ConversationNode } from '../types';
-import { FlowError, type FlowNodeInfo } from './flowTypes';
+import { FlowError } from './flowErrors';
+import { type FlowNodeInfo } from '../metadataKeys';
 
 /** The flow marker of a node, or `undefined` when a flow did not write it. */
 export function flowNodeInfo(node: ConversationNode): FlowNodeInfo | undefined {

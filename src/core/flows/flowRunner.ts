@@ -16,7 +16,9 @@ import { requireJson } from '../validation';
 import { conductorChoices } from './flowGraph';
 import { flowNodeInfo, lastCompletedStep, stepStartOf } from './flowMarks';
 import { addFlowMessage, renderFlowTemplate, runAgentStep, runFinishStep, runToolStep, templateParams, type FlowToolProvider, type StepContext } from './flowSteps';
-import { FlowError, type FlowDefinition, type FlowEvent, type FlowNodeInfo, type FlowState } from './flowTypes';
+import { type FlowDefinition, type FlowEvent, type FlowState } from './flowTypes';
+import { FlowError } from './flowErrors';
+import { type FlowNodeInfo } from '../metadataKeys';
 
 /** How a flow runs: Stop, the tools its steps may use, and where streamed text goes. */
 export interface FlowRunOptions {

@@ -11,7 +11,9 @@ import type { ToolExecutor } from '../tools/toolExecutor';
 import type { ToolApprover, ToolCallEvent } from '../tools/toolLoop';
 import { toolResultNode } from '../tools/toolResults';
 import type { ConversationNode, LLMStreamChunk, ToolCall } from '../types';
-import { FlowError, type AgentState, type FinishState, type FlowDefinition, type FlowNodeInfo, type FlowTemplate, type ToolState } from './flowTypes';
+import { type AgentState, type FinishState, type FlowDefinition, type FlowTemplate, type ToolState } from './flowTypes';
+import { FlowError } from './flowErrors';
+import { type FlowNodeInfo } from '../metadataKeys';
 
 /** The tools a step may use, ready to run: the host builds them (its policy, approvals and cards) per step. */
 export interface FlowToolRun {

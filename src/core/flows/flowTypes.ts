@@ -8,8 +8,6 @@
 import type { PromptParam, SourceOffset } from '../libraryFiles/fileTypes';
 import type { CompiledExpression } from './flowExpressions';
 
-export { FlowError, FlowExpressionError } from './flowErrors';
-export type { FlowNodeInfo } from '../metadataKeys';
 
 /** Steps a flow may take when its file sets no `maxSteps`. */
 export const DEFAULT_FLOW_MAX_STEPS = 20;

@@ -1,7 +1,7 @@
 import { PromptError, PromptValidationError } from '../errors';
 import type { WorkspaceFiles } from '../files';
 import { nodeFiles } from '../nodeFiles';
-import type { PromptDiagnostic } from '../prompts/libraryTypes';
+import type { PromptDiagnostic } from '../libraryFiles/fileTypes';
 import { PromptBuilder } from '../prompts/promptBuilder';
 import { PromptFolderLibrary } from './promptFolderLibrary';
 

@@ -4,12 +4,14 @@ import { PromptError } from '../errors';
 import type { Disposable, FileStat, WorkspaceFiles } from '../files';
 import type { PromptFolderPart } from '../libraryFiles/folderPart';
 import { nodeFiles } from '../nodeFiles';
-import type { PromptDiagnostic, PromptInfo, PromptKind, PromptTemplate } from './libraryTypes';
+import type { PromptInfo, PromptKind, PromptTemplate } from './libraryTypes';
+import type { PromptDiagnostic } from '../libraryFiles/fileTypes';
 import { PartialResolver, type ResolvedTemplate } from './partialResolver';
 import { parsePromptFile, PROMPT_EXTENSIONS, type ParsedPromptFile } from './promptFile';
 import { resolvePromptOutput, SCHEMA_FILE_SUFFIX } from './promptOutputs';
 import { listPromptFiles, promptReadPath, promptRealRoot } from '../libraryFiles/promptPaths';
-import { limitError, resolvePromptLimits, type PromptLimits } from '../templates/promptLimits';
+import { limitError, resolvePromptLimits } from '../templates/promptLimits';
+import { type PromptLimits } from '../limits';
 import type { RagConfig } from '../promptContracts';
 
 /** Options of `FileSystemPromptLibrary.open`. */

@@ -2,7 +2,6 @@
 import type { PromptParam, SourceOffset } from '../libraryFiles/fileTypes';
 import type { PromptModelSettings, PromptOutput, RagConfig } from '../promptContracts';
 
-export type { PromptDiagnostic, PromptParam, SourceOffset } from '../libraryFiles/fileTypes';
 
 /** Which folder of `prompts/` a file lives in; `partial` files only serve `{{> name}}` includes. */
 export type PromptKind = 'system' | 'user' | 'messages' | 'rag' | 'partial';

@@ -1,6 +1,8 @@
 import { PromptError } from '../errors';
-import type { PromptKind, PromptTemplate, SourceOffset } from './libraryTypes';
-import { DEFAULT_PROMPT_LIMITS, limitError, type PromptLimits } from '../templates/promptLimits';
+import type { PromptKind, PromptTemplate } from './libraryTypes';
+import type { SourceOffset } from '../libraryFiles/fileTypes';
+import { DEFAULT_PROMPT_LIMITS, limitError } from '../templates/promptLimits';
+import { type PromptLimits } from '../limits';
 import { prepareTemplate, rememberBounded, type PartialUse, type PreparedTemplate, type TemplateAnalysis } from '../templates/templateEngine';
 
 /** A template with everything it includes resolved: ready for the builder to compile and render. */

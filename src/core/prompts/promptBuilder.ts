@@ -1,11 +1,13 @@
 import { PromptError, PromptLimitError, PromptValidationError } from '../errors';
 import type { FileSystemPromptLibrary } from './fileSystemPromptLibrary';
 import { sha256Hex } from '../hashes';
-import type { PromptKind, PromptParam, PromptTemplate, ValidationLevel } from './libraryTypes';
+import type { PromptKind, PromptTemplate, ValidationLevel } from './libraryTypes';
+import type { PromptParam } from '../libraryFiles/fileTypes';
 import type { ResolvedTemplate } from './partialResolver';
 import { DEFAULT_RAG_PLACEHOLDER, runRagConfigs } from './ragRunner';
 import type { RagAdapter } from '../rag/ragAdapter';
-import { resolvePromptLimits, type PromptLimits, type RenderLimits } from '../templates/promptLimits';
+import { resolvePromptLimits, type RenderLimits } from '../templates/promptLimits';
+import { type PromptLimits } from '../limits';
 import { RenderBudget } from './renderBudget';
 import type {
   ConversationPromptBuilder,

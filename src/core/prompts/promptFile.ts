@@ -1,16 +1,7 @@
 import type { PromptError } from '../errors';
 import { gitBlobId, sha256Hex } from '../hashes';
-import type {
-  MessageTemplate,
-  PromptDiagnostic,
-  PromptKind,
-  PromptOutputSpec,
-  PromptParam,
-  PromptTemplate,
-  RagConfigEntry,
-  SourceOffset,
-  ValidationLevel,
-} from './libraryTypes';
+import type { MessageTemplate, PromptKind, PromptOutputSpec, PromptTemplate, RagConfigEntry, ValidationLevel } from './libraryTypes';
+import type { PromptDiagnostic, PromptParam, SourceOffset } from '../libraryFiles/fileTypes';
 import type { PromptModelSettings, RagConfig } from '../promptContracts';
 import { YamlSource } from '../libraryFiles/yamlSource';
 

@@ -7,7 +7,8 @@
 import * as nodePath from 'node:path';
 import type { WorkspaceFiles } from '../files';
 import { outputSchemaHash, outputSchemaProblem } from '../structured/outputSchema';
-import type { PromptDiagnostic, PromptTemplate } from './libraryTypes';
+import type { PromptTemplate } from './libraryTypes';
+import type { PromptDiagnostic } from '../libraryFiles/fileTypes';
 import { promptReadPath } from '../libraryFiles/promptPaths';
 import type { PromptOutput } from '../promptContracts';
 

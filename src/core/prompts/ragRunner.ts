@@ -1,7 +1,8 @@
 import { PromptError, PromptLimitError } from '../errors';
 import { fenceFor } from '../markdownFence';
 import { sha256Hex } from '../hashes';
-import { DEFAULT_PROMPT_LIMITS, scanTemplateText, type PromptLimits } from '../templates/promptLimits';
+import { DEFAULT_PROMPT_LIMITS, scanTemplateText } from '../templates/promptLimits';
+import { type PromptLimits } from '../limits';
 import { RenderBudget } from './renderBudget';
 import { parseTemplate } from '../templates/templateEngine';
 import type { RagAdapter, RagResultItem } from '../rag/ragAdapter';

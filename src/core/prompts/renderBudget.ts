@@ -1,6 +1,6 @@
 import type Handlebars from 'handlebars';
 import type { PromptLimitName } from '../errors';
-import type { SourceOffset } from './libraryTypes';
+import type { SourceOffset } from '../libraryFiles/fileTypes';
 import type { PartialSource } from './partialResolver';
 import { limitError, type RenderLimits } from '../templates/promptLimits';
 import { compileTemplate, engineHelpers } from '../templates/templateEngine';

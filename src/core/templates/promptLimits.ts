@@ -6,7 +6,6 @@ import { PromptLimitError, type PromptLimitName } from '../errors';
 import type { PromptLimits } from '../limits';
 import type { SourceOffset } from '../libraryFiles/fileTypes';
 
-export type { PromptLimits } from '../limits';
 
 /** The limits rendering checks as it goes. */
 export type RenderLimits = Pick<PromptLimits, 'maxOutputChars' | 'maxRenderMs'>;

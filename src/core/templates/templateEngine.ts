@@ -7,7 +7,8 @@ import Handlebars from 'handlebars';
 import { PromptError } from '../errors';
 import { ANY_VALUE_HELPER, convertConditionalSections, hasValue } from './conditionalSections';
 import type { SourceOffset } from '../libraryFiles/fileTypes';
-import { DEFAULT_PROMPT_LIMITS, limitError, scanTemplateText, type PromptLimits } from './promptLimits';
+import { DEFAULT_PROMPT_LIMITS, limitError, scanTemplateText } from './promptLimits';
+import { type PromptLimits } from '../limits';
 
 /** A compiled template: call it with the values and the partials it includes. */
 export type CompiledTemplate = Handlebars.TemplateDelegate;

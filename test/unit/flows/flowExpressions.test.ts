@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compileExpression } from '../../../src/core/flows/flowExpressions';
-import { FlowExpressionError } from '../../../src/core/flows/flowTypes';
+import { FlowExpressionError } from '../../../src/core/flows/flowErrors';
 
 const run = (expr: string, memory: Record<string, unknown>) => compileExpression(expr).evaluate(memory);
 

@@ -4,7 +4,6 @@ import { GITLEAKS_RULES } from './gitleaksRules';
 import type { ConversationMiddleware } from './middleware';
 import type { RedactionPattern } from './redactionPattern';
 
-export type { RedactionPattern } from './redactionPattern';
 
 /**
  * Arbor's own patterns: provider API keys, cloud and forge tokens, bearer and basic credentials,

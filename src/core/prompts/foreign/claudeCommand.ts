@@ -4,7 +4,7 @@
  * `$ARGUMENTS` (everything typed after the command) and `$1`, `$2`… (its words), and `@path`
  * references to workspace files. A command in a subfolder is named `folder:name`.
  */
-import type { PromptDiagnostic } from '../libraryTypes';
+import type { PromptDiagnostic } from '../../libraryFiles/fileTypes';
 import type { ForeignFileInput, ForeignFileRef, ForeignParam, ForeignParseResult } from './foreignTypes';
 import { addParam, FieldReader, positionIn, readFrontMatter, SegmentBuilder, workspacePath } from './frontMatterFields';
 

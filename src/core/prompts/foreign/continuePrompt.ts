@@ -5,7 +5,7 @@
  * Handlebars-style `{{{ input }}}` (the text typed with the command), `{{{ currentFile }}}` (the active
  * file), `{{{ path/to/file }}}` (a workspace file's text in place), and `@path` references to attach.
  */
-import type { PromptDiagnostic } from '../libraryTypes';
+import type { PromptDiagnostic } from '../../libraryFiles/fileTypes';
 import type { ForeignFileInput, ForeignFileRef, ForeignParam, ForeignParseResult } from './foreignTypes';
 import { addParam, FieldReader, positionIn, readFrontMatter, SegmentBuilder, workspacePath } from './frontMatterFields';
 

@@ -5,7 +5,7 @@
  * files as `#file:path` (from the workspace root) or Markdown links (from the prompt file's folder).
  */
 import { posix as posixPath } from 'node:path';
-import type { PromptDiagnostic } from '../libraryTypes';
+import type { PromptDiagnostic } from '../../libraryFiles/fileTypes';
 import type { EditorVariable, ForeignFileInput, ForeignFileRef, ForeignParam, ForeignParseResult } from './foreignTypes';
 import { addParam, FieldReader, isFileLink, positionIn, readFrontMatter, SegmentBuilder, workspacePath } from './frontMatterFields';
 

@@ -3,7 +3,7 @@
  * Copilot's `.github/prompts/*.prompt.md`, Continue's `.continue/prompts/*.prompt` and Claude Code's
  * `.claude/commands/*.md`. Each format is parsed into one `ForeignPrompt`, which the renderer fills.
  */
-import type { PromptDiagnostic } from '../libraryTypes';
+import type { PromptDiagnostic } from '../../libraryFiles/fileTypes';
 
 /** Which tool's format a prompt file is in. */
 export type ForeignSource = 'copilot' | 'continue' | 'claude';

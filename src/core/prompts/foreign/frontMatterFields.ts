@@ -3,7 +3,7 @@
  * positions, and read each known field with a type check that reports a wrong one at its own line.
  */
 import { posix as posixPath } from 'node:path';
-import type { PromptDiagnostic } from '../libraryTypes';
+import type { PromptDiagnostic } from '../../libraryFiles/fileTypes';
 import type { ForeignParam, ForeignSegment } from './foreignTypes';
 import { splitFrontMatter } from '../promptFile';
 import { YamlSource } from '../../libraryFiles/yamlSource';

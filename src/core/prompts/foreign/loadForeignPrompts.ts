@@ -7,7 +7,7 @@ import * as nodePath from 'node:path';
 import type { WorkspaceFiles } from '../../files';
 import { nodeFiles } from '../../nodeFiles';
 import { gitBlobId, sha256Hex } from '../../hashes';
-import type { PromptDiagnostic } from '../libraryTypes';
+import type { PromptDiagnostic } from '../../libraryFiles/fileTypes';
 import { parseClaudeCommand } from './claudeCommand';
 import { parseContinuePrompt } from './continuePrompt';
 import { parseCopilotPrompt } from './copilotPrompt';
