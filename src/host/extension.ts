@@ -56,6 +56,8 @@ export function activate(context: vscode.ExtensionContext): void {
   // MCP servers start the first time a chat asks for tools; other extensions' tools are listed then too.
   const host = mcpHost;
   context.subscriptions.push({ dispose: services.tools.addProvider('MCP', () => host.tools()) });
+  // A server that started, stopped or changed its tools: chats recount what their next request carries.
+  context.subscriptions.push(host.onDidChangeTools(() => services.tools.changed()));
   context.subscriptions.push({ dispose: services.tools.addProvider('extension', () => extensionTools()) });
 
   const setRestricted = () => void vscode.commands.executeCommand('setContext', ContextKeys.restricted, !services.trusted);

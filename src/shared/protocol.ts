@@ -178,6 +178,8 @@ export interface UsageView {
   readonly parts: { readonly system: number; readonly instructions: number; readonly history: number; readonly attachments: number; readonly retrieval: number; readonly draft: number; readonly tools: number };
   /** Share of the window (0..1) at which Arbor compacts before sending. */
   readonly autoCompactAt: number;
+  /** With tools on: how many the next request offers of those the chat has (fewer when the window is small). */
+  readonly tools?: { readonly offered: number; readonly total: number };
 }
 
 /** A prompt of the workspace library offered by the `/` menu. */

@@ -1,7 +1,8 @@
 /**
  * The context meter in the chat's header: tokens the next request carries against the model's
  * window ("12.3k / 128k"), a bar that turns to a warning near the automatic compaction threshold,
- * and the breakdown on hover (system, instruction files, history, attachments, retrieval, the draft, the answer's reserve).
+ * and the breakdown on hover (system, instruction files, history, attachments, retrieval, the draft, the
+ * tools offered and how many of the chat's, the answer's reserve).
  */
 import type { UsageView } from '../../src/shared/protocol';
 import { h } from '../dom';
@@ -54,7 +55,11 @@ export class ContextMeter {
       line('Attachments', parts.attachments),
       line('Retrieved context and templates', parts.retrieval),
       line('Your draft', parts.draft),
-      line('Tool definitions', parts.tools),
+      usage.tools && usage.tools.offered < usage.tools.total
+        ? `${line('Tool definitions', parts.tools)} (${usage.tools.offered} of ${usage.tools.total} tools, to fit the window)`
+        : usage.tools
+          ? `${line('Tool definitions', parts.tools)} (${usage.tools.total} tool${usage.tools.total === 1 ? '' : 's'})`
+          : line('Tool definitions', parts.tools),
       line('Reserved for the answer', usage.reserved),
       usage.limit && usage.autoCompactAt > 0 ? `Arbor compacts older turns at ${Math.round(usage.autoCompactAt * 100)}%` : '',
     ]

@@ -3,7 +3,7 @@
  * automatic compaction when the context is full, and once more after a compaction when the model
  * refuses the length), keeps what arrived when stopped or cut, and records failures on the question.
  */
-import { isContextLengthError, type ConversationManager, type ConversationNode } from '../../core/index';
+import { InvalidOperationError, isContextLengthError, RequestTooLargeError, type CompleteOptions, type ConversationManager, type ConversationNode, type ToolDefinition } from '../../core/index';
 import type { AnswerMessage, NoticeMessage, RequestMessage, StreamedRequestType, ToWebview } from '../../shared/protocol';
 import type { ChatBranching } from './chatBranching';
 import type { ChatContext } from './chatContext';
@@ -37,6 +37,16 @@ export interface ActiveStream {
   thinking: string;
   /** A tool run: Stop ends it at once (its calls get cancelled results), not at the next chunk. */
   tools?: boolean;
+}
+
+/** A request sized for the model's window (see `ChatAnswers.size`). */
+interface SizedRequest {
+  /** The chat's plan with the window guard. */
+  plan: RequestPlan & { window?: CompleteOptions['window'] };
+  /** The tools the latest step offered. */
+  offered(): ToolDefinition[] | undefined;
+  /** The tools each step of a tool run offers. */
+  toolsForStep(step: number): Promise<ToolDefinition[] | undefined>;
 }
 
 /** What answering needs of its chat. */
@@ -93,8 +103,8 @@ export class ChatAnswers {
     this.deps.branching.retrying(stream.parentNodeId);
     this.deps.reply(request, { type: 'streamStart', parentNodeId: stream.parentNodeId, model: chosen });
     let error: ReturnType<typeof toErrorView> | undefined;
-    // What the counter makes of this request, to learn from the server's own count once it answers.
-    let sentEstimate: number | undefined;
+    // The request as sized for the window, to learn from the server's own count of it once it answers.
+    let sized: SizedRequest | undefined;
     // A `/` prompt with `output:` (or a later attempt of its answer) is answered with its schema, read before a compaction moves the answer.
     let structured: StructuredRequest | undefined;
     try {
@@ -102,20 +112,12 @@ export class ChatAnswers {
       await checkReadyToSend(this.deps.services, chosen);
       const chatPlan = await this.deps.options.plan(manager, chosen);
       const plan = overrides?.system ? { ...chatPlan, systemPromptOverride: overrides.system } : chatPlan;
-      // Room for the request first, counted with the system prompt just rendered for it and the tools
-      // it offers; a summary moves the answer below it.
-      const compacted = await this.deps.context.compactIfFull(manager, chosen, plan.systemPromptOverride, this.deps.tools.definitions(manager), plan.instructions);
-      if (compacted) {
-        this.deps.notify(compacted);
-        stream.parentNodeId = manager.currentNodeId;
-        this.deps.reply(request, { type: 'streamStart', parentNodeId: stream.parentNodeId, model: chosen });
-      }
-      sentEstimate = await this.deps.context.estimateRequest(manager, chosen, plan.systemPromptOverride, plan.instructions);
       await this.deps.services.whileBusy(this.deps.conversationId, async () => {
         // A structured answer is a plain JSON answer: no tools are offered with it.
-        const tools = structured ? undefined : await this.deps.tools.prepare(manager, overrides?.tools);
+        const tools = structured ? undefined : await this.deps.tools.prepare(manager, overrides?.tools, { describe: true });
         try {
-          await this.stream(manager, stream, plan, tools, structured);
+          sized = await this.size(manager, stream, plan, tools);
+          await this.stream(manager, stream, sized, tools, structured);
         } finally {
           await tools?.executor.dispose().catch((err: unknown) => this.deps.services.logger.warn(`Could not close the tools' resources: ${String(err)}`));
         }
@@ -133,7 +135,10 @@ export class ChatAnswers {
       }
     } finally {
       this.active = undefined;
-      if (!error && manager.currentNodeId !== stream.parentNodeId) await this.deps.context.calibrate(chosen, sentEstimate, manager.getNode(manager.currentNodeId)).catch(() => undefined);
+      if (!error && sized && manager.currentNodeId !== stream.parentNodeId) {
+        const { plan, offered } = sized;
+        await this.deps.context.calibrate(manager, chosen, manager.getNode(manager.currentNodeId), plan.systemPromptOverride, plan.instructions, offered()).catch(() => undefined);
+      }
       this.deps.reply(request, { type: 'streamDone', error });
       // The list shows the cost from the metadata; it is written only when it changed.
       const update = totalCostUpdate(manager.getMetadata() as Record<string, unknown>, manager.getTotalCost());
@@ -143,14 +148,51 @@ export class ChatAnswers {
   }
 
   /**
-   * Streams the answer (with tools when the chat offers them); when the model refuses the request as
-   * too long, compacts without a model call (never dropping silently) and asks once more.
+   * Sizes the request for the model's window: the tools first (their share of the window, the most
+   * relevant kept), then the messages (an automatic compaction when they fill it), and the window as a
+   * guard the engine holds every request of the answer to, so none is sent larger than the model reads.
    */
-  private async stream(manager: ConversationManager, stream: ActiveStream, plan: RequestPlan, tools: PreparedToolRun | undefined, structured?: StructuredRequest): Promise<void> {
+  private async size(manager: ConversationManager, stream: ActiveStream, plan: RequestPlan, tools: PreparedToolRun | undefined): Promise<SizedRequest> {
+    const { context } = this.deps;
+    const { model, request } = stream;
+    const measure = async () => {
+      const window = await context.requestWindow(manager, model, plan.systemPromptOverride, plan.instructions);
+      return { window, fitted: tools && context.fitTools(manager, window, tools.definitions) };
+    };
+    let { window, fitted } = await measure();
+    // Compacts only when the messages fill the window: what the tools took is already within their share.
+    const compacted = await context.compactIfFull(manager, model, plan.systemPromptOverride, fitted?.offered, plan.instructions);
+    if (compacted) {
+      this.deps.notify(compacted);
+      stream.parentNodeId = manager.currentNodeId;
+      this.deps.reply(request, { type: 'streamStart', parentNodeId: stream.parentNodeId, model });
+      ({ window, fitted } = await measure());
+    }
+    this.deps.notify(this.deps.tools.leftOutNotice(fitted, model, window.limit));
+    let offered = fitted?.offered;
+    const guard = window.limit ? { window: { maxPromptTokens: window.limit - window.reserve, counter: window.counter.cache.counter, model } } : {};
+    return {
+      plan: { ...plan, ...guard },
+      offered: () => offered,
+      // Each later step of a tool run carries more messages (the results): its tools are fitted again.
+      toolsForStep: async (step) => {
+        if (step > 1) offered = (await measure()).fitted?.offered;
+        return offered;
+      },
+    };
+  }
+
+  /**
+   * Streams the answer (with tools when the chat offers them); when the model refuses the request as
+   * too long, or it would not fit the window, compacts without a model call (never dropping silently)
+   * and asks once more.
+   */
+  private async stream(manager: ConversationManager, stream: ActiveStream, sized: SizedRequest, tools: PreparedToolRun | undefined, structured?: StructuredRequest): Promise<void> {
     const { request } = stream;
+    const { plan } = sized;
     for (let attempt = 0; ; attempt++) {
       try {
-        if (tools) return await this.runTools(manager, stream, plan, tools);
+        if (tools) return await this.runTools(manager, stream, sized, tools);
         const schema = structured && { outputSchema: structured.outputSchema, retries: structured.retries, onStored: (node: ConversationNode) => this.corrected(stream, node) };
         for await (const chunk of manager.streamComplete({ signal: stream.abort.signal, ...plan, ...schema })) {
           // The chunk is shown even after Stop: the stream has already counted it into the saved answer.
@@ -163,9 +205,15 @@ export class ChatAnswers {
         }
         return;
       } catch (err) {
-        // The model refused the request as too long: compact without a model call (never drop silently), then ask once more.
-        if (attempt > 0 || !isContextLengthError(err) || stream.text || stream.stopRequested) throw err;
-        this.deps.notify(await this.deps.context.compactAfterOverflow(manager, stream.model));
+        // The model refused the request as too long, or it would not fit the window: compact without a model
+        // call (never drop silently), then ask once more; with nothing to compact, the failure stands.
+        const tooLarge = err instanceof RequestTooLargeError;
+        if (attempt > 0 || !(isContextLengthError(err) || tooLarge) || (stream.text && !tooLarge) || stream.stopRequested) throw err;
+        const compacted = await this.deps.context.compactAfterOverflow(manager, stream.model, tooLarge ? err : undefined).catch((failure: unknown) => {
+          if (failure instanceof InvalidOperationError) throw err;
+          throw failure;
+        });
+        this.deps.notify(compacted);
         stream.parentNodeId = manager.currentNodeId;
         this.deps.reply(request, { type: 'streamStart', parentNodeId: stream.parentNodeId, model: stream.model });
       }
@@ -190,7 +238,8 @@ export class ChatAnswers {
    * calls show as cards (waiting for approval, running, done) as the run stores them, until the model
    * answers without calls, the step limit, or Stop.
    */
-  private async runTools(manager: ConversationManager, stream: ActiveStream, plan: RequestPlan, tools: PreparedToolRun): Promise<void> {
+  private async runTools(manager: ConversationManager, stream: ActiveStream, sized: SizedRequest, tools: PreparedToolRun): Promise<void> {
+    const { plan } = sized;
     stream.tools = true;
     const { request, model } = stream;
     let step = 1;
@@ -204,6 +253,7 @@ export class ChatAnswers {
       await manager.runWithTools({
         ...plan,
         executor: tools.executor,
+        toolsForStep: sized.toolsForStep,
         maxSteps: tools.maxSteps,
         approve: tools.approve,
         signal: stream.abort.signal,

@@ -4,13 +4,22 @@
  * server reported, and the compactions and branch summaries with the notices that tell the reader
  * what happened. The controller owns one per chat and posts what it returns.
  */
-import { InvalidOperationError, isVscodeModelId, keptBudget, PathTokenCache, readNodeMetadata, tokenCounterFor, type ConversationManager, type ConversationNode, type ToolDefinition } from '../../core/index';
+import { InvalidOperationError, isVscodeModelId, keptBudget, PathTokenCache, readNodeMetadata, tokenCounterFor, type RequestTooLargeError, type ContextUsage, type ConversationManager, type ConversationNode, type ToolDefinition } from '../../core/index';
 import type { Attachment, NoticeMessage, UsageView } from '../../shared/protocol';
 import type { ChatOptions } from './chatOptions';
-import { attachmentKey, chatUsage, MeterCounter, usageView } from '../llm/contextBudget';
+import { answerReserve, attachmentKey, chatUsage, MeterCounter, usageView, withToolTokens } from '../llm/contextBudget';
+import type { ToolWindow, ToolWindowRequest } from '../tools/toolWindow';
 import { conversationModel } from '../conversations/conversationModel';
 import type { ChatServices } from './chatServices';
 import { composeUserMessage, type ResolvedAttachment } from '../base/workspacePaths';
+
+/** The window a request is held to, and the rest of the request without its tools. */
+export interface RequestWindow {
+  limit: number | undefined;
+  reserve: number;
+  counter: MeterCounter;
+  rest: ContextUsage;
+}
 
 /** Leaving a branch of at least this many messages (two turns) offers to carry a summary of it. */
 export const BRANCH_SUMMARY_OFFER_MESSAGES = 4;
@@ -27,8 +36,11 @@ export class ChatContext {
   constructor(
     private readonly services: ChatServices,
     private readonly options: ChatOptions,
-    /** The tool definitions the chat's next request carries. */
-    private readonly toolDefinitions: (manager: ConversationManager) => readonly ToolDefinition[] = () => [],
+    /**
+     * The tools the chat's next request carries, fitted into the window (`undefined` with tools off);
+     * `draft` is the message being written; `definitions` the run's own when a request asks.
+     */
+    private readonly toolWindow: (manager: ConversationManager, request: Omit<ToolWindowRequest, 'definitions' | 'keep' | 'query' | 'share'>, draft: string, definitions?: readonly ToolDefinition[]) => ToolWindow | undefined = () => undefined,
   ) {}
 
   /** The draft changed. */
@@ -68,8 +80,28 @@ export class ChatContext {
     const system = await this.options.systemPromptText(manager);
     // The draft's attachments are in play too: the instructions they bring count before the message is sent.
     const instructions = await this.services.instructions.forRequest(manager, this.draft.attachments.map((a) => a.path));
-    // The draft as it will be sent: the typed text with its attachments fenced after it.
-    return usageView(chatUsage(manager, limit, composeUserMessage(this.draft.text, resolved), counter, system, this.toolDefinitions(manager), instructions.text), s);
+    // The draft as it will be sent: the typed text with its attachments fenced after it; then the tools, fitted
+    // into what is left of the window exactly as the request will fit them.
+    const rest = chatUsage(manager, limit, composeUserMessage(this.draft.text, resolved), counter, system, undefined, instructions.text);
+    const window = this.toolWindow(manager, { limit, reserve: rest.reserved, otherTokens: rest.used, countTools: (d) => counter.countTools(d) }, this.draft.text);
+    const usage = window ? withToolTokens(rest, window.tokens) : rest;
+    return usageView(usage, s, window && { offered: window.total - window.leftOut.length, total: window.total });
+  }
+
+  /**
+   * The window a request to `model` is held to: its limit, the answer's reserve, the counter, and the
+   * usage of the request without tools (`systemOverride` and `instructions` as the request carries them).
+   */
+  async requestWindow(manager: ConversationManager, model: string, systemOverride: string | undefined, instructions?: string): Promise<RequestWindow> {
+    const limit = await this.limit(model);
+    const counter = await this.counter(model);
+    const rest = chatUsage(manager, limit, '', counter, systemOverride, undefined, instructions);
+    return { limit, reserve: answerReserve(limit), counter, rest };
+  }
+
+  /** The tools of a request fitted into its window (`undefined` with tools off). */
+  fitTools(manager: ConversationManager, window: RequestWindow, definitions: readonly ToolDefinition[]): ToolWindow | undefined {
+    return this.toolWindow(manager, { limit: window.limit, reserve: window.reserve, otherTokens: window.rest.used, countTools: (d) => window.counter.countTools(d) }, '', definitions);
   }
 
   /**
@@ -84,22 +116,16 @@ export class ChatContext {
     return this.meter;
   }
 
-  /** What the counter makes of the request about to be sent, to learn from the server's count later. */
-  async estimateRequest(manager: ConversationManager, model: string, systemPromptOverride: string | undefined, instructions?: string): Promise<number | undefined> {
-    try {
-      const text = [systemPromptOverride, instructions].filter(Boolean).join('\n\n');
-      const system = text ? [{ role: 'system' as const, content: text }] : [];
-      return (await this.counter(model)).cache.counter.countMessages([...system, ...manager.getHistory()]);
-    } catch {
-      return undefined;
-    }
-  }
-
-  /** Teaches an estimating counter the server's own count of the request `answer` answered (`usage.promptTokens`). */
-  async calibrate(model: string, estimated: number | undefined, answer: ConversationNode): Promise<void> {
+  /**
+   * Teaches an estimating counter the server's own count (`usage.promptTokens`) of the request `answer`
+   * answered: that request carried the path up to the answer's parent, with `tools` (the step's own).
+   */
+  async calibrate(manager: ConversationManager, model: string, answer: ConversationNode, systemPromptOverride: string | undefined, instructions: string | undefined, tools: readonly ToolDefinition[] | undefined): Promise<void> {
     const reported = readNodeMetadata(answer.metadata, 'usage')?.promptTokens;
-    if (estimated === undefined || !reported) return;
-    (await this.counter(model)).cache.counter.calibrate(estimated, reported);
+    if (!reported || answer.parentId === null) return;
+    const counter = (await this.counter(model)).cache.counter;
+    const asked = manager.getContextUsage({ nodeId: answer.parentId, counter, ...(systemPromptOverride !== undefined ? { systemOverride: systemPromptOverride } : {}), ...(instructions ? { instructions } : {}) });
+    counter.calibrate(asked.used + counter.countTools(tools) + counter.countMessages([]), reported);
   }
 
   /** `/compact` and Compact up to Here: a summary of the older turns becomes a node, the chat moves there. */
@@ -115,7 +141,7 @@ export class ChatContext {
    * window; `systemOverride` is the system prompt the request carries (already rendered for it),
    * `instructions` the instruction files' section after it.
    */
-  async compactIfFull(manager: ConversationManager, model: string, systemOverride: string | undefined, tools?: readonly ToolDefinition[], instructions?: string): Promise<NoticeMessage | undefined> {
+  async compactIfFull(manager: ConversationManager, model: string, systemOverride: string | undefined, tools: readonly ToolDefinition[] | undefined, instructions?: string): Promise<NoticeMessage | undefined> {
     const s = this.services.settings;
     if (s.autoCompactPercent <= 0) return undefined;
     const limit = await this.limit(model);
@@ -126,11 +152,14 @@ export class ChatContext {
     return node && compactionNotice(node, { fraction: before.fraction ?? 0, limit, model });
   }
 
-  /** The model refused a request as too long: compact without a model call (never drop silently). */
-  async compactAfterOverflow(manager: ConversationManager, model: string): Promise<NoticeMessage | undefined> {
+  /**
+   * The model refused a request as too long, or `tooLarge` says it would not fit the window: compact
+   * without a model call (never drop silently). Rejects with `InvalidOperationError` when nothing can be compacted.
+   */
+  async compactAfterOverflow(manager: ConversationManager, model: string, tooLarge?: RequestTooLargeError): Promise<NoticeMessage | undefined> {
     const limit = await this.limit(model);
     const keepRecentTokens = keptBudget(this.services.settings.keepRecentTokens, limit);
-    return compactionNotice(await manager.compact({ trigger: 'overflow', fallback: true, model, keepRecentTokens }));
+    return compactionNotice(await manager.compact({ trigger: 'overflow', fallback: true, model, keepRecentTokens }), undefined, tooLarge && limit ? { limit, model } : undefined);
   }
 
   /** Summarises the branch left at `fromNodeId` into a node below the current one (the offer's button). */
@@ -160,14 +189,15 @@ export function branchSummaryOffer(left: { from: string; count: number }): Notic
 }
 
 /** Tells the reader a compaction was made, what it saved, and that Undo brings the history back. */
-export function compactionNotice(node: ConversationNode, auto?: { fraction: number; limit: number; model: string }): NoticeMessage | undefined {
+export function compactionNotice(node: ConversationNode, auto?: { fraction: number; limit: number; model: string }, wouldNotFit?: { limit: number; model: string }): NoticeMessage | undefined {
   const info = readNodeMetadata(node.metadata, 'compaction');
   if (!info) return undefined;
   const saved = `${info.tokensBefore.toLocaleString('en-US')} → ${info.tokensAfter.toLocaleString('en-US')} tokens`;
   const what = `${info.coveredCount} older message${info.coveredCount === 1 ? '' : 's'}`;
   const how = info.method === 'fallback' ? ' without a model (your messages kept, answers shortened)' : '';
-  const message =
-    info.trigger === 'overflow'
+  const message = wouldNotFit
+    ? `The request would not have fitted ${wouldNotFit.model}'s ${wouldNotFit.limit.toLocaleString('en-US')}-token window even with fewer tools, so Arbor summarised ${what}${how} before sending (${saved}). Undo brings the full history back.`
+    : info.trigger === 'overflow'
       ? `${info.model ?? 'The model'} refused the request as longer than it can read, so Arbor summarised ${what}${how} and asked again (${saved}). Undo brings the full history back.`
       : auto
         ? `The conversation filled ${Math.round(auto.fraction * 100)}% of ${auto.model}'s ${auto.limit.toLocaleString('en-US')}-token window, so Arbor summarised ${what}${how} before sending (${saved}). Undo brings the full history back.`

@@ -88,12 +88,14 @@ export class ChatController extends Disposable {
       policies: () => services.settings.toolApproval,
       enabledByDefault: () => services.settings.toolsEnabled,
       maxSteps: () => services.settings.toolMaxSteps,
+      windowShare: () => services.settings.toolWindowPercent / 100,
+      pinned: () => new Set<string>(),
       changed: () => this.postStateSoon(),
       warn: (message) => services.logger.warn(message),
       recordFiles: (manager, nodeId, changes) => recordChanges(services, manager, nodeId, changes),
     });
     this._register(toDisposable(() => clearTimeout(this.stateSoon)));
-    this.context = new ChatContext(services, this.options, (manager) => this.tools.definitions(manager));
+    this.context = new ChatContext(services, this.options, (...args) => this.tools.window(...args));
     this.answers = new ChatAnswers({
       tools: this.tools,
       services,
@@ -178,6 +180,10 @@ export class ChatController extends Disposable {
     // VS Code's models came or went (a sign-in, an extension): the pickers list them again; their token counts redraw the meter.
     this._register(services.vscodeLm.onDidChangeModels(() => void this.postModels()));
     this._register(services.vscodeLm.onDidCountTokens(() => void this.postUsage()));
+    // The meter counts the tools that are ready: a server that started, or a tool that came or went, recounts it.
+    const refreshTools = () => void this.tools.refresh().then(() => this.postUsage(), (err: unknown) => services.logger.warn(`Could not list the tools: ${String(err)}`));
+    this._register(toDisposable(services.tools.onDidChange(refreshTools)));
+    refreshTools();
     this._register(services.foreignPrompts.onDidChange(() => void this.promptList.post()));
   }
 

@@ -3,13 +3,17 @@
  * the window offers, the approval of each call (at once by policy or grant, else a card in the chat that
  * waits for the user's Allow or Deny), and the live state of the run's calls for their cards.
  */
-import { filterAllowedTools, ToolExecutor, type ApprovalDecision, type ApprovalRequest, type ConversationManager, type ConversationNode, type Tool, type ToolCallEvent, type ToolDefinition } from '../../core/index';
-import type { ToolChangePreview, ToolDecisionMessage } from '../../shared/protocol';
+import { DESCRIBE_TOOL_NAME, describeToolTool, filterAllowedTools, ToolExecutor, type ApprovalDecision, type ApprovalRequest, type ConversationManager, type ConversationNode, type Tool, type ToolCallEvent, type ToolDefinition } from '../../core/index';
+import type { NoticeMessage, ToolChangePreview, ToolDecisionMessage } from '../../shared/protocol';
 import type { TextFileChange } from '../checkpoints/fileCheckpoints';
 import type { OfferedTool } from '../tools/offeredTool';
 import { callNeed, grantKey, keptGrant, offeredTools, policyFor, type ToolPolicy } from '../tools/toolApprovals';
 import type { LiveToolCall, ToolCallLookup } from '../tools/toolCallViews';
 import type { ToolServices } from '../tools/toolServices';
+import { calledToolNames, fitToolWindow, latestUserText, leftOutSummary, type ToolWindow, type ToolWindowRequest } from '../tools/toolWindow';
+
+/** The buttons of the notice that tools were left out: choose them, or give the model a larger window. */
+const LEFT_OUT_ACTIONS: NoticeMessage['actions'] = [];
 
 /** Conversation metadata key: `true` when the user turned tools off in this chat. */
 export const TOOLS_OFF_KEY = 'toolsOff';
@@ -27,6 +31,10 @@ export interface ChatToolsDeps {
   enabledByDefault(): boolean;
   /** `arbor.tools.maxSteps`. */
   maxSteps(): number;
+  /** `arbor.tools.windowPercent` as a share (0–1): the most of the model's window the tool definitions may take. */
+  windowShare(): number;
+  /** Wire names of the tools the user pinned: they stay offered whatever the window. */
+  pinned(manager: ConversationManager): ReadonlySet<string>;
   /** The cards changed: post a new state. */
   changed(): void;
   warn(message: string): void;
@@ -36,7 +44,10 @@ export interface ChatToolsDeps {
 
 /** A run's tools, ready for `runWithTools`. */
 export interface PreparedToolRun {
+  /** Holds every tool the chat offers (a tool left out of a request to fit the window can still be called after `describe_tool`). */
   executor: ToolExecutor;
+  /** Every definition the chat offers, before fitting to the window. */
+  definitions: readonly ToolDefinition[];
   /** Records the file changes of a tool result as the checkpoint of its node, as soon as the node is stored. */
   recordResult(manager: ConversationManager, node: ConversationNode): Promise<void>;
   /** Records what is left (a result stored while its changes were not yet taken): call when the run ended. */
@@ -61,9 +72,59 @@ export class ChatTools implements ToolCallLookup {
     return typeof off === 'boolean' ? !off : this.deps.enabledByDefault();
   }
 
-  /** The tool definitions the next request of this chat is likely to carry (those of the last run; none with tools off). */
-  definitions(manager: ConversationManager): readonly ToolDefinition[] {
-    return this.enabled(manager) ? this.deps.tools.lastDefinitions : [];
+  /**
+   * The definitions of the tools that can be offered now without starting anything (the servers already
+   * running), read again by `refresh` when the tools on offer change: what the meter fits into the window.
+   */
+  private ready: readonly ToolDefinition[] = [];
+  private facts?: { at: string; query: string; called: ReadonlySet<string> };
+  /** The left-out summary last told. */
+  private lastLeftOut?: string;
+
+  /** Reads the ready tools again (the chat opened, a server started, the choice changed). */
+  async refresh(): Promise<void> {
+    const tools = offeredTools(await this.deps.tools.ready(), this.deps.policies());
+    this.ready = new ToolExecutor(tools.map((t) => t.tool)).definitions();
+  }
+
+  /**
+   * The tools the next request of this chat carries, fitted into the window as the request will fit them
+   * (`undefined` with tools off). `request` counts the rest of the request; `draft` is the message being
+   * written, which the relevant tools are chosen by (else the latest user message).
+   */
+  window(manager: ConversationManager, request: Omit<ToolWindowRequest, 'definitions' | 'keep' | 'query' | 'share'>, draft: string, definitions: readonly ToolDefinition[] = this.ready): ToolWindow | undefined {
+    if (!this.enabled(manager)) return undefined;
+    const path = this.pathFacts(manager);
+    return fitToolWindow({
+      ...request,
+      definitions,
+      share: this.deps.windowShare(),
+      query: draft.trim() ? draft : path.query,
+      keep: new Set([...path.called, ...this.deps.pinned(manager)]),
+    });
+  }
+
+  /**
+   * Says what the window left out ("12 of 40 tools offered to fit …"), with buttons to choose the tools or
+   * raise the window; once per change, so a chat that keeps sending to the same window is not told again.
+   */
+  leftOutNotice(window: ToolWindow | undefined, model: string, limit: number | undefined): NoticeMessage | undefined {
+    const summary = window && leftOutSummary(window, model, limit);
+    if (summary === this.lastLeftOut) return undefined;
+    this.lastLeftOut = summary;
+    if (!summary || !window) return undefined;
+    const asked = window.offered.some((d) => d.function.name === DESCRIBE_TOOL_NAME) ? ' The model can ask for the others by name (describe_tool).' : '';
+    return { type: 'notice', level: 'info', message: `${summary}: the most relevant to your message, and those already used.${asked}`, actions: LEFT_OUT_ACTIONS };
+  }
+
+  /** The path's latest user message and called tools, read once per position (the meter asks on every keystroke). */
+  private pathFacts(manager: ConversationManager): { query: string; called: ReadonlySet<string> } {
+    const at = `${manager.conversationId}\u0000${manager.currentNodeId}`;
+    if (this.facts?.at !== at) {
+      const path = manager.getHistory();
+      this.facts = { at, query: latestUserText(path), called: calledToolNames(path) };
+    }
+    return this.facts;
   }
 
   /** The toolbar toggle. */
@@ -73,9 +134,10 @@ export class ChatTools implements ToolCallLookup {
 
   /**
    * The tools for a run of this chat, or `undefined` when it offers none (turned off, or none are there).
-   * `allow` (a prompt file's `tools:` or `allowed-tools:`) keeps only the tools it names, for this run.
+   * `allow` (a prompt file's `tools:` or `allowed-tools:`) keeps only the tools it names, for this run;
+   * `describe` adds `describe_tool`, for a run whose requests may leave tools out to fit the window.
    */
-  async prepare(manager: ConversationManager, allow?: readonly string[]): Promise<PreparedToolRun | undefined> {
+  async prepare(manager: ConversationManager, allow?: readonly string[], options: { describe?: boolean } = {}): Promise<PreparedToolRun | undefined> {
     if (!this.enabled(manager)) return undefined;
     let tools = offeredTools(await this.deps.tools.offered(), this.deps.policies());
     if (allow) {
@@ -86,13 +148,18 @@ export class ChatTools implements ToolCallLookup {
     this.known = new Map(tools.map((t) => [t.tool.name, t]));
     // The texts a file tool reports go to the store's checkpoints, not into the result node's metadata.
     const stash = new Map<string, TextFileChange[]>();
-    const executor = new ToolExecutor(
-      tools.map((t) => (t.source === 'builtin' && !t.tool.readOnly ? withFileChangesTaken(t.tool, stash) : t.tool)),
-      { maxOutputChars: MAX_TOOL_OUTPUT_CHARS, logger: { warn: (message: string) => this.deps.warn(message) } },
-    );
-    this.deps.tools.lastDefinitions = executor.definitions();
+    const own = tools.map((t) => (t.source === 'builtin' && !t.tool.readOnly ? withFileChangesTaken(t.tool, stash) : t.tool));
+    const logger = { warn: (message: string) => this.deps.warn(message) };
+    const definitions = new ToolExecutor(own, { logger }).definitions();
+    // describe_tool answers the full text of any tool, so a model can read, then call, one the window left out.
+    const describe = options.describe ? [describeToolTool(() => definitions)] : [];
+    const executor = new ToolExecutor([...own, ...describe], { maxOutputChars: MAX_TOOL_OUTPUT_CHARS, logger });
+    for (const tool of describe) this.known.set(tool.name, { tool, source: 'builtin', displayName: tool.name });
+    // What this request lists is what the next one will: the meter follows it (a prompt's own tool list is its run's only).
+    if (!allow) this.ready = definitions;
     return {
       executor,
+      definitions,
       recordResult: async (manager, node) => {
         const callId = node.message.toolCallId;
         const changes = callId !== undefined ? stash.get(callId) : undefined;

@@ -63,6 +63,33 @@ export class MeterCounter implements UsageCounter {
   countNode(node: ConversationNode): number {
     return this.cache.tokensOf(node.nodeId) ?? this.cache.counter.countMessage(node.message);
   }
+
+  /** Tokens of tool definitions on the wire; the last few sets are remembered, as the meter asks on every keystroke. */
+  countTools(tools: readonly ToolDefinition[] | undefined): number {
+    if (!tools?.length) return 0;
+    const counter = this.cache.counter;
+    const key = `${counter.method}\u0000${counter.revision}\u0000${JSON.stringify(tools)}`;
+    let tokens = this.toolCounts.get(key);
+    if (tokens === undefined) {
+      tokens = counter.countTools(tools);
+      if (this.toolCounts.size >= 16) this.toolCounts.delete(this.toolCounts.keys().next().value as string);
+    } else this.toolCounts.delete(key);
+    this.toolCounts.set(key, tokens);
+    return tokens;
+  }
+
+  private readonly toolCounts = new Map<string, number>();
+}
+
+/** `usage` with the tool definitions' tokens in: the meter fits the tools after counting the rest. */
+export function withToolTokens(usage: ContextUsage, tools: number): ContextUsage {
+  const used = usage.used - usage.parts.tools + tools;
+  return {
+    ...usage,
+    used,
+    parts: { ...usage.parts, tools },
+    ...(usage.limit !== undefined ? { fraction: (used + usage.reserved) / usage.limit } : {}),
+  };
 }
 
 /** Which part of which file an attachment is, as a key for the attachments the meter has read. */
@@ -71,8 +98,9 @@ export function attachmentKey(a: Attachment): string {
 }
 
 /** The meter's view of a usage. */
-export function usageView(usage: ContextUsage, settings: Pick<ArborSettings, 'autoCompactPercent'>): UsageView {
+export function usageView(usage: ContextUsage, settings: Pick<ArborSettings, 'autoCompactPercent'>, tools?: { offered: number; total: number }): UsageView {
   return {
+    ...(tools ? { tools } : {}),
     used: usage.used,
     ...(usage.limit !== undefined ? { limit: usage.limit } : {}),
     reserved: usage.reserved,

@@ -57,6 +57,8 @@ export interface ArborSettings {
   toolApproval: Record<string, 'auto' | 'ask' | 'off'>;
   /** `arbor.tools.maxSteps`: most model answers in one tool run. */
   toolMaxSteps: number;
+  /** `arbor.tools.windowPercent`: the most of the model's window the tool definitions may take, in percent (1–90). */
+  toolWindowPercent: number;
   /** `arbor.tools.commandAllowList`: command prefixes `run_command` runs without asking. */
   commandAllowList: string[];
   /** `arbor.tools.commandDenyList`: command prefixes `run_command` refuses. */
@@ -117,6 +119,9 @@ function asLimit(value: unknown, key: string, warnings: string[]): number | unde
   warnings.push(`arbor.${key} must be a positive number (0 for no limit); ignoring it.`);
   return undefined;
 }
+
+/** The share of the window the tool definitions may take by default, in percent. */
+export const DEFAULT_TOOL_WINDOW_PERCENT = 25;
 
 /** A cap that is on by default: a whole number ≥ 0 (0 turns it off); anything else keeps the default, with a warning. */
 function asCap(value: unknown, fallback: number, key: string, unit: string, warnings: string[]): number {
@@ -292,6 +297,7 @@ export function parseSettings(get: (key: string) => unknown): ParsedSettings {
       toolsEnabled: asBoolean(get('tools.enabled'), true, 'tools.enabled', warnings),
       toolApproval: asToolApproval(get('tools.approval'), warnings),
       toolMaxSteps: Math.max(1, asCap(get('tools.maxSteps'), DEFAULT_TOOL_MAX_STEPS, 'tools.maxSteps', 'steps', warnings) || DEFAULT_TOOL_MAX_STEPS),
+      toolWindowPercent: Math.min(90, Math.max(1, asCap(get('tools.windowPercent'), DEFAULT_TOOL_WINDOW_PERCENT, 'tools.windowPercent', 'percent', warnings) || DEFAULT_TOOL_WINDOW_PERCENT)),
       commandAllowList: asCommandPrefixes(get('tools.commandAllowList'), 'tools.commandAllowList', warnings),
       commandDenyList: asCommandPrefixes(get('tools.commandDenyList'), 'tools.commandDenyList', warnings),
       openaiSupportsTools: asBoolean(get('openai.supportsTools'), true, 'openai.supportsTools', warnings),

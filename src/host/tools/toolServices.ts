@@ -5,12 +5,20 @@
  * Approvals" forgets them all.
  */
 import type * as vscode from 'vscode';
-import type { ToolDefinition } from '../../core/index';
 import type { OfferedTool } from './offeredTool';
 import type { GrantScope, ToolGrants } from './toolApprovals';
 
 /** Offers tools; may start something on first call (an MCP server), so it is asked only when a chat needs tools. */
 export type ToolProvider = () => Promise<readonly OfferedTool[]> | readonly OfferedTool[];
+
+/** How a provider takes part besides offering its tools for a request. */
+export interface ToolProviderOptions {
+  /**
+   * The tools it can offer now without starting or waiting for anything (the servers already running),
+   * for the context meter and the tools picker; default: `provide` itself, for providers that start nothing.
+   */
+  ready?: ToolProvider;
+}
 
 const WORKSPACE_KEY = 'arbor.toolGrants.workspace';
 const CONVERSATIONS_KEY = 'arbor.toolGrants.conversations';
@@ -18,12 +26,8 @@ const ALWAYS_KEY = 'arbor.toolGrants.always';
 
 /** See the file's header. */
 export class ToolServices {
-  private readonly providers: Array<{ name: string; provide: ToolProvider }> = [];
-  /**
-   * The definitions the last run offered, for the context meter of chats with tools on: listing the
-   * tools again for every meter update would start MCP servers nobody asked for yet.
-   */
-  lastDefinitions: readonly ToolDefinition[] = [];
+  private readonly providers: Array<{ name: string; provide: ToolProvider; ready: ToolProvider }> = [];
+  private readonly listeners = new Set<() => void>();
 
   constructor(
     private readonly workspaceState: vscode.Memento,
@@ -32,23 +36,48 @@ export class ToolServices {
   ) {}
 
   /** Adds a provider; the returned function removes it. */
-  addProvider(name: string, provide: ToolProvider): () => void {
-    const entry = { name, provide };
+  addProvider(name: string, provide: ToolProvider, options: ToolProviderOptions = {}): () => void {
+    const entry = { name, provide, ready: options.ready ?? provide };
     this.providers.push(entry);
+    this.changed();
     return () => {
       const at = this.providers.indexOf(entry);
       if (at >= 0) this.providers.splice(at, 1);
+      this.changed();
     };
   }
 
-  /** Every provider's tools; a provider that fails is logged and left out, with the first of two same-named tools kept. */
-  async offered(): Promise<OfferedTool[]> {
+  /** Listens for changes of the tools on offer (a server started or stopped, an extension came); returns the unsubscribe. */
+  onDidChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** The tools on offer changed: chats recount their meters. */
+  changed(): void {
+    for (const listener of [...this.listeners]) listener();
+  }
+
+  /** Every provider's tools for a request (starting what must start); a provider that fails is logged and left out, with the first of two same-named tools kept. */
+  offered(): Promise<OfferedTool[]> {
+    return this.collect('provide');
+  }
+
+  /** The tools that can be offered now, without starting anything: what the meter and the tools picker show. */
+  ready(): Promise<OfferedTool[]> {
+    return this.collect('ready');
+  }
+
+  private async collect(which: 'provide' | 'ready'): Promise<OfferedTool[]> {
     const lists = await Promise.all(
-      this.providers.map(async ({ name, provide }) => {
+      this.providers.map(async (entry) => {
+        const { name } = entry;
+        const provide = entry[which];
         try {
           return await provide();
         } catch (err) {
-          this.warn(`The ${name} tools are left out of this request: ${err instanceof Error ? err.message : String(err)}`);
+          // Only a request's listing is told of: the meter's quiet look at the ready tools would repeat it on every keystroke.
+          if (which === 'provide') this.warn(`The ${name} tools are left out of this request: ${err instanceof Error ? err.message : String(err)}`);
           return [];
         }
       }),
@@ -57,7 +86,7 @@ export class ToolServices {
     const tools: OfferedTool[] = [];
     for (const tool of lists.flat()) {
       if (seen.has(tool.tool.name)) {
-        this.warn(`Two tools are named "${tool.tool.name}"; "${tool.displayName}" is left out.`);
+        if (which === 'provide') this.warn(`Two tools are named "${tool.tool.name}"; "${tool.displayName}" is left out.`);
         continue;
       }
       seen.add(tool.tool.name);

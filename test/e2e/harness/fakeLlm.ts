@@ -17,14 +17,14 @@ export interface RunningFakeLlm {
 /** The fake server's script; it answers in both wire formats on one port. */
 export const FAKE_LLM_SCRIPT = path.join(REPO_ROOT, 'test/fixtures/fakeLlmServer.ts');
 
-/** Starts the fake model server standalone (`tsx fakeLlmServer.ts --port N`) and waits until it listens. */
+/** Starts the fake model server standalone (`tsx fakeLlmServer.ts --port N`), reporting usage counted as a model server counts it (`--prompt-tokens o200k`), and waits until it listens. */
 export async function startFakeLlm(options: { port?: number; echo?: boolean } = {}): Promise<RunningFakeLlm> {
   if (!existsSync(FAKE_LLM_SCRIPT)) {
     throw new Error(`the fake model server ${path.relative(REPO_ROOT, FAKE_LLM_SCRIPT)} does not exist yet`);
   }
   const port = options.port ?? (await freePort());
   const tsx = path.join(REPO_ROOT, 'node_modules/.bin/tsx');
-  const proc = spawnGroup(tsx, [FAKE_LLM_SCRIPT, '--port', String(port)], { cwd: REPO_ROOT, echo: options.echo });
+  const proc = spawnGroup(tsx, [FAKE_LLM_SCRIPT, '--port', String(port), '--prompt-tokens', 'o200k'], { cwd: REPO_ROOT, echo: options.echo });
   await waitForPort(port, 30_000, proc);
   return {
     port,

@@ -1,0 +1,153 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { EVERYTHING_BIN, FILESYSTEM_BIN } from '../../src/core/mcp/mcpTestServers';
+import { ChatPage } from './harness/chat';
+import { prepareOwnSandbox, startCodeServer, writeUserSettings, type RunningCodeServer, type Sandbox } from './harness/codeServer';
+import { Workbench, launchBrowser } from './harness/workbench';
+
+/** A chat request as the fake model server received it, with its own count of the prompt's tokens. */
+interface ReceivedRequest {
+  path: string;
+  rawBody: string;
+  promptTokens: number;
+}
+
+/**
+ * Tools in a small window, as a laptop running Ollama has it: the fake server's Ollama model runs with
+ * Ollama's default 4,096-token `num_ctx`. The header's meter must count what the next request carries,
+ * the tool definitions as they go on the wire included (held against the fake server's own count of the
+ * body it received, on both wire formats, with and without the real MCP servers from npm), and with 13
+ * built-in and 40 MCP tools no request may pass the window: the tools the question needs are offered,
+ * and the chat says how many were left out. This file runs its own VS Code on its own sandbox.
+ */
+describe('tools in a small window', () => {
+  const env = inject('arborE2e');
+  let sandbox: Sandbox;
+  let server: RunningCodeServer | undefined;
+  let browser: Browser | undefined;
+  let workbench: Workbench;
+  const chat = () => new ChatPage(workbench);
+  const base = { 'arbor.provider': 'ollama', 'arbor.model': 'arbor-test-model', 'arbor.ollama.host': `http://127.0.0.1:${env.fakeLlmPort}`, 'arbor.openai.baseUrl': `http://127.0.0.1:${env.fakeLlmPort}/v1` };
+  const mcpServers = (workspace: string) => ({
+    everything: { type: 'stdio', command: process.execPath, args: [EVERYTHING_BIN, 'stdio'] },
+    files: { type: 'stdio', command: process.execPath, args: [FILESYSTEM_BIN, workspace] },
+  });
+
+  const received = async (): Promise<ReceivedRequest[]> => (await (await fetch(`http://127.0.0.1:${env.fakeLlmPort}/__fake/chat-requests`)).json()) as ReceivedRequest[];
+  const toolNames = (request: ReceivedRequest): string[] => ((JSON.parse(request.rawBody) as { tools?: Array<{ function: { name: string } }> }).tools ?? []).map((t) => t.function.name);
+  /** The meter's tooltip: "Context: 2,310 of 4,096 tokens (56%), estimated" or "Context: 2,310 tokens, estimated; …". */
+  const meterTitle = async () => (await chat().byTestId('context-meter').getAttribute('title')) ?? '';
+  /** What the meter says the next request carries, without the answer's reserve. */
+  const meterUsed = async (): Promise<number> => {
+    const title = await meterTitle();
+    const number = (text: string | undefined) => Number((text ?? 'NaN').replace(/,/g, ''));
+    const windowed = /^Context: ([\d,]+) of [\d,]+ tokens/.exec(title);
+    const reserved = /Reserved for the answer: ([\d,]+)/.exec(title);
+    if (windowed) return number(windowed[1]) - number(reserved?.[1]);
+    return number(/^Context: ([\d,]+) tokens/.exec(title)?.[1]);
+  };
+
+  /**
+   * Types `text`, waits for the meter to count it, reads the meter, sends, and returns what the meter
+   * said beside the request the server received for it.
+   */
+  const measure = async (text: string): Promise<{ meter: number; request: ReceivedRequest }> => {
+    await chat().waitIdle();
+    const before = (await received()).length;
+    await chat().input().fill(text);
+    await expect.poll(meterTitle, { timeout: 15_000 }).not.toContain('Your draft: 0\n');
+    // The count settles once the draft's tools are fitted: two equal readings in a row.
+    let meter = NaN;
+    await expect
+      .poll(async () => {
+        const last = meter;
+        meter = await meterUsed();
+        return meter === last;
+      }, { timeout: 15_000, intervals: [300] })
+      .toBe(true);
+    await chat().input().press('Enter');
+    await expect.poll(async () => (await received()).length, { timeout: 60_000 }).toBeGreaterThan(before);
+    await chat().waitIdle();
+    return { meter, request: (await received())[before] };
+  };
+  const within3Percent = (meter: number, server: number) => expect(Math.abs(meter - server) / server).toBeLessThanOrEqual(0.03);
+
+  beforeAll(async () => {
+    sandbox = await prepareOwnSandbox('toolWindow', env.fakeLlmPort);
+    await mkdir(path.join(sandbox.workspace, 'src'), { recursive: true });
+    await writeFile(path.join(sandbox.workspace, 'src', 'cart.ts'), 'export function totalCents(items: number[], discount = 0): number {\n  return Math.max(0, items.reduce((a, b) => a + b, 0) - discount);\n}\n');
+    browser = await launchBrowser();
+    server = await startCodeServer(sandbox);
+    workbench = await Workbench.open(browser, server.url);
+    await workbench.openArborView();
+    await workbench.runCommand('Arbor: New Conversation');
+    await chat().waitReady();
+  }, 240_000);
+
+  beforeEach((context) => {
+    context.onTestFailed(async () => {
+      const file = await workbench?.screenshot(`toolWindow-${context.task.name}`);
+      console.error(`[e2e] screenshot of the failure: ${file}`);
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it('counts what the request carries, tools included, on the Ollama wire and the OpenAI wire', async () => {
+    const ollama = await measure('read src/cart.ts and tell me what totalCents does');
+    expect(ollama.request.path).toBe('/api/chat');
+    expect(toolNames(ollama.request)).toContain('read_file');
+    within3Percent(ollama.meter, ollama.request.promptTokens);
+
+    // The same chat on the OpenAI-compatible wire, its window set for the model: the count is the same kind.
+    await writeUserSettings(sandbox, { ...base, 'arbor.provider': 'openai', 'arbor.contextLength': { 'arbor-test-model': 4096 } });
+    await expect.poll(async () => (await chat().input().isEnabled()), { timeout: 15_000 }).toBe(true);
+    const openai = await measure('which file defines totalCents?');
+    expect(openai.request.path).toBe('/v1/chat/completions');
+    within3Percent(openai.meter, openai.request.promptTokens);
+    await writeUserSettings(sandbox, base);
+  });
+
+  it('keeps every request within a 4k window with 13 built-in and 40 MCP tools, offers what the question needs, and says what it left out', async () => {
+    await writeUserSettings(sandbox, { ...base, 'arbor.mcp.servers': mcpServers(sandbox.workspace) });
+    await workbench.runCommand('Arbor: New Conversation');
+    await chat().waitReady();
+    const before = (await received()).length;
+    // The first request with tools starts the servers; the meter counts their tools once they run.
+    await chat().send('hello');
+    await chat().waitIdle();
+    const offeredOf = /Tool definitions: [\d,]+ \((\d+) of (\d+) tools, to fit the window\)/;
+    await expect.poll(async () => Number(offeredOf.exec(await meterTitle())?.[2] ?? 0), { timeout: 90_000 }).toBeGreaterThanOrEqual(40);
+    const total = Number(offeredOf.exec(await meterTitle())?.[2]);
+
+    const sum = await measure('add 2 and 40 with the everything server');
+    expect(toolNames(sum.request)).toContain('mcp_everything_get-sum');
+    within3Percent(sum.meter, sum.request.promptTokens);
+    const read = await measure('read src/cart.ts');
+    expect(toolNames(read.request)).toContain('read_file');
+    within3Percent(read.meter, read.request.promptTokens);
+
+    // The same on the OpenAI-compatible wire.
+    await writeUserSettings(sandbox, { ...base, 'arbor.mcp.servers': mcpServers(sandbox.workspace), 'arbor.provider': 'openai', 'arbor.contextLength': { 'arbor-test-model': 4096 } });
+    const openai = await measure('read src/cart.ts once more');
+    expect(openai.request.path).toBe('/v1/chat/completions');
+    expect(toolNames(openai.request)).toContain('read_file');
+    within3Percent(openai.meter, openai.request.promptTokens);
+    await writeUserSettings(sandbox, base);
+
+    // Every request the chat sent fits the window, by the server's own count.
+    const sent = (await received()).slice(before);
+    expect(sent.length).toBeGreaterThanOrEqual(4);
+    for (const request of sent) expect(request.promptTokens).toBeLessThanOrEqual(4096);
+    // Without fitting, the definitions alone would not: all of them went to the server in none of the requests.
+    expect(Math.max(...sent.map((r) => toolNames(r).length))).toBeLessThan(total);
+    const notice = chat().byTestId('notice').filter({ hasText: new RegExp(`\\d+ of ${total} tools offered to fit arbor-test-model's 4,096-token window`) });
+    await notice.first().waitFor({ timeout: 15_000 });
+    await workbench.screenshot('toolWindow-left-out');
+  });
+});
