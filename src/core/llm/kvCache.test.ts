@@ -99,6 +99,8 @@ describe('the KV cache of an Ollama model', () => {
     expect(kvCacheBytes(parseOllamaShow({ model_info: { 'general.architecture': 'llama', 'llama.context_length': 8192 } }), 4096)).toBeUndefined();
     // A head size that does not divide is not a model's shape.
     expect(kvCacheBytesPerToken({ layers: 2, heads: 3, embeddingLength: 100 })).toBeUndefined();
+    // A file claiming absurdly many layers is multiplied, not walked.
+    expect(kvCacheBytesPerToken({ layers: 1e12, heads: 1, kvHeads: 1, keyLength: 1 })).toBe(4e12);
   });
 
   it('sums per-layer KV head counts, skipping layers without attention, and refuses a list of the wrong length', () => {

@@ -73,17 +73,29 @@ export function kvCacheBytesPerToken(facts: KvCacheFacts | undefined): number | 
   const layers = facts?.layers;
   const kvHeads = facts?.kvHeads ?? facts?.heads;
   if (!facts || layers === undefined || kvHeads === undefined) return undefined;
-  if (Array.isArray(kvHeads) && kvHeads.length !== layers) return undefined;
-  let total = 0;
-  for (let i = 0; i < layers; i++) {
+  const lists = [kvHeads, facts.heads].filter((c): c is number[] => Array.isArray(c));
+  if (lists.some((list) => list.length !== layers)) return undefined;
+  const layerBytes = (i: number): number | undefined => {
     const kv = at(kvHeads, i);
-    if (kv === 0) continue;
+    if (kv === 0) return 0;
     const heads = facts.heads === undefined ? undefined : at(facts.heads, i);
     const headSize = facts.embeddingLength !== undefined && heads ? facts.embeddingLength / heads : undefined;
     const keySize = facts.keyLength ?? headSize;
     const valueSize = facts.valueLength ?? keySize;
     if (keySize === undefined || valueSize === undefined || !Number.isInteger(keySize) || !Number.isInteger(valueSize)) return undefined;
-    total += kv * (keySize + valueSize) * KV_CACHE_BYTES_PER_ELEMENT;
+    return kv * (keySize + valueSize) * KV_CACHE_BYTES_PER_ELEMENT;
+  };
+  // Every layer alike: one multiplication, whatever `block_count` a model's file claims.
+  if (lists.length === 0) {
+    const one = layerBytes(0);
+    return one === undefined ? undefined : one * layers;
+  }
+  // Per-layer lists: as many layers as the lists are long (already in memory).
+  let total = 0;
+  for (let i = 0; i < layers; i++) {
+    const bytes = layerBytes(i);
+    if (bytes === undefined) return undefined;
+    total += bytes;
   }
   return total > 0 ? total : undefined;
 }
