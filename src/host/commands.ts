@@ -7,6 +7,7 @@ import { registerImportCommands } from './imports/importCommands';
 import { registerNodeCommands } from './commands/nodeCommands';
 import { registerOtherStoreCommands } from './commands/otherStoreCommands';
 import { registerTeamStoreCommands } from './commands/teamStoreCommands';
+import { registerWindowCommands } from './commands/windowCommands';
 import type { Services } from './services';
 
 /** Registers every Arbor command (ids in `constants.ts`, titles in `package.json`). */
@@ -16,6 +17,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   registerNodeCommands(context, deps);
   registerBookmarkCommands(context, deps);
   registerGeneralCommands(context, deps);
+  registerWindowCommands(context, deps);
   registerTeamStoreCommands(context, deps);
   registerOtherStoreCommands(context, deps);
 }

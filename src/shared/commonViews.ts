@@ -33,6 +33,7 @@ export interface ImageView {
 export type ErrorActionCommand =
   | 'arbor.setOpenAIKey'
   | 'arbor.selectModel'
+  | 'arbor.raiseContextWindow'
   | 'arbor.openSettings'
   | 'arbor.setTeamStorePassword'
   | 'arbor.firstRun.startTour'

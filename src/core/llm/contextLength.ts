@@ -4,6 +4,7 @@
  * (Ollama cuts the front off a longer prompt without an error), chosen from the settings and the model's
  * `/api/show` answer. Unknown is `undefined`, never 0. Pure: the Ollama provider does the asking.
  */
+import { parseKvCacheFacts, type KvCacheFacts } from './kvCache';
 import { modelKey } from './modelNames';
 
 /** Where a context length came from, for the meter's tooltip. */
@@ -148,6 +149,12 @@ export interface OllamaModelContext {
   numCtx?: number;
   /** `capabilities`: what the model can do (`completion`, `tools`, `thinking`, `vision`…); absent from older Ollama. */
   capabilities?: string[];
+  /** The attention shape from `model_info`, for the memory a larger `num_ctx` takes (see `kvCacheBytes`); only the keys reported. */
+  kv?: KvCacheFacts;
+  /** `details.parameter_size`, e.g. "3.2B". */
+  parameterSize?: string;
+  /** `details.quantization_level`, e.g. "Q4_K_M". */
+  quantization?: string;
 }
 
 /** The parts of an `/api/show` answer read here (`model_info` is a plain object on the wire, a `Map` in the package's types). */
@@ -155,6 +162,7 @@ export interface OllamaShowLike {
   model_info?: Map<string, unknown> | Record<string, unknown> | null;
   parameters?: string | null;
   capabilities?: unknown;
+  details?: { parameter_size?: unknown; quantization_level?: unknown } | null;
 }
 
 function positiveInt(value: unknown): number | undefined {
@@ -162,24 +170,43 @@ function positiveInt(value: unknown): number | undefined {
   return typeof n === 'number' && Number.isFinite(n) && n > 0 ? Math.floor(n) : undefined;
 }
 
+/** A short label from the model's own details, or `undefined` (a model's files can say anything: kept short and plain). */
+function detail(value: unknown): string | undefined {
+  return typeof value === 'string' && /^[\w.+-]{1,24}$/.test(value.trim()) ? value.trim() : undefined;
+}
+
 /**
  * Reads an `/api/show` answer: the trained length from any `model_info` key ending in `.context_length`
  * (the architecture's prefix varies: `llama.`, `qwen2.`, `gemma3.`…; `general.architecture` names it and
- * is preferred), `num_ctx` from the `parameters` text (lines of `name value`), and the `capabilities` list.
+ * is preferred), `num_ctx` from the `parameters` text (lines of `name value`), the `capabilities` list, the
+ * attention shape under the same prefix (`kv`), and `details.parameter_size` / `quantization_level`.
  */
 export function parseOllamaShow(show: OllamaShowLike): OllamaModelContext {
   const info = show.model_info instanceof Map ? Object.fromEntries(show.model_info) : (show.model_info ?? {});
-  const arch = typeof info['general.architecture'] === 'string' ? info['general.architecture'] : undefined;
+  let arch = typeof info['general.architecture'] === 'string' ? info['general.architecture'] : undefined;
   let trainedTokens = arch ? positiveInt(info[`${arch}.context_length`]) : undefined;
   if (trainedTokens === undefined) {
     for (const [key, value] of Object.entries(info)) {
-      if (key.endsWith('.context_length') && (trainedTokens = positiveInt(value)) !== undefined) break;
+      if (key.endsWith('.context_length') && (trainedTokens = positiveInt(value)) !== undefined) {
+        arch = key.slice(0, -'.context_length'.length);
+        break;
+      }
     }
   }
   const match = /^\s*num_ctx\s+(\S+)\s*$/m.exec(show.parameters ?? '');
   const numCtx = match ? positiveInt(match[1]) : undefined;
   const capabilities = Array.isArray(show.capabilities) ? show.capabilities.filter((c): c is string => typeof c === 'string') : undefined;
-  return { ...(trainedTokens !== undefined ? { trainedTokens } : {}), ...(numCtx !== undefined ? { numCtx } : {}), ...(capabilities ? { capabilities } : {}) };
+  const kv = arch ? parseKvCacheFacts(info, arch) : {};
+  const parameterSize = detail(show.details?.parameter_size);
+  const quantization = detail(show.details?.quantization_level);
+  return {
+    ...(trainedTokens !== undefined ? { trainedTokens } : {}),
+    ...(numCtx !== undefined ? { numCtx } : {}),
+    ...(capabilities ? { capabilities } : {}),
+    ...(Object.keys(kv).length > 0 ? { kv } : {}),
+    ...(parameterSize ? { parameterSize } : {}),
+    ...(quantization ? { quantization } : {}),
+  };
 }
 
 /**

@@ -2,7 +2,7 @@ import { Ollama, type ChatRequest, type ChatResponse, type Message, type Tool } 
 import type { LLMMessage, LLMResponse, LLMStreamChunk, ToolCall, Usage } from '../types';
 import { AnswerBudget, DEFAULT_MAX_ANSWER_CHARS, DEFAULT_MAX_ANSWER_MS } from './answerLimits';
 import { CallGuard } from './callGuard';
-import { contextLengthOverride, ollamaContextLength, OllamaShowCache, type ContextLength, type ContextLengthOverrides } from './contextLength';
+import { contextLengthOverride, ollamaContextLength, OllamaShowCache, type ContextLength, type ContextLengthOverrides, type OllamaModelContext } from './contextLength';
 import { modelKey } from './modelNames';
 import { toOllamaProviderError } from './ollamaErrors';
 import { ollamaFetch, type OllamaResponseInfo } from './ollamaFetch';
@@ -239,6 +239,22 @@ export class OllamaProvider implements LLMProvider {
     } catch (err) {
       if (signal?.aborted) throw toOllamaProviderError(err, this.context(model, guard), {});
       return ollamaContextLength(undefined, this.requestedNumCtx(model));
+    } finally {
+      guard.dispose();
+    }
+  }
+
+  /**
+   * What `model`'s `/api/show` says of its context: trained length, Modelfile `num_ctx`, attention shape,
+   * size and quantisation (read once per model and cached, as for the context length). Rejects when
+   * Ollama cannot show it (down, model not pulled, over 10 s) or `signal` aborts.
+   */
+  async modelContext(model: string = this.model, signal?: AbortSignal): Promise<OllamaModelContext> {
+    const guard = new CallGuard(signal, Math.min(SHOW_TIMEOUT_MS, this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS));
+    try {
+      return await this.shown.get(model, () => this.client(guard, {}).show({ model }));
+    } catch (err) {
+      throw toOllamaProviderError(err, this.context(model, guard), {});
     } finally {
       guard.dispose();
     }

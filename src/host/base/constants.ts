@@ -27,6 +27,7 @@ export const Commands = {
   setOpenAIKey: 'arbor.setOpenAIKey',
   clearApiKey: 'arbor.clearApiKey',
   selectModel: 'arbor.selectModel',
+  raiseContextWindow: 'arbor.raiseContextWindow',
   reindexWorkspace: 'arbor.reindexWorkspace',
   exportConversation: 'arbor.exportConversation',
   importConversation: 'arbor.importConversation',
