@@ -65,7 +65,7 @@ describe('tools in a small window', () => {
         const last = meter;
         meter = await meterUsed();
         return meter === last;
-      }, { timeout: 15_000, intervals: [300] })
+      }, { timeout: 15_000, interval: 300 })
       .toBe(true);
     await chat().input().press('Enter');
     await expect.poll(async () => (await received()).length, { timeout: 60_000 }).toBeGreaterThan(before);
