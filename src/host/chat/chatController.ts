@@ -87,7 +87,6 @@ export class ChatController extends Disposable {
       conversationId,
       policies: () => services.settings.toolApproval,
       enabledByDefault: () => services.settings.toolsEnabled,
-      defaultToolChoice: () => services.tools.defaultChoice(),
       maxSteps: () => services.settings.toolMaxSteps,
       changed: () => this.postStateSoon(),
       warn: (message) => services.logger.warn(message),

@@ -3,7 +3,7 @@
  * the window offers, the approval of each call (at once by policy or grant, else a card in the chat that
  * waits for the user's Allow or Deny), and the live state of the run's calls for their cards.
  */
-import { filterAllowedTools, readConversationMetadata, ToolExecutor, type ApprovalDecision, type ApprovalRequest, type ConversationManager, type ConversationNode, type Tool, type ToolCallEvent, type ToolChoice, type ToolDefinition } from '../../core/index';
+import { filterAllowedTools, readConversationMetadata, ToolExecutor, type ApprovalDecision, type ApprovalRequest, type ConversationManager, type ConversationNode, type Tool, type ToolCallEvent, type ToolDefinition } from '../../core/index';
 import type { ToolChangePreview, ToolDecisionMessage } from '../../shared/protocol';
 import type { TextFileChange } from '../checkpoints/fileCheckpoints';
 import type { OfferedTool } from '../tools/offeredTool';
@@ -26,8 +26,6 @@ export interface ChatToolsDeps {
   policies(): Readonly<Record<string, ToolPolicy>>;
   /** `arbor.tools.enabled`: whether chats offer tools unless turned off in the chat. */
   enabledByDefault(): boolean;
-  /** The tools picker's default for chats that made no choice of their own (kept in the global state). */
-  defaultToolChoice(): ToolChoice | undefined;
   /** `arbor.tools.maxSteps`. */
   maxSteps(): number;
   /** The cards changed: post a new state. */
@@ -82,7 +80,7 @@ export class ChatTools implements ToolCallLookup {
     if (!this.enabled(manager)) return undefined;
     let tools = offeredTools(await this.deps.tools.offered(), this.deps.policies());
     // The tools picker (issue 24): only the tools ticked in this chat, else in the default, else built-in and MCP ones.
-    tools = chosenTools(tools, readConversationMetadata(manager.getMetadata() as Record<string, unknown>, 'toolChoice'), this.deps.defaultToolChoice());
+    tools = chosenTools(tools, readConversationMetadata(manager.getMetadata() as Record<string, unknown>, 'toolChoice'), this.deps.tools.defaultChoice());
     if (allow) {
       const kept = new Set(filterAllowedTools(tools.map((t) => ({ name: t.tool.name, displayName: t.displayName, server: t.server })), allow).map((t) => t.name));
       tools = tools.filter((t) => kept.has(t.tool.name));

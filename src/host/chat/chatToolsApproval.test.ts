@@ -57,7 +57,6 @@ describe('approving tool calls in a chat', () => {
       conversationId: 'c1',
       policies: () => ({}),
       enabledByDefault: () => true,
-      defaultToolChoice: () => services.defaultChoice(),
       maxSteps: () => 5,
       changed: () => changed(),
       warn: () => {},

@@ -54,7 +54,6 @@ describe('the tools a chat run offers', () => {
       conversationId: manager.conversationId,
       policies: () => ({}),
       enabledByDefault: () => true,
-      defaultToolChoice: () => services.defaultChoice(),
       maxSteps: () => 5,
       changed: () => {},
       warn: () => {},
