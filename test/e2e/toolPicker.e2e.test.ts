@@ -88,8 +88,7 @@ describe('the tools picker', () => {
     await picker().widget.locator('.quick-input-box input').fill('');
     expect(await picker().widget.locator('.quick-input-list-separator', { hasText: 'Built-in' }).count()).toBeGreaterThan(0);
     await workbench.screenshot('tool-picker-open');
-    await workbench.page.keyboard.press('Escape');
-    await picker().widget.waitFor({ state: 'hidden', timeout: 15_000 });
+    await picker().cancel();
   });
 
   it('leaves an unticked tool out of the next request, and sends it again once ticked back', async () => {
@@ -129,5 +128,37 @@ describe('the tools picker', () => {
     await ask('A fresh chat.');
     expect(lastRequestTools()).toContain('list_files');
     expect(lastRequestTools()).not.toContain('leaf_counter');
+  });
+
+  it('saves the ticks and pins as the default for new chats from the title bar', async () => {
+    await picker().open();
+    await picker().togglePin('read_file');
+    expect(await picker().pinned('read_file')).toBe(true);
+    await picker().toggle('leaf_counter', 'grep');
+    await picker().saveAsDefault();
+    await workbench.screenshot('tool-picker-saved-default');
+    // Closed without accepting: this chat made no choice of its own, so it follows the new default too.
+    await picker().cancel();
+    await workbench.runCommand('Arbor: New Conversation');
+    await chat().waitReady();
+    await ask('A chat after the default changed.');
+    expect(lastRequestTools()).toContain('leaf_counter');
+    expect(lastRequestTools()).not.toContain('grep');
+    expect(lastRequestTools()).toContain('read_file');
+    await picker().open();
+    expect(await picker().pinned('read_file')).toBe(true);
+    expect(await picker().pinned('list_files')).toBe(false);
+    expect(await picker().ticked('leaf_counter')).toBe(true);
+    await picker().cancel();
+  });
+
+  it('opens from the command palette for the active chat', async () => {
+    await workbench.runCommand('Arbor: Choose Tools for This Chat…');
+    await picker().widget.locator('.monaco-list-row', { hasText: 'tokens' }).first().waitFor({ timeout: 60_000 });
+    await picker().toggle('read_file');
+    await picker().accept();
+    await ask('Without reading files.');
+    expect(lastRequestTools()).not.toContain('read_file');
+    expect(lastRequestTools()).toContain('leaf_counter');
   });
 });

@@ -75,7 +75,7 @@ export async function chooseTools(deps: ToolPickerDeps): Promise<boolean> {
       pick.placeholder =
         rows.length === 0
           ? 'No tools are offered: add an MCP server, or change the tools policy (arbor.tools.approval).'
-          : `${checked.size} of ${rows.length} tools ticked, ~${total.toLocaleString('en-US')} tokens of definitions. Pin a tool to keep it when tools are trimmed to fit.`;
+          : `${checked.size} of ${rows.length} tools ticked: ~${total.toLocaleString('en-US')} tokens of definitions in each request`;
     };
     render(new Set(rows.filter((r) => r.picked).map((r) => r.key)));
     describe();

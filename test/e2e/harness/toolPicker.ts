@@ -47,6 +47,33 @@ export class ToolPicker {
     await this.filter('');
   }
 
+  /** Clicks the pin button of the tool's row (shown on hover), which pins or unpins it. */
+  async togglePin(name: string): Promise<void> {
+    await this.filter(name);
+    const row = this.row(name).first();
+    await row.hover();
+    await row.locator('.action-label.codicon-pin, .action-label.codicon-pinned').first().click();
+    await this.filter('');
+  }
+
+  /** Whether the tool's row shows it pinned. */
+  async pinned(name: string): Promise<boolean> {
+    await this.filter(name);
+    return (await this.row(name).first().locator('.codicon-pinned').count()) > 0;
+  }
+
+  /** Clicks "Save as Default for New Chats" in the title bar and waits until the title says it is saved. */
+  async saveAsDefault(): Promise<void> {
+    await this.widget.locator('.quick-input-titlebar .action-label.codicon-save-all').click();
+    await this.widget.locator('.quick-input-title', { hasText: 'saved as the default' }).waitFor({ timeout: 15_000 });
+  }
+
+  /** Closes the picker without accepting (Escape): the chat's choice stays as it was. */
+  async cancel(): Promise<void> {
+    await this.workbench.page.keyboard.press('Escape');
+    await this.widget.waitFor({ state: 'hidden', timeout: 15_000 });
+  }
+
   /** Accepts the picker (Enter): the chat's choice is saved. */
   async accept(): Promise<void> {
     await this.widget.locator('.quick-input-box input').press('Enter');
