@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { tokenCounterFor } from '../../core/index';
 import type { OfferedTool } from '../tools/offeredTool';
-import { firstLine, MAX_DETAIL_CHARS, toolPickItems, toolTokens, type ToolPickRow } from './toolPickItems';
+import { firstLine, MAX_COUNTED_DEFINITION_CHARS, MAX_DETAIL_CHARS, toolPickItems, toolTokens, type ToolPickRow } from './toolPickItems';
 
 const tool = (name: string, source: OfferedTool['source'], description: string, extra: Partial<OfferedTool> = {}): OfferedTool => ({
   tool: { name, description, inputSchema: { type: 'object', properties: { path: { type: 'string' } } }, readOnly: true, run: () => '' },
@@ -63,5 +63,14 @@ describe('the tools picker rows', () => {
     const json = JSON.stringify([{ type: 'function', function: { name: 'read_file', description: readFile.tool.description, parameters: readFile.tool.inputSchema } }]);
     expect(toolTokens(counter, readFile)).toBe(counter.countText(json));
     expect(toolTokens(counter, readFile)).toBeGreaterThan(toolTokens(counter, leaves));
+  });
+
+  it('estimates a huge definition by its length instead of tokenizing it', async () => {
+    const counter = await tokenCounterFor('openai', 'gpt-4o');
+    const huge = tool('huge', 'mcp', 'x', { server: 's', ownName: 'huge' });
+    const schema = { type: 'object', description: 'ab '.repeat(MAX_COUNTED_DEFINITION_CHARS) };
+    const withSchema = { ...huge, tool: { ...huge.tool, inputSchema: schema } };
+    const chars = JSON.stringify([{ type: 'function', function: { name: 'huge', description: 'x', parameters: schema } }]).length;
+    expect(toolTokens(counter, withSchema)).toBe(Math.ceil(chars / 4));
   });
 });

@@ -3,7 +3,7 @@
  * as built-in, each MCP server, and other extensions, each with its token cost, the first line of its
  * description, whether it is ticked and whether it is pinned. `chatToolPicker.ts` shows them.
  */
-import type { TokenCounter, ToolChoice } from '../../core/index';
+import type { TokenCounter, ToolChoice, ToolDefinition } from '../../core/index';
 import type { OfferedTool } from '../tools/offeredTool';
 import { isToolChosen, pinnedKeys, toolChoiceKey } from '../tools/toolChoice';
 
@@ -45,9 +45,17 @@ export const EXTENSION_GROUP = 'Other extensions';
 /** The heading of one MCP server's tools. */
 export const mcpGroup = (server: string): string => `MCP: ${server}`;
 
+/**
+ * Longest definition (JSON characters) counted with the tokenizer; a longer one (a server can send a
+ * schema of megabytes) is estimated at 4 characters a token, so opening the picker never stalls the host.
+ */
+export const MAX_COUNTED_DEFINITION_CHARS = 100_000;
+
 /** The tokens a tool's definition takes in a request: its JSON as sent, counted by `counter`. */
 export function toolTokens(counter: TokenCounter, t: OfferedTool): number {
-  return counter.countTools([{ type: 'function', function: { name: t.tool.name, description: t.tool.description, parameters: t.tool.inputSchema } }]);
+  const definition: ToolDefinition = { type: 'function', function: { name: t.tool.name, description: t.tool.description, parameters: t.tool.inputSchema } };
+  const chars = JSON.stringify([definition]).length;
+  return chars > MAX_COUNTED_DEFINITION_CHARS ? Math.ceil(chars / 4) : counter.countTools([definition]);
 }
 
 /**
