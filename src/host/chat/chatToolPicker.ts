@@ -57,12 +57,12 @@ export async function chooseTools(deps: ToolPickerDeps): Promise<boolean> {
     const entries = toolPickItems(tools, tokens, chatChoice, defaultChoice);
     const rows = entries.filter((e): e is ToolPickRow => e.kind === 'tool');
     const ticked = (): Set<string> => new Set(pick.selectedItems.flatMap((i) => ('row' in i ? [i.row.key] : [])));
-    // Items are replaced to redraw a pin; the ticks and the row the user is on carry over.
+    // Items are replaced to redraw a pin (its button, and "pinned" beside the cost); the ticks and the row the user is on carry over.
     const render = (checked: ReadonlySet<string>, activeKey?: string) => {
       const items: Array<RowItem | vscode.QuickPickItem> = entries.map((e) =>
         e.kind === 'separator'
           ? { label: e.label, kind: vscode.QuickPickItemKind.Separator }
-          : { row: e, label: e.label, description: e.description, detail: e.detail, picked: checked.has(e.key), buttons: [pinButton(pinned.has(e.key))] },
+          : { row: e, label: e.label, description: pinned.has(e.key) ? `${e.description} · pinned` : e.description, detail: e.detail, picked: checked.has(e.key), buttons: [pinButton(pinned.has(e.key))] },
       );
       pick.items = items;
       pick.selectedItems = items.filter((i) => 'row' in i && checked.has(i.row.key));
