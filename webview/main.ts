@@ -58,7 +58,7 @@ import { BranchBanner } from './view/branchBanner';
 import { ChatOptionsControls } from './view/chatOptions';
 import { Composer, type ComposerHost } from './view/composer';
 import { Header } from './view/header';
-import { ToolsToggle } from './view/toolsToggle';
+import { chooseToolsButton, ToolsToggle } from './view/toolsToggle';
 import { MessageList } from './view/messageList';
 import { setMenuVscodeModels } from './view/modelMenu';
 import { SeveralGrid } from './view/severalGrid';
@@ -154,6 +154,7 @@ const chatOptions = new ChatOptionsControls({
 header.addControl(chatOptions.element);
 const toolsToggle = new ToolsToggle((enabled) => vscode.postMessage({ type: 'setToolsEnabled', enabled }));
 header.addControl(toolsToggle.element);
+header.addControl(chooseToolsButton(() => vscode.postMessage({ type: 'chooseTools' })));
 
 const root = document.getElementById('root') ?? document.body.appendChild(h('div', { attrs: { id: 'root' } }));
 root.classList.add('chat');

@@ -68,6 +68,7 @@ export { type RedactionPattern } from './conversation/middleware/redactionPatter
 export { toDataknobsDict, fromDataknobsDict, type DataknobsConversationDict } from './conversation/exchange';
 export { conversationToMarkdown, type MarkdownExportOptions } from './conversation/markdownExport';
 export { parseChatRequestOptions, type ChatRequestOptions, type ThinkSetting } from './requestOptions';
+export { parseToolChoice, type ToolChoice } from './storedToolChoice';
 export { requestOverrides, type ThinkingSupport } from './conversation/chatRequestOptions';
 export { applyRetention, type RetentionResult } from './conversation/retention';
 export {

@@ -6,6 +6,7 @@
 import type { PromptModelSettings, PromptOutput, PromptRef, RagMetadata } from './promptContracts';
 import type { OutputProblem } from './errors';
 import { parseChatRequestOptions, type ChatRequestOptions } from './requestOptions';
+import { parseToolChoice, type ToolChoice } from './storedToolChoice';
 import type { FinishReason, Usage } from './types';
 
 /**
@@ -246,6 +247,8 @@ export interface ConversationMetadata {
   requestOptions?: ChatRequestOptions;
   /** Instruction files (workspace-relative paths) the reader turned off for this chat: they are not sent. */
   excludedInstructions?: string[];
+  /** The tools the user ticked, unticked and pinned in this chat's tools picker (see `ToolChoice`). */
+  toolChoice?: ToolChoice;
 }
 
 type Parser<T> = (value: unknown) => T | undefined;
@@ -395,6 +398,7 @@ const CONVERSATION_PARSERS: Parsers<ConversationMetadata> = {
   systemPrompt: text,
   requestOptions: parseChatRequestOptions,
   excludedInstructions: texts,
+  toolChoice: parseToolChoice,
 };
 
 function readAll<M>(parsers: Parsers<M>, metadata: Readonly<Record<string, unknown>> | undefined): M {

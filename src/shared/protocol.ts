@@ -8,13 +8,13 @@
  */
 import type { Attachment, ErrorAction, ErrorActionCommand, ErrorView, ImageView } from './commonViews';
 export type { Attachment, ErrorAction, ErrorActionCommand, ErrorView, ImageView } from './commonViews';
-import type { ChatToolsView, MessageFileChanges, OpenFileChangeMessage, RestoreFilesMessage, SetToolsEnabledMessage, ToolCallView, ToolDecisionMessage } from './toolProtocol';
+import type { ChatToolsView, ChooseToolsMessage, MessageFileChanges, OpenFileChangeMessage, RestoreFilesMessage, SetToolsEnabledMessage, ToolCallView, ToolDecisionMessage } from './toolProtocol';
 import type { MergeAnswersMessage, SeveralFromWebview, SeveralToWebview, SeveralView } from './severalProtocol';
 export type { CompareAnswersMessage, MergeAnswersMessage, SendSeveralMessage, SeveralAnswerView, SeveralColumnDoneMessage, SeveralDeltaMessage, SeveralFromWebview, SeveralStartMessage, SeveralToWebview, SeveralView } from './severalProtocol';
 export { SEVERAL_MAX_MODELS, SEVERAL_MIN_MODELS, severalModelsProblem } from './severalProtocol';
 import type { FlowFromWebview, FlowMarkView, FlowToWebview } from './flowProtocol';
 export type { FlowFromWebview, FlowMarkView, FlowPanelMessage, FlowPanelView, FlowRerunMessage, FlowResumeMessage, FlowStateView, FlowStopMessage, FlowToWebview } from './flowProtocol';
-export type { ChatToolsView, FileChangeView, MessageFileChanges, OpenFileChangeMessage, RestoreFilesMessage, SetToolsEnabledMessage, ToolCallState, ToolCallView, ToolChangePreview, ToolDecisionMessage, ToolGrantScope } from './toolProtocol';
+export type { ChatToolsView, ChooseToolsMessage, FileChangeView, MessageFileChanges, OpenFileChangeMessage, RestoreFilesMessage, SetToolsEnabledMessage, ToolCallState, ToolCallView, ToolChangePreview, ToolDecisionMessage, ToolGrantScope } from './toolProtocol';
 
 /** A piece of retrieved context shown as a chip under a message. */
 export interface ContextChip {
@@ -588,6 +588,7 @@ export type FromWebview =
   | SetNoteMessage
   | ToolDecisionMessage
   | SetToolsEnabledMessage
+  | ChooseToolsMessage
   | RestoreFilesMessage
   | OpenFileChangeMessage
   | SetInstructionExcludedMessage

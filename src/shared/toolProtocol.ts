@@ -61,6 +61,11 @@ export interface SetToolsEnabledMessage {
   readonly enabled: boolean;
 }
 
+/** Webview: the header's "Choose tools…" button: open the tools picker for this chat. */
+export interface ChooseToolsMessage {
+  readonly type: 'chooseTools';
+}
+
 /** The chat's tools, for the toolbar toggle. */
 export interface ChatToolsView {
   /** Tools are offered to the model in this chat. */

@@ -7,6 +7,7 @@ import { EVERYTHING_BIN } from '../../src/core/mcp/mcpTestServers';
 import { ChatPage } from './harness/chat';
 import { REPO_ROOT, installVsix, prepareOwnSandbox, startCodeServer, type RunningCodeServer, type Sandbox } from './harness/codeServer';
 import { run } from './harness/processes';
+import { ToolPicker } from './harness/toolPicker';
 import { Workbench, launchBrowser } from './harness/workbench';
 
 /**
@@ -227,7 +228,12 @@ describe('tools and MCP in the chat', () => {
     await workbench.screenshot('tools-editor-and-git');
   });
 
-  it('offers a tool another extension registered with VS Code, behind an approval, and answers with its result', async () => {
+  it('offers a tool another extension registered with VS Code once ticked in the tools picker, behind an approval, and answers with its result', async () => {
+    // Other extensions' tools are off until the user ticks them (toolPicker.e2e.test.ts tests the picker itself).
+    const picker = new ToolPicker(workbench, chat());
+    await picker.open();
+    await picker.toggle('leaf_counter');
+    await picker.accept();
     await chat().send('How many leaves? [[tool:leaf_counter {"tree":"oak"}]]');
     const counter = card('leaf_counter');
     await expect.poll(() => counter.getAttribute('data-state'), { timeout: 60_000 }).toBe('pendingApproval');

@@ -1,6 +1,7 @@
 /**
  * The header's tools toggle: whether this chat offers tools to the model. Pressed means on; the host
- * keeps the choice on the conversation.
+ * keeps the choice on the conversation. Beside it, "Choose tools…" opens the host's tools picker, where
+ * the user ticks which tools this chat offers.
  */
 import type { ChatToolsView } from '../../src/shared/protocol';
 import { iconButton } from '../dom';
@@ -22,4 +23,11 @@ export class ToolsToggle {
     this.element.title = label;
     this.element.setAttribute('aria-label', label);
   }
+}
+
+/** The header's "Choose tools…" button: asks the host to open the tools picker for this chat. */
+export function chooseToolsButton(onChoose: () => void): HTMLButtonElement {
+  const button = iconButton('checklist', 'Choose tools for this chat…', 'choose-tools', () => onChoose());
+  button.classList.add('choose-tools');
+  return button;
 }

@@ -18,6 +18,7 @@ export const Views = {
 export const Commands = {
   newConversation: 'arbor.newConversation',
   resetToolApprovals: 'arbor.resetToolApprovals',
+  chooseTools: 'arbor.chooseTools',
   applyAccept: 'arbor.apply.accept',
   applyChooseParts: 'arbor.apply.chooseParts',
   applyReject: 'arbor.apply.reject',

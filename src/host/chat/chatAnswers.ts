@@ -157,7 +157,7 @@ export class ChatAnswers {
     const { model, request } = stream;
     const measure = async () => {
       const window = await context.requestWindow(manager, model, plan.systemPromptOverride, plan.instructions);
-      return { window, fitted: tools && context.fitTools(manager, window, tools.definitions) };
+      return { window, fitted: tools && context.fitTools(manager, window, tools) };
     };
     let { window, fitted } = await measure();
     // Compacts only when the messages fill the window: what the tools took is already within their share.

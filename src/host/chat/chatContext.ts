@@ -9,6 +9,7 @@ import type { Attachment, NoticeMessage, UsageView } from '../../shared/protocol
 import type { ChatOptions } from './chatOptions';
 import { answerReserve, attachmentKey, chatUsage, MeterCounter, usageView, withToolTokens } from '../llm/contextBudget';
 import type { ToolWindow, ToolWindowRequest } from '../tools/toolWindow';
+import type { PreparedToolRun } from './chatTools';
 import { conversationModel } from '../conversations/conversationModel';
 import type { ChatServices } from './chatServices';
 import { composeUserMessage, type ResolvedAttachment } from '../base/workspacePaths';
@@ -40,7 +41,7 @@ export class ChatContext {
      * The tools the chat's next request carries, fitted into the window (`undefined` with tools off);
      * `draft` is the message being written; `definitions` the run's own when a request asks.
      */
-    private readonly toolWindow: (manager: ConversationManager, request: Omit<ToolWindowRequest, 'definitions' | 'keep' | 'query' | 'share'>, draft: string, definitions?: readonly ToolDefinition[]) => ToolWindow | undefined = () => undefined,
+    private readonly toolWindow: (manager: ConversationManager, request: Omit<ToolWindowRequest, 'definitions' | 'keep' | 'query' | 'share'>, draft: string, run?: Pick<PreparedToolRun, 'definitions' | 'pinned'>) => ToolWindow | undefined = () => undefined,
   ) {}
 
   /** The draft changed. */
@@ -100,8 +101,8 @@ export class ChatContext {
   }
 
   /** The tools of a request fitted into its window (`undefined` with tools off). */
-  fitTools(manager: ConversationManager, window: RequestWindow, definitions: readonly ToolDefinition[]): ToolWindow | undefined {
-    return this.toolWindow(manager, { limit: window.limit, reserve: window.reserve, otherTokens: window.rest.used, countTools: (d) => window.counter.countTools(d) }, '', definitions);
+  fitTools(manager: ConversationManager, window: RequestWindow, run: Pick<PreparedToolRun, 'definitions' | 'pinned'>): ToolWindow | undefined {
+    return this.toolWindow(manager, { limit: window.limit, reserve: window.reserve, otherTokens: window.rest.used, countTools: (d) => window.counter.countTools(d) }, '', run);
   }
 
   /**

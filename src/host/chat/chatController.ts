@@ -89,7 +89,6 @@ export class ChatController extends Disposable {
       enabledByDefault: () => services.settings.toolsEnabled,
       maxSteps: () => services.settings.toolMaxSteps,
       windowShare: () => services.settings.toolWindowPercent / 100,
-      pinned: () => new Set<string>(),
       changed: () => this.postStateSoon(),
       warn: (message) => services.logger.warn(message),
       recordFiles: (manager, nodeId, changes) => recordChanges(services, manager, nodeId, changes),

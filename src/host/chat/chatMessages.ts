@@ -15,6 +15,7 @@ import type { ChatOptions } from './chatOptions';
 import type { ChatQuestions } from './chatQuestions';
 import type { ChatServices } from './chatServices';
 import type { ChatTools } from './chatTools';
+import { chatToolPickerDeps, chooseTools } from './chatToolPicker';
 import type { ChatWebview } from './chatWebview';
 import type { ChatWindow } from './chatWindow';
 import { bookmarkUpdate, noteUpdate } from '../conversations/conversationRules';
@@ -166,6 +167,10 @@ export class ChatMessages {
         case 'setToolsEnabled':
           await tools.setEnabled(await services.manager(conversationId), msg.enabled);
           return await postState();
+        case 'chooseTools':
+          // The next request carries what was ticked; the meter follows once it is sent.
+          if (await chooseTools(chatToolPickerDeps(services, conversationId))) return await postState();
+          return;
         case 'flowStop':
           return flows.stop();
         case 'flowResume':

@@ -3,12 +3,13 @@
  * the window offers, the approval of each call (at once by policy or grant, else a card in the chat that
  * waits for the user's Allow or Deny), and the live state of the run's calls for their cards.
  */
-import { DESCRIBE_TOOL_NAME, describeToolTool, filterAllowedTools, ToolExecutor, type ApprovalDecision, type ApprovalRequest, type ConversationManager, type ConversationNode, type Tool, type ToolCallEvent, type ToolDefinition } from '../../core/index';
+import { DESCRIBE_TOOL_NAME, describeToolTool, filterAllowedTools, readConversationMetadata, ToolExecutor, type ApprovalDecision, type ApprovalRequest, type ConversationManager, type ConversationNode, type Tool, type ToolCallEvent, type ToolDefinition } from '../../core/index';
 import type { NoticeMessage, ToolChangePreview, ToolDecisionMessage } from '../../shared/protocol';
 import type { TextFileChange } from '../checkpoints/fileCheckpoints';
 import type { OfferedTool } from '../tools/offeredTool';
 import { callNeed, grantKey, keptGrant, offeredTools, policyFor, type ToolPolicy } from '../tools/toolApprovals';
 import type { LiveToolCall, ToolCallLookup } from '../tools/toolCallViews';
+import { chosenTools, isToolPinned } from '../tools/toolChoice';
 import type { ToolServices } from '../tools/toolServices';
 import { calledToolNames, fitToolWindow, latestUserText, leftOutSummary, type ToolWindow, type ToolWindowRequest } from '../tools/toolWindow';
 
@@ -33,8 +34,6 @@ export interface ChatToolsDeps {
   maxSteps(): number;
   /** `arbor.tools.windowPercent` as a share (0–1): the most of the model's window the tool definitions may take. */
   windowShare(): number;
-  /** Wire names of the tools the user pinned: they stay offered whatever the window. */
-  pinned(manager: ConversationManager): ReadonlySet<string>;
   /** The cards changed: post a new state. */
   changed(): void;
   warn(message: string): void;
@@ -48,6 +47,8 @@ export interface PreparedToolRun {
   executor: ToolExecutor;
   /** Every definition the chat offers, before fitting to the window. */
   definitions: readonly ToolDefinition[];
+  /** Wire names of the tools the user pinned: they stay offered whatever the window. */
+  pinned: ReadonlySet<string>;
   /** Records the file changes of a tool result as the checkpoint of its node, as soon as the node is stored. */
   recordResult(manager: ConversationManager, node: ConversationNode): Promise<void>;
   /** Records what is left (a result stored while its changes were not yet taken): call when the run ended. */
@@ -73,18 +74,39 @@ export class ChatTools implements ToolCallLookup {
   }
 
   /**
-   * The definitions of the tools that can be offered now without starting anything (the servers already
-   * running), read again by `refresh` when the tools on offer change: what the meter fits into the window.
+   * The tools that can be offered now without starting anything (the servers already running), read again
+   * by `refresh` when the tools on offer change: what the meter fits into the window, once chosen.
    */
-  private ready: readonly ToolDefinition[] = [];
+  private ready: readonly OfferedTool[] = [];
+  /** The chosen ready tools' definitions and pinned wire names, for one choice (the meter asks on every keystroke). */
+  private chosenReady?: { key: string; definitions: readonly ToolDefinition[]; pinned: ReadonlySet<string> };
   private facts?: { at: string; query: string; called: ReadonlySet<string> };
   /** The left-out summary last told. */
   private lastLeftOut?: string;
 
   /** Reads the ready tools again (the chat opened, a server started, the choice changed). */
   async refresh(): Promise<void> {
-    const tools = offeredTools(await this.deps.tools.ready(), this.deps.policies());
-    this.ready = new ToolExecutor(tools.map((t) => t.tool)).definitions();
+    this.ready = await this.deps.tools.ready();
+    this.chosenReady = undefined;
+  }
+
+  /** The chat's tools as it chose them (the picker, else the default), with the policy's `off` left out. */
+  private chosen<T extends OfferedTool>(manager: ConversationManager, tools: readonly T[]): { tools: T[]; pinned: ReadonlySet<string> } {
+    const chat = readConversationMetadata(manager.getMetadata() as Record<string, unknown>, 'toolChoice');
+    const fallback = this.deps.tools.defaultChoice();
+    const kept = chosenTools(offeredTools(tools, this.deps.policies()), chat, fallback);
+    return { tools: kept, pinned: new Set(kept.filter((t) => isToolPinned(t, chat, fallback)).map((t) => t.tool.name)) };
+  }
+
+  /** The chosen ready tools as definitions, computed again only when the tools, the choice or the policies changed. */
+  private readyDefinitions(manager: ConversationManager): { definitions: readonly ToolDefinition[]; pinned: ReadonlySet<string> } {
+    const metadata = manager.getMetadata() as Record<string, unknown>;
+    const key = JSON.stringify([manager.conversationId, metadata.toolChoice ?? null, this.deps.tools.defaultChoice() ?? null, this.deps.policies()]);
+    if (this.chosenReady?.key !== key) {
+      const { tools, pinned } = this.chosen(manager, this.ready);
+      this.chosenReady = { key, definitions: new ToolExecutor(tools.map((t) => t.tool)).definitions(), pinned };
+    }
+    return this.chosenReady;
   }
 
   /**
@@ -92,15 +114,16 @@ export class ChatTools implements ToolCallLookup {
    * (`undefined` with tools off). `request` counts the rest of the request; `draft` is the message being
    * written, which the relevant tools are chosen by (else the latest user message).
    */
-  window(manager: ConversationManager, request: Omit<ToolWindowRequest, 'definitions' | 'keep' | 'query' | 'share'>, draft: string, definitions: readonly ToolDefinition[] = this.ready): ToolWindow | undefined {
+  window(manager: ConversationManager, request: Omit<ToolWindowRequest, 'definitions' | 'keep' | 'query' | 'share'>, draft: string, run?: Pick<PreparedToolRun, 'definitions' | 'pinned'>): ToolWindow | undefined {
     if (!this.enabled(manager)) return undefined;
     const path = this.pathFacts(manager);
+    const { definitions, pinned } = run ?? this.readyDefinitions(manager);
     return fitToolWindow({
       ...request,
       definitions,
       share: this.deps.windowShare(),
       query: draft.trim() ? draft : path.query,
-      keep: new Set([...path.called, ...this.deps.pinned(manager)]),
+      keep: new Set([...path.called, ...pinned]),
     });
   }
 
@@ -139,7 +162,10 @@ export class ChatTools implements ToolCallLookup {
    */
   async prepare(manager: ConversationManager, allow?: readonly string[], options: { describe?: boolean } = {}): Promise<PreparedToolRun | undefined> {
     if (!this.enabled(manager)) return undefined;
-    let tools = offeredTools(await this.deps.tools.offered(), this.deps.policies());
+    // The tools picker: only the tools ticked in this chat, else in the default, else built-in and MCP ones.
+    const offered = await this.deps.tools.offered();
+    let { tools } = this.chosen(manager, offered);
+    const { pinned } = this.chosen(manager, tools);
     if (allow) {
       const kept = new Set(filterAllowedTools(tools.map((t) => ({ name: t.tool.name, displayName: t.displayName, server: t.server })), allow).map((t) => t.name));
       tools = tools.filter((t) => kept.has(t.tool.name));
@@ -155,11 +181,13 @@ export class ChatTools implements ToolCallLookup {
     const describe = options.describe ? [describeToolTool(() => definitions)] : [];
     const executor = new ToolExecutor([...own, ...describe], { maxOutputChars: MAX_TOOL_OUTPUT_CHARS, logger });
     for (const tool of describe) this.known.set(tool.name, { tool, source: 'builtin', displayName: tool.name });
-    // What this request lists is what the next one will: the meter follows it (a prompt's own tool list is its run's only).
-    if (!allow) this.ready = definitions;
+    // What this request lists is what the next one will: the meter follows it.
+    this.ready = offered;
+    this.chosenReady = undefined;
     return {
       executor,
       definitions,
+      pinned,
       recordResult: async (manager, node) => {
         const callId = node.message.toolCallId;
         const changes = callId !== undefined ? stash.get(callId) : undefined;

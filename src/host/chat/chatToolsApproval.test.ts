@@ -59,7 +59,6 @@ describe('approving tool calls in a chat', () => {
       enabledByDefault: () => true,
       maxSteps: () => 5,
       windowShare: () => 0.25,
-      pinned: () => new Set(),
       changed: () => changed(),
       warn: () => {},
       recordFiles: async () => {},

@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { modelChoices, modelKey, VSCODE_MODEL_GROUP } from '../../core/index';
 import { vscodeModelViews } from '../chat/chatModels';
+import { chatToolPickerDeps, chooseTools } from '../chat/chatToolPicker';
 import type { CommandDeps } from './commandDeps';
 import { Commands, Settings } from '../base/constants';
 import { conversationModel } from '../conversations/conversationModel';
@@ -80,6 +81,16 @@ export function registerGeneralCommands(context: vscode.ExtensionContext, deps: 
   reg(Commands.clearApiKey, async () => {
     await services.apiKeys.clear();
     void vscode.window.showInformationMessage('The OpenAI API key was removed from secret storage.');
+  });
+
+  // The tools picker of the active chat (the chat's header has the same as a button).
+  reg(Commands.chooseTools, async () => {
+    const chatId = deps.panels.activeConversationId;
+    if (!chatId) {
+      void vscode.window.showInformationMessage('Open a chat first: the tools you choose are that chat\'s.');
+      return;
+    }
+    await chooseTools(chatToolPickerDeps(services, chatId));
   });
 
   // Picks the active chat's model (and the default for new chats), or only the default when no chat is active.

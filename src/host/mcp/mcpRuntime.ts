@@ -99,7 +99,7 @@ export class McpRuntime {
     if (this.disposed) return [];
     await this.serial(() => this.clients.startStopped());
     const tools = await this.clients.tools();
-    return tools.map((tool) => ({ tool, source: 'mcp', displayName: tool.displayName, server: tool.serverName }));
+    return tools.map((tool) => ({ tool, source: 'mcp', displayName: tool.displayName, server: tool.serverName, ownName: tool.toolName }));
   }
 
   /** Each configured server's state and, while it runs, its tools. */

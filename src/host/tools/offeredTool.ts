@@ -51,6 +51,11 @@ export interface OfferedTool {
   /** The MCP server's name (source `mcp`). */
   readonly server?: string;
   /**
+   * The tool's own name where `displayName` is not it (an MCP tool's name on its server); unlike the
+   * wire name it is never renumbered, so the tools picker keys its choices on it.
+   */
+  readonly ownName?: string;
+  /**
    * Built-in tools: the path outside the workspace this input would read, if any. Such a call is asked
    * about even when the tool otherwise runs without asking.
    */

@@ -2,9 +2,11 @@
  * The window's tools: the providers that offer them (built-in workspace tools, MCP servers, other
  * extensions' tools) and the user's grants, kept in VS Code's storage: per conversation and per
  * workspace in the workspace's state, "Always allow" in the global state. "Arbor: Reset Tool
- * Approvals" forgets them all.
+ * Approvals" forgets them all. The tools picker's default for new chats is kept in the global state
+ * too (not a setting, which a repository's `.vscode/settings.json` could tick tools with).
  */
 import type * as vscode from 'vscode';
+import { parseToolChoice, type ToolChoice } from '../../core/index';
 import type { OfferedTool } from './offeredTool';
 import type { GrantScope, ToolGrants } from './toolApprovals';
 
@@ -23,6 +25,7 @@ export interface ToolProviderOptions {
 const WORKSPACE_KEY = 'arbor.toolGrants.workspace';
 const CONVERSATIONS_KEY = 'arbor.toolGrants.conversations';
 const ALWAYS_KEY = 'arbor.toolGrants.always';
+const DEFAULT_CHOICE_KEY = 'arbor.toolChoice.default';
 
 /** See the file's header. */
 export class ToolServices {
@@ -93,6 +96,16 @@ export class ToolServices {
       tools.push(tool);
     }
     return tools;
+  }
+
+  /** The tools picker's choice for chats that made none of their own; `undefined` when none was saved. */
+  defaultChoice(): ToolChoice | undefined {
+    return parseToolChoice(this.globalState.get<unknown>(DEFAULT_CHOICE_KEY));
+  }
+
+  /** Saves the picker's choice as the default for new chats (and for chats that made none). */
+  async setDefaultChoice(choice: ToolChoice): Promise<void> {
+    await this.globalState.update(DEFAULT_CHOICE_KEY, choice);
   }
 
   /** The grants in force for a conversation. */

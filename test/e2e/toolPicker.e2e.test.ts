@@ -1,0 +1,164 @@
+import path from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { FakeLlmServer } from '../fixtures/fakeLlmServer';
+import { ChatPage } from './harness/chat';
+import { REPO_ROOT, installVsix, prepareOwnSandbox, startCodeServer, type RunningCodeServer, type Sandbox } from './harness/codeServer';
+import { run } from './harness/processes';
+import { ToolPicker } from './harness/toolPicker';
+import { Workbench, launchBrowser } from './harness/workbench';
+
+/**
+ * The tools picker of a chat ("Choose tools…" in its header): what is ticked there is what the next
+ * request carries, read in the body the fake model server of this test's own process received. The
+ * built-in tools are on until unticked; a tool another extension registers with VS Code (the leaf
+ * counter fixture, packaged and installed as a user would) is off until ticked. Its own VS Code on its
+ * own sandbox, so the picker's default in the global state starts empty.
+ */
+describe('the tools picker', () => {
+  let sandbox: Sandbox;
+  let server: RunningCodeServer | undefined;
+  let browser: Browser | undefined;
+  let workbench: Workbench;
+  const model = new FakeLlmServer();
+  const chat = () => new ChatPage(workbench);
+  const picker = () => new ToolPicker(workbench, chat());
+
+  /** The tool names of the last chat request the fake server received. */
+  function lastRequestTools(): string[] {
+    const requests = model.chatRequests();
+    expect(requests.length).toBeGreaterThan(0);
+    const tools = (requests[requests.length - 1].body as { tools?: Array<{ function: { name: string } }> }).tools ?? [];
+    return tools.map((t) => t.function.name);
+  }
+
+  /** Sends `text` and waits for its answer, so the request it made is recorded. */
+  async function ask(text: string): Promise<void> {
+    const before = model.chatRequests().length;
+    await chat().send(text);
+    await expect.poll(() => chat().textOf(chat().lastAnswer()), { timeout: 60_000 }).toContain(text);
+    await chat().waitIdle();
+    expect(model.chatRequests().length).toBeGreaterThan(before);
+  }
+
+  beforeAll(async () => {
+    await model.start();
+    sandbox = await prepareOwnSandbox('toolPicker', Number(new URL(model.url).port));
+    const vsix = path.join(sandbox.root, 'leaf-counter.vsix');
+    await run(process.execPath, [path.join(REPO_ROOT, 'node_modules/@vscode/vsce/vsce'), 'package', '--allow-missing-repository', '--no-dependencies', '-o', vsix], {
+      cwd: path.join(REPO_ROOT, 'test/e2e/fixtures/lmToolExtension'),
+    });
+    await installVsix(sandbox, vsix);
+    browser = await launchBrowser();
+    server = await startCodeServer(sandbox);
+    workbench = await Workbench.open(browser, server.url);
+    await workbench.openArborView();
+    await workbench.runCommand('Arbor: New Conversation');
+    await chat().waitReady();
+  }, 240_000);
+
+  beforeEach((context) => {
+    context.onTestFailed(async () => {
+      const file = await workbench?.screenshot(`toolPicker-${context.task.name}`);
+      console.error(`[e2e] screenshot of the failure: ${file}`);
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    await model.stop();
+  });
+
+  it('sends the built-in tools and not another extension\'s tool before anything is chosen', async () => {
+    await ask('Which tools do you have?');
+    const tools = lastRequestTools();
+    expect(tools).toContain('list_files');
+    expect(tools).toContain('read_file');
+    expect(tools).not.toContain('leaf_counter');
+  });
+
+  it('lists every tool with its cost, ticked as the next request will carry it', async () => {
+    await picker().open();
+    const listFiles = picker().row('list_files').first();
+    expect(await listFiles.textContent()).toMatch(/~\d[\d,]* tokens/);
+    expect(await picker().ticked('list_files')).toBe(true);
+    expect(await picker().ticked('leaf_counter')).toBe(false);
+    // Grouped under headings: the built-in tools, then other extensions'.
+    await picker().widget.locator('.quick-input-box input').fill('');
+    expect(await picker().widget.locator('.quick-input-list-separator', { hasText: 'Built-in' }).count()).toBeGreaterThan(0);
+    await workbench.screenshot('tool-picker-open');
+    await picker().cancel();
+  });
+
+  it('leaves an unticked tool out of the next request, and sends it again once ticked back', async () => {
+    await picker().open();
+    await picker().toggle('list_files');
+    await picker().accept();
+    await ask('Now without listing files.');
+    expect(lastRequestTools()).not.toContain('list_files');
+    expect(lastRequestTools()).toContain('read_file');
+
+    await picker().open();
+    expect(await picker().ticked('list_files')).toBe(false);
+    await picker().toggle('list_files');
+    await picker().accept();
+    await ask('And with listing files again.');
+    expect(lastRequestTools()).toContain('list_files');
+  });
+
+  it('sends another extension\'s tool once it is ticked, and the model can call it', async () => {
+    await picker().open();
+    await picker().toggle('leaf_counter');
+    await picker().accept();
+    await ask('Count them.');
+    expect(lastRequestTools()).toContain('leaf_counter');
+    // Ticked is offered, not allowed: its call still asks.
+    await chat().send('How many leaves? [[tool:leaf_counter {"tree":"oak"}]]');
+    const card = chat().frame.locator('[data-testid="tool-card"][data-tool="leaf_counter"]').last();
+    await expect.poll(() => card.getAttribute('data-state'), { timeout: 60_000 }).toBe('pendingApproval');
+    await card.locator('[data-testid="tool-allow-once"]').click();
+    await expect.poll(() => chat().textOf(chat().lastAnswer()), { timeout: 60_000 }).toContain('The oak has 1234 leaves.');
+    await chat().waitIdle();
+  });
+
+  it('keeps each chat\'s choice its own: a new chat starts from the default', async () => {
+    await workbench.runCommand('Arbor: New Conversation');
+    await chat().waitReady();
+    await ask('A fresh chat.');
+    expect(lastRequestTools()).toContain('list_files');
+    expect(lastRequestTools()).not.toContain('leaf_counter');
+  });
+
+  it('saves the ticks and pins as the default for new chats from the title bar', async () => {
+    await picker().open();
+    await picker().togglePin('read_file');
+    expect(await picker().pinned('read_file')).toBe(true);
+    await picker().toggle('leaf_counter', 'grep');
+    await picker().saveAsDefault();
+    await workbench.screenshot('tool-picker-saved-default');
+    // Closed without accepting: this chat made no choice of its own, so it follows the new default too.
+    await picker().cancel();
+    await workbench.runCommand('Arbor: New Conversation');
+    await chat().waitReady();
+    await ask('A chat after the default changed.');
+    expect(lastRequestTools()).toContain('leaf_counter');
+    expect(lastRequestTools()).not.toContain('grep');
+    expect(lastRequestTools()).toContain('read_file');
+    await picker().open();
+    expect(await picker().pinned('read_file')).toBe(true);
+    expect(await picker().pinned('list_files')).toBe(false);
+    expect(await picker().ticked('leaf_counter')).toBe(true);
+    await picker().cancel();
+  });
+
+  it('opens from the command palette for the active chat', async () => {
+    await workbench.runCommand('Arbor: Choose Tools for This Chat…');
+    await picker().widget.locator('.monaco-list-row', { hasText: 'tokens' }).first().waitFor({ timeout: 60_000 });
+    await picker().toggle('read_file');
+    await picker().accept();
+    await ask('Without reading files.');
+    expect(lastRequestTools()).not.toContain('read_file');
+    expect(lastRequestTools()).toContain('leaf_counter');
+  });
+});
