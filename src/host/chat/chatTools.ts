@@ -91,7 +91,7 @@ export class ChatTools implements ToolCallLookup {
   }
 
   /** The chat's tools as it chose them (the picker, else the default), with the policy's `off` left out. */
-  private chosen<T extends OfferedTool>(manager: ConversationManager, tools: readonly T[]): { tools: T[]; pinned: ReadonlySet<string> } {
+  private chosen(manager: ConversationManager, tools: readonly OfferedTool[]): { tools: OfferedTool[]; pinned: ReadonlySet<string> } {
     const chat = readConversationMetadata(manager.getMetadata() as Record<string, unknown>, 'toolChoice');
     const fallback = this.deps.tools.defaultChoice();
     const kept = chosenTools(offeredTools(tools, this.deps.policies()), chat, fallback);

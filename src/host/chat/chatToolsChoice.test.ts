@@ -55,6 +55,7 @@ describe('the tools a chat run offers', () => {
       policies: () => ({}),
       enabledByDefault: () => true,
       maxSteps: () => 5,
+      windowShare: () => 0.25,
       changed: () => {},
       warn: () => {},
       recordFiles: async () => {},
