@@ -1,5 +1,6 @@
 import type { ImageInput } from '../images/imageInfo';
 import type { CompletionOptions, LLMProvider } from '../llm/provider';
+import type { TokenCounter } from '../llm/tokenCount';
 import type { ConversationPromptBuilder, RagConfig } from '../promptContracts';
 import type { ConversationStorage } from '../storage/storage';
 import type { MessageTokenEstimator } from './contextWindow';
@@ -104,6 +105,20 @@ export interface CompleteOptions {
   outputSchema?: object;
   /** With `outputSchema`: how many more answers to ask for after an invalid one (default 2; 0 to 10). */
   retries?: number;
+  /**
+   * The model's window: a request whose messages and tool definitions count more than `maxPromptTokens`
+   * (the window less the answer's reserve) is refused with `RequestTooLargeError` before anything is
+   * sent or stored. Checked for every request (each step of a tool run, each attempt of `outputSchema`).
+   */
+  window?: RequestWindow;
+}
+
+/** The limit a request is checked against, and how it is counted (the same counter as the context meter's). */
+export interface RequestWindow {
+  maxPromptTokens: number;
+  counter: Pick<TokenCounter, 'countMessages' | 'countTools'>;
+  /** For the refusal's message. */
+  model?: string;
 }
 
 /**
