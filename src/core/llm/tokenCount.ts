@@ -7,6 +7,7 @@ import type { LLMMessage, ToolDefinition } from '../types';
 import { lookupName } from './contextLength';
 import { modelKey } from './modelNames';
 import { estimateMessageTokens, estimateTokens, IMAGE_TOKENS } from './tokens';
+import { toolsJson } from './wireTools';
 
 /** Counts tokens of texts, messages and tool definitions for one model. */
 export interface TokenCounter {
@@ -22,7 +23,7 @@ export interface TokenCounter {
   countMessage(message: LLMMessage): number;
   /** Tokens of a whole request's messages, with the few tokens that prime the reply. */
   countMessages(messages: readonly LLMMessage[]): number;
-  /** Tokens of the tool definitions sent with a request (their JSON); 0 for none. */
+  /** Tokens of the tool definitions sent with a request: the JSON of the `tools` array both wire formats carry (`toolsJson`); 0 for none. */
   countTools(tools: readonly ToolDefinition[] | undefined): number;
   /**
    * Tells the counter what the server reported (`usage.promptTokens`, Ollama `prompt_eval_count`) for a
@@ -87,7 +88,7 @@ export class ExactTokenCounter implements TokenCounter {
   }
 
   countTools(tools: readonly ToolDefinition[] | undefined): number {
-    return tools?.length ? this.countText(JSON.stringify(tools)) : 0;
+    return tools?.length ? this.countText(toolsJson(tools)) : 0;
   }
 
   /** Kept as they are: the count is the tokenizer's, and a gap to the report is the server's framing. */
@@ -137,7 +138,7 @@ export class EstimatingTokenCounter implements TokenCounter {
   }
 
   countTools(tools: readonly ToolDefinition[] | undefined): number {
-    return tools?.length ? this.countText(JSON.stringify(tools)) : 0;
+    return tools?.length ? this.countText(toolsJson(tools)) : 0;
   }
 
   calibrate(estimatedPromptTokens: number, reportedPromptTokens: number): void {
