@@ -100,23 +100,39 @@ export function shortenTool(def: ToolDefinition): ToolDefinition {
 }
 
 type Counter = ToolFitOptions['countTools'];
-/** Per counter: a definition's JSON → its tokens alone (bounded), and a tool set's key → the tokens of all of it. */
-const toolCounts = new WeakMap<Counter, Map<string, number>>();
+
+/** What is remembered of one definition, by its JSON: its tokens alone, and its short form with its tokens (none when nothing shortens). */
+interface ToolEntry {
+  tokens: number;
+  short?: { def: ToolDefinition; tokens: number };
+}
+
+/** Per counter: a definition's JSON → its entry (bounded), and a tool set's JSON → the tokens of all of it. */
+const toolEntries = new WeakMap<Counter, Map<string, ToolEntry>>();
 const setCounts = new WeakMap<Counter, Map<string, number>>();
-const MAX_CACHED_COUNTS = 4_000;
+const MAX_CACHED_TOOLS = 4_000;
 const MAX_CACHED_SETS = 8;
 
-function remember(map: Map<string, number>, key: string, value: number, max: number): number {
+function remember<T>(map: Map<string, T>, key: string, value: T, max: number): T {
   if (map.size >= max) map.delete(map.keys().next().value as string);
   map.set(key, value);
   return value;
 }
 
-/** Tokens of one definition alone, cached by its JSON (the sum over tools is an estimate of a set's count). */
-function countOne(count: Counter, def: ToolDefinition, json = JSON.stringify(def)): number {
-  let cache = toolCounts.get(count);
-  if (!cache) toolCounts.set(count, (cache = new Map()));
-  return cache.get(json) ?? remember(cache, json, count([def]), MAX_CACHED_COUNTS);
+/**
+ * One definition's counts and short form, cached by its JSON (the sum over tools is an estimate of a
+ * set's count; the exact count of what is offered is taken at the end). The short form is shared from
+ * one request to the next: callers send it, never change it.
+ */
+function entryOf(count: Counter, def: ToolDefinition, json: string): ToolEntry {
+  let cache = toolEntries.get(count);
+  if (!cache) toolEntries.set(count, (cache = new Map()));
+  const known = cache.get(json);
+  if (known) return known;
+  const short = shortenTool(def);
+  const entry: ToolEntry = { tokens: count([def]) };
+  if (short !== def) entry.short = { def: short, tokens: count([short]) };
+  return remember(cache, json, entry, MAX_CACHED_TOOLS);
 }
 
 /** Tokens of a whole tool set, cached by the JSON of its definitions (`jsons`, one per tool). */
@@ -126,6 +142,8 @@ function countAll(count: Counter, tools: readonly ToolDefinition[], jsons: reado
   const key = jsons.join(',');
   return cache.get(key) ?? remember(cache, key, count(tools), MAX_CACHED_SETS);
 }
+
+const DESCRIBE_JSON = JSON.stringify(DESCRIBE_TOOL_DEFINITION);
 
 /** Fits `options.tools` into `options.budgetTokens`; see the file's header. */
 export function fitTools(options: ToolFitOptions): ToolFit {
@@ -139,10 +157,11 @@ export function fitTools(options: ToolFitOptions): ToolFit {
   const wholeTokens = tools.length === options.tools.length ? allTokens : countAll(count, tools, jsons);
   if (wholeTokens <= budget) return { offered: [...tools], leftOut: [], shortened: [], tokens: wholeTokens, allTokens, overBudget: false };
 
-  const describeTokens = countOne(count, DESCRIBE_TOOL_DEFINITION);
-  const full = tools.map((t, i) => countOne(count, t, jsons[i]));
-  const short = tools.map((t) => shortenTool(t));
-  const shortTokens = short.map((t, i) => (t === tools[i] ? full[i] : countOne(count, t)));
+  const describeTokens = entryOf(count, DESCRIBE_TOOL_DEFINITION, DESCRIBE_JSON).tokens;
+  const entries = tools.map((t, i) => entryOf(count, t, jsons[i]));
+  const full = entries.map((e) => e.tokens);
+  const short = entries.map((e, i) => e.short?.def ?? tools[i]);
+  const shortTokens = entries.map((e) => e.short?.tokens ?? e.tokens);
   const finish = (chosen: readonly boolean[], useShort: readonly boolean[], drop: number[]): ToolFit => {
     const offered: ToolDefinition[] = [];
     const shortened: string[] = [];
