@@ -119,6 +119,11 @@ describe('fitTools', () => {
     expect(names(fit.offered)).toContain('read_file');
   });
 
+  it('refuses a budget that is not a number of 0 or more', () => {
+    expect(() => fitTools({ tools, query: 'x', budgetTokens: Number.NaN, countTools })).toThrow(/budgetTokens/);
+    expect(() => fitTools({ tools, query: 'x', budgetTokens: -1, countTools })).toThrow(/budgetTokens/);
+  });
+
   it('treats a describe_tool in the list as its own: offered only when something is cut', () => {
     const withDescribe = [...builtinToolDefs(), DESCRIBE_TOOL_DEFINITION];
     const roomy = fitTools({ tools: withDescribe, query: 'x', budgetTokens: 100_000, countTools });

@@ -5,6 +5,7 @@
  * ones for the question (`ToolIndex`) while they fit. Whenever anything was cut, `describe_tool` is
  * offered too (and counted), so the model can read any tool's full text and still call it.
  */
+import { InvalidArgumentError } from '../errors';
 import type { ToolDefinition } from '../types';
 import { DESCRIBE_TOOL_DEFINITION, DESCRIBE_TOOL_NAME } from './describeTool';
 import { toolIndexFor, type ToolIndex } from './toolIndex';
@@ -148,6 +149,7 @@ const DESCRIBE_JSON = JSON.stringify(DESCRIBE_TOOL_DEFINITION);
 /** Fits `options.tools` into `options.budgetTokens`; see the file's header. */
 export function fitTools(options: ToolFitOptions): ToolFit {
   const { budgetTokens: budget, countTools: count } = options;
+  if (!(budget >= 0)) throw new InvalidArgumentError(`budgetTokens must be a number of 0 or more; got ${String(budget)}.`);
   const keep = options.keep ?? new Set<string>();
   const jsonOf = options.tools.map((t) => JSON.stringify(t));
   const kept = options.tools.map((_, i) => i).filter((i) => options.tools[i].function.name !== DESCRIBE_TOOL_NAME);
