@@ -123,7 +123,8 @@ export interface RequestWindow {
 
 /**
  * Options of `runWithTools`: the loop's (tools, approval, limit, Stop, events) and those of `complete`
- * for each of its answers (the tools offered come from the executor; the branch name goes on the first).
+ * for each of its answers (the tools offered come from the executor, or from `toolsForStep` when given; the
+ * branch name goes on the first; `window` is checked for every step).
  */
 export interface ToolRunOptions extends Omit<CompleteOptions, 'tools' | 'outputSchema' | 'retries'>, ToolLoopOptions {}
 
