@@ -66,6 +66,36 @@ export class ProviderError extends ArborError {
 /** A store could not be opened or written; the message says what happened to the file. */
 export class StorageError extends ArborError {}
 
+/**
+ * Arbor refused to send a request larger than the model's window (nothing was sent or stored): the
+ * counts say what takes the room. Not a provider error: the server never saw it.
+ */
+export class RequestTooLargeError extends ArborError {
+  /** Tokens the request would carry: `messageTokens + toolTokens`. */
+  readonly tokens: number;
+  readonly maxPromptTokens: number;
+  readonly messageTokens: number;
+  readonly toolTokens: number;
+  readonly model?: string;
+  constructor(init: { messageTokens: number; toolTokens: number; maxPromptTokens: number; model?: string }) {
+    const n = (v: number) => v.toLocaleString('en-US');
+    const tokens = init.messageTokens + init.toolTokens;
+    const who = init.model ? `${init.model}'s window` : "the model's window";
+    const fix =
+      init.toolTokens > init.messageTokens
+        ? 'Turn some tools off (or choose fewer), compact the conversation, or raise the context window.'
+        : 'Compact the conversation, start a new chat, turn some tools off, or raise the context window.';
+    super(
+      `This request would carry about ${n(tokens)} tokens (messages ${n(init.messageTokens)}, tool definitions ${n(init.toolTokens)}), more than the ${n(init.maxPromptTokens)} ${who} leaves for the prompt, so Arbor did not send it. ${fix}`,
+    );
+    this.tokens = tokens;
+    this.maxPromptTokens = init.maxPromptTokens;
+    this.messageTokens = init.messageTokens;
+    this.toolTokens = init.toolTokens;
+    if (init.model !== undefined) this.model = init.model;
+  }
+}
+
 /** A required prompt parameter was missing under `validation: error`. */
 export class PromptValidationError extends ArborError {
   constructor(message: string, readonly missing: string[], readonly promptName?: string) {

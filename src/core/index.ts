@@ -30,9 +30,13 @@ export {
   type BranchInfo,
   type ConversationChangeEvent,
   type ToolRunOptions,
+  type RequestWindow,
 } from './conversation/managerTypes';
 export { defineTool, toolDependency, type Tool, type ToolContext, type ToolDependency, type ToolOutput, type JsonSchema } from './tools/tool';
 export { safeToolName, uniqueToolName } from './tools/toolNames';
+export { ToolIndex, toolIndexFor } from './tools/toolIndex';
+export { fitTools, firstSentence, type ToolFit, type ToolFitOptions } from './tools/toolFit';
+export { describeToolTool, DESCRIBE_TOOL_NAME } from './tools/describeTool';
 export { ToolExecutor, capOutput, type ToolExecutorOptions } from './tools/toolExecutor';
 export {
   DEFAULT_MAX_TOOL_STEPS,
@@ -99,6 +103,7 @@ export {
   type PromptLimitName,
   WorkspaceAccessError,
   SymlinkLoopError,
+  RequestTooLargeError,
 } from './errors';
 export {
   type FileType,

@@ -4,7 +4,8 @@
  * inside their messages, the draft being typed) against the model's limit, with the answer's
  * reserve. Pure; a counter that caches per node makes it cheap to call on every keystroke.
  */
-import { estimateMessageTokens } from '../llm/tokens';
+import { estimateMessageTokens, estimateTokens } from '../llm/tokens';
+import { toolsJson } from '../llm/wireTools';
 import { readNodeMetadata } from '../metadataKeys';
 import type { ConversationNode, LLMMessage, ToolDefinition } from '../types';
 import { requestPath } from './compaction';
@@ -18,10 +19,12 @@ export interface UsageCounter {
   countNode?(node: ConversationNode): number;
   /** Called first with every node the request carries, so a caching counter can count them in one pass. */
   prepare?(nodes: readonly ConversationNode[]): void;
+  /** Tokens of tool definitions as the wire carries them (`TokenCounter.countTools`), the count the request guard uses. */
+  countTools?(tools: readonly ToolDefinition[]): number;
 }
 
 /** The estimate counter (chars / 4), used when no other is given. */
-export const ESTIMATE_COUNTER: UsageCounter = { exact: false, countMessage: estimateMessageTokens };
+export const ESTIMATE_COUNTER: UsageCounter = { exact: false, countMessage: estimateMessageTokens, countTools: (tools) => estimateTokens(toolsJson(tools)) };
 
 /** The tokens the next request would carry, and where they come from. */
 export interface ContextUsage {
@@ -99,8 +102,8 @@ export function contextUsage(tree: ConversationTree, nodeId: string, options: Co
     else parts.retrieval += total - own;
   }
   if (options.draft?.trim()) parts.draft = counter.countMessage({ role: 'user', content: options.draft });
-  // Counted as the JSON the wire carries: providers put the definitions into the prompt about that size.
-  if (options.tools?.length) parts.tools = counter.countMessage({ role: 'system', content: JSON.stringify(options.tools) });
+  // Counted as the JSON the wire carries (the same count as the request guard's), without message framing.
+  if (options.tools?.length) parts.tools = counter.countTools ? counter.countTools(options.tools) : Math.max(0, counter.countMessage({ role: 'system', content: toolsJson(options.tools) }) - counter.countMessage({ role: 'system', content: '' }));
   const used = parts.system + parts.instructions + parts.history + parts.attachments + parts.retrieval + parts.draft + parts.tools;
   const reserved = Math.max(0, options.reserve ?? 0);
   const limit = options.limit !== undefined && options.limit > 0 ? options.limit : undefined;

@@ -1,5 +1,6 @@
 import type { ImageInput } from '../images/imageInfo';
 import type { CompletionOptions, LLMProvider } from '../llm/provider';
+import type { TokenCounter } from '../llm/tokenCount';
 import type { ConversationPromptBuilder, RagConfig } from '../promptContracts';
 import type { ConversationStorage } from '../storage/storage';
 import type { MessageTokenEstimator } from './contextWindow';
@@ -104,11 +105,26 @@ export interface CompleteOptions {
   outputSchema?: object;
   /** With `outputSchema`: how many more answers to ask for after an invalid one (default 2; 0 to 10). */
   retries?: number;
+  /**
+   * The model's window: a request whose messages and tool definitions count more than `maxPromptTokens`
+   * (the window less the answer's reserve) is refused with `RequestTooLargeError` before anything is
+   * sent or stored. Checked for every request (each step of a tool run, each attempt of `outputSchema`).
+   */
+  window?: RequestWindow;
+}
+
+/** The limit a request is checked against, and how it is counted (the same counter as the context meter's). */
+export interface RequestWindow {
+  maxPromptTokens: number;
+  counter: Pick<TokenCounter, 'countMessages' | 'countTools'>;
+  /** For the refusal's message. */
+  model?: string;
 }
 
 /**
  * Options of `runWithTools`: the loop's (tools, approval, limit, Stop, events) and those of `complete`
- * for each of its answers (the tools offered come from the executor; the branch name goes on the first).
+ * for each of its answers (the tools offered come from the executor, or from `toolsForStep` when given; the
+ * branch name goes on the first; `window` is checked for every step).
  */
 export interface ToolRunOptions extends Omit<CompleteOptions, 'tools' | 'outputSchema' | 'retries'>, ToolLoopOptions {}
 

@@ -1,4 +1,4 @@
-import { InvalidOperationError } from '../errors';
+import { InvalidOperationError, RequestTooLargeError } from '../errors';
 import type { CompletionOptions } from '../llm/provider';
 import { estimateMessageTokens } from '../llm/tokens';
 import { toCompletionOptions } from './completionOptions';
@@ -6,7 +6,7 @@ import { applyContextWindow, type ContextWindowOptions, type MessageTokenEstimat
 import { pruneToolOutputs, requestMessages } from './compaction';
 import { ROOT_NODE_ID, type ConversationTree } from './conversationTree';
 import { copyMessage } from './copies';
-import type { CompleteOptions, ConversationManagerOptions } from './managerTypes';
+import type { CompleteOptions, ConversationManagerOptions, RequestWindow } from './managerTypes';
 import { withImages, type PathImages } from './messageImages';
 import { runRequestMiddleware, type MiddlewareState } from './middleware/middleware';
 import { withToolResults } from '../tools/toolResults';
@@ -62,7 +62,7 @@ export async function prepareCall(source: CallSource, managerOptions: Conversati
   // A request written whole by the caller (a merge of answers) is sent as it is.
   if (options.requestMessages) {
     if (options.requestMessages.length === 0) throw new InvalidOperationError('The request has no messages to send.');
-    return { parentId: currentNodeId, messages: options.requestMessages.map((m) => structuredClone(m)), callOptions: toCompletionOptions(options), state, droppedCount: 0 };
+    return checkWindow({ parentId: currentNodeId, messages: options.requestMessages.map((m) => structuredClone(m)), callOptions: toCompletionOptions(options), state, droppedCount: 0 }, options.window);
   }
   // Every call has a result (a path cut by a crash gets "interrupted" ones); then old tool outputs go
   // first, before the window drops any turn (never in the tree, only in what is sent).
@@ -72,5 +72,16 @@ export async function prepareCall(source: CallSource, managerOptions: Conversati
   });
   const window = applyContextWindow(messages, windowOptions(managerOptions));
   const sent = await runRequestMiddleware(managerOptions.middleware ?? [], window.messages.map((m) => structuredClone(m)), state);
-  return { parentId: currentNodeId, messages: sent, callOptions: toCompletionOptions(options), state, droppedCount: window.droppedCount };
+  return checkWindow({ parentId: currentNodeId, messages: sent, callOptions: toCompletionOptions(options), state, droppedCount: window.droppedCount }, options.window);
+}
+
+/** `prepared` when its messages and tools fit `window` (or there is none); else `RequestTooLargeError`. */
+function checkWindow(prepared: PreparedCall, window: RequestWindow | undefined): PreparedCall {
+  if (!window) return prepared;
+  const messageTokens = window.counter.countMessages(prepared.messages);
+  const toolTokens = window.counter.countTools(prepared.callOptions.tools);
+  if (messageTokens + toolTokens > window.maxPromptTokens) {
+    throw new RequestTooLargeError({ messageTokens, toolTokens, maxPromptTokens: window.maxPromptTokens, model: window.model ?? prepared.callOptions.model });
+  }
+  return prepared;
 }

@@ -32,7 +32,7 @@ export interface ToolRunSteps extends AnswerSteps {
 
 /** Runs the tool loop from `start` with the manager's steps: see `ConversationManager.runWithTools`. */
 export async function runToolsFrom(steps: ToolRunSteps, start: string, options: ToolRunOptions): Promise<ToolRunResult> {
-  const { executor, approve, maxSteps, signal, onEvent, onChunk, stream, onResultStored, ...complete } = options;
+  const { executor, approve, maxSteps, signal, onEvent, onChunk, stream, onResultStored, toolsForStep, ...complete } = options;
   const model = complete.configOverrides?.model ?? steps.llm.model;
   const held = steps.hold(start);
   try {
@@ -54,7 +54,7 @@ export async function runToolsFrom(steps: ToolRunSteps, start: string, options: 
           return added;
         },
       },
-      { executor, approve, maxSteps, signal, onEvent, onChunk, stream, onResultStored },
+      { executor, approve, maxSteps, signal, onEvent, onChunk, stream, onResultStored, toolsForStep },
     );
   } finally {
     held.release();

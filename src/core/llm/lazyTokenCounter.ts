@@ -7,6 +7,7 @@
 import type { LLMMessage, ToolDefinition } from '../types';
 import { CHAT_REPLY_PRIMING_TOKENS, CHAT_TOKENS_PER_MESSAGE, CHAT_TOKENS_PER_NAME, type EstimatingTokenCounter, type TokenCounter } from './tokenCount';
 import { IMAGE_TOKENS } from './tokens';
+import { toolsJson } from './wireTools';
 
 /** Most texts whose counts are kept; the oldest go first. */
 export const LAZY_COUNT_CACHE_SIZE = 2000;
@@ -58,7 +59,7 @@ export class LazyTokenCounter implements TokenCounter {
   }
 
   countTools(tools: readonly ToolDefinition[] | undefined): number {
-    return tools?.length ? this.countText(JSON.stringify(tools)) : 0;
+    return tools?.length ? this.countText(toolsJson(tools)) : 0;
   }
 
   /** The estimate learns from the server as usual; model counts are kept as they are. */

@@ -9,6 +9,7 @@ import { ollamaFetch, type OllamaResponseInfo } from './ollamaFetch';
 import type { CompletionOptions, LLMProvider, ModelInfo } from './provider';
 import { answerLimitError, brokenStreamError, configuredSecrets, type ErrorContext } from './providerErrors';
 import { fromOllamaToolCalls, toOllamaMessages } from './wireMessages';
+import { toolsOnWire } from './wireTools';
 
 /** Settings of an `OllamaProvider`. */
 export interface OllamaProviderOptions {
@@ -301,7 +302,7 @@ export class OllamaProvider implements LLMProvider {
       ...extra,
       model,
       messages: toOllamaMessages(messages, this.options.sendThinking) as Message[],
-      ...(options.tools?.length ? { tools: options.tools as unknown as Tool[] } : {}),
+      ...(options.tools?.length ? { tools: toolsOnWire(options.tools) as unknown as Tool[] } : {}),
       ...(think !== undefined ? { think } : {}),
       // Ollama constrains the answer to the schema itself (structured outputs).
       ...(options.responseFormat ? { format: options.responseFormat.schema as ChatRequest['format'] } : {}),

@@ -10,6 +10,7 @@ import type { CompletionOptions, LLMProvider, ModelInfo } from './provider';
 import { openAIResponseFormat, refusesJsonSchema, withSchemaInstruction } from './responseFormat';
 import { answerLimitError, brokenStreamError, configuredSecrets, unknownError, type ErrorContext } from './providerErrors';
 import { fromOpenAIToolCalls, openAIFinishReason, reasoningOf, toOpenAIMessages, ToolCallAccumulator } from './wireMessages';
+import { toolsOnWire } from './wireTools';
 
 /** Settings of an `OpenAIProvider`. */
 export interface OpenAIProviderOptions {
@@ -294,7 +295,7 @@ export class OpenAIProvider implements LLMProvider {
     if (options.topP !== undefined) body.top_p = options.topP;
     if (options.stop?.length) body.stop = options.stop;
     if (options.seed !== undefined) body.seed = options.seed;
-    if (options.tools?.length) body.tools = options.tools;
+    if (options.tools?.length) body.tools = toolsOnWire(options.tools);
     if (typeof options.think === 'string') body.reasoning_effort = options.think;
     return body;
   }

@@ -35,7 +35,7 @@ describe('choosing the encoding', () => {
     expect(await tokenCounterFor('openai', 'gpt-4-turbo')).toMatchObject({ exact: true, method: 'cl100k_base' });
     expect(await tokenCounterFor('openai', 'gpt-4.1')).toBe(exact);
     const local = await tokenCounterFor('openai', 'qwen2.5-coder-7b');
-    expect(local).toMatchObject({ exact: false, method: 'estimate' });
+    expect(local).toMatchObject({ exact: false, method: 'estimate:o200k_base' });
     const ollama = await tokenCounterFor('ollama', 'gpt-oss:20b');
     expect(ollama.exact).toBe(false);
     expect(await tokenCounterFor('ollama', 'gpt-oss:20b')).toBe(ollama);

@@ -1,12 +1,14 @@
 /**
  * Token counts of what is sent to a model. OpenAI models are counted exactly with `gpt-tokenizer` (pure
  * JS, the encoding loaded on first use so activation does not pay for its 1–2 MB rank tables); every other
- * model gets the chars/4 estimate of tokens.ts, scaled by what the server reported for earlier requests.
+ * model gets an estimate: an o200k_base count (or chars/4 when it cannot load), scaled by what the server
+ * reported for earlier requests.
  */
 import type { LLMMessage, ToolDefinition } from '../types';
 import { lookupName } from './contextLength';
 import { modelKey } from './modelNames';
 import { estimateMessageTokens, estimateTokens, IMAGE_TOKENS } from './tokens';
+import { toolsJson } from './wireTools';
 
 /** Counts tokens of texts, messages and tool definitions for one model. */
 export interface TokenCounter {
@@ -22,7 +24,7 @@ export interface TokenCounter {
   countMessage(message: LLMMessage): number;
   /** Tokens of a whole request's messages, with the few tokens that prime the reply. */
   countMessages(messages: readonly LLMMessage[]): number;
-  /** Tokens of the tool definitions sent with a request (their JSON); 0 for none. */
+  /** Tokens of the tool definitions sent with a request: the JSON of the `tools` array both wire formats carry (`toolsJson`); 0 for none. */
   countTools(tools: readonly ToolDefinition[] | undefined): number;
   /**
    * Tells the counter what the server reported (`usage.promptTokens`, Ollama `prompt_eval_count`) for a
@@ -87,7 +89,7 @@ export class ExactTokenCounter implements TokenCounter {
   }
 
   countTools(tools: readonly ToolDefinition[] | undefined): number {
-    return tools?.length ? this.countText(JSON.stringify(tools)) : 0;
+    return tools?.length ? this.countText(toolsJson(tools)) : 0;
   }
 
   /** Kept as they are: the count is the tokenizer's, and a gap to the report is the server's framing. */
@@ -104,18 +106,33 @@ const PLAUSIBLE_MAX = 4;
 // Below this, per-message framing dominates and the ratio says little about the text.
 const MIN_CALIBRATION_TOKENS = 64;
 
+/** Counts the tokens of a bare text: the base an estimating counter scales. */
+export type TextTokenCount = (text: string) => number;
+
 /**
- * chars/4 estimates (tokens.ts), multiplied by a ratio learnt from the prompt sizes the server reported:
- * each plausible report moves the ratio halfway towards `reported / raw estimate`, within 0.5–2.
+ * Estimates for a model whose tokenizer Arbor does not have: a base count of each text (a BPE count
+ * with o200k_base when given, else chars/4 from tokens.ts) multiplied by a ratio learnt from the prompt
+ * sizes the server reported: each plausible report moves the ratio halfway towards
+ * `reported / raw estimate`, within 0.5–2. A BPE base follows the kind of text (prose, code, JSON
+ * schemas) where one chars-per-token ratio cannot; the calibration takes up the rest of the difference.
  */
 export class EstimatingTokenCounter implements TokenCounter {
   readonly exact = false;
-  readonly method = 'estimate';
+  /** `estimate` (chars/4) or `estimate:o200k_base` (a BPE base). */
+  readonly method: string;
   private _ratio = 1;
   private _revision = 0;
   private samples = 0;
 
-  /** The factor applied to chars/4 (1 until calibrated). */
+  /** `base` counts a bare text before calibration (default chars/4); `baseName` names it in `method`. */
+  constructor(
+    private readonly base?: TextTokenCount,
+    baseName?: string,
+  ) {
+    this.method = base ? `estimate:${baseName ?? 'bpe'}` : 'estimate';
+  }
+
+  /** The factor applied to the base count (1 until calibrated). */
   get ratio(): number {
     return this._ratio;
   }
@@ -125,11 +142,11 @@ export class EstimatingTokenCounter implements TokenCounter {
   }
 
   countText(text: string): number {
-    return Math.ceil(estimateTokens(text) * this._ratio);
+    return Math.ceil(this.raw(text) * this._ratio);
   }
 
   countMessage(message: LLMMessage): number {
-    return Math.ceil(estimateMessageTokens(message) * this._ratio);
+    return Math.ceil(this.rawMessage(message) * this._ratio);
   }
 
   countMessages(messages: readonly LLMMessage[]): number {
@@ -137,7 +154,7 @@ export class EstimatingTokenCounter implements TokenCounter {
   }
 
   countTools(tools: readonly ToolDefinition[] | undefined): number {
-    return tools?.length ? this.countText(JSON.stringify(tools)) : 0;
+    return tools?.length ? this.countText(toolsJson(tools)) : 0;
   }
 
   calibrate(estimatedPromptTokens: number, reportedPromptTokens: number): void {
@@ -149,6 +166,21 @@ export class EstimatingTokenCounter implements TokenCounter {
       this._ratio = next;
       this._revision++;
     }
+  }
+
+  private raw(text: string): number {
+    if (!text) return 0;
+    return this.base ? this.base(text) : estimateTokens(text);
+  }
+
+  /** A message's base count, framed as OpenAI's chat format frames it (chars/4 keeps tokens.ts's own framing). */
+  private rawMessage(message: LLMMessage): number {
+    if (!this.base) return estimateMessageTokens(message);
+    let tokens = CHAT_TOKENS_PER_MESSAGE + this.raw(message.role) + this.raw(message.content);
+    if (message.name) tokens += this.raw(message.name) + CHAT_TOKENS_PER_NAME;
+    if (message.toolCallId) tokens += this.raw(message.toolCallId);
+    for (const call of message.toolCalls ?? []) tokens += CHAT_TOKENS_PER_MESSAGE + this.raw(call.function.name) + this.raw(call.function.arguments);
+    return tokens + (message.images?.length ?? 0) * IMAGE_TOKENS;
   }
 }
 
@@ -169,20 +201,29 @@ export function exactTokenCounter(encoding: EncodingName): Promise<ExactTokenCou
 
 /**
  * The estimating counter of a model, one per provider and model for the session, so its calibration
- * carries from one request to the next.
+ * carries from one request to the next: on chars/4, or on `base` (an exact counter whose text counts it
+ * scales; one more counter per provider and model, with a calibration of its own).
  */
-export function estimatingTokenCounter(provider: string, model: string): EstimatingTokenCounter {
-  const key = `${provider}\n${modelKey(model)}`;
+export function estimatingTokenCounter(provider: string, model: string, base?: ExactTokenCounter): EstimatingTokenCounter {
+  const key = `${provider}\n${modelKey(model)}${base ? `\n${base.method}` : ''}`;
   let counter = estimators.get(key);
-  if (!counter) estimators.set(key, (counter = new EstimatingTokenCounter()));
+  if (!counter) estimators.set(key, (counter = base ? new EstimatingTokenCounter((text) => base.countText(text), base.method) : new EstimatingTokenCounter()));
   return counter;
 }
 
 /**
  * The counter for a model: exact (gpt-tokenizer) for OpenAI models whose encoding is known, else the
- * model's calibrated estimate. Ollama models are always estimated (their tokenizers are not in JS here).
+ * model's calibrated estimate on an o200k_base count (Ollama models' own tokenizers are not in JS here),
+ * or on chars/4 when that encoding cannot load.
  */
 export async function tokenCounterFor(provider: 'openai' | 'ollama', model: string): Promise<TokenCounter> {
   const encoding = provider === 'openai' ? encodingForModel(model) : undefined;
-  return encoding ? exactTokenCounter(encoding) : estimatingTokenCounter(provider, model);
+  if (encoding) return exactTokenCounter(encoding);
+  let base: ExactTokenCounter | undefined;
+  try {
+    base = await exactTokenCounter('o200k_base');
+  } catch {
+    // The rank tables did not load: chars/4 still gives a calibrated estimate.
+  }
+  return estimatingTokenCounter(provider, model, base);
 }

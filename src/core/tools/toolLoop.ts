@@ -81,6 +81,13 @@ export interface ToolLoopOptions {
    * a file checkpoint, is in the store before the run goes on; a failure of it is the listener's own).
    */
   onResultStored?: (node: ConversationNode) => Promise<void> | void;
+  /**
+   * The tools step `step` offers, asked before each step (after the previous step's results are
+   * stored), e.g. the ones that fit the window for the question as it now stands; `undefined` offers
+   * every tool of the executor. Not asked when the model does not take tools. The executor still runs
+   * any of its tools the model calls, offered or not.
+   */
+  toolsForStep?: (step: number) => ToolDefinition[] | undefined | Promise<ToolDefinition[] | undefined>;
 }
 
 /** Why a run ended: the model answered without calls, the step limit came, or the user stopped it. */
@@ -175,8 +182,10 @@ class ToolRun {
   async run(): Promise<ToolRunResult> {
     const { executor, signal } = this.options;
     this.toolsOffered = executor.tools.length > 0 && (await this.host.supportsTools());
-    const tools = this.toolsOffered ? executor.definitions() : undefined;
+    const all = this.toolsOffered ? executor.definitions() : undefined;
     for (let step = 1; ; step++) {
+      if (signal?.aborted) return this.result('stopped');
+      const tools = all && this.options.toolsForStep ? ((await this.options.toolsForStep(step)) ?? all) : all;
       if (signal?.aborted) return this.result('stopped');
       let answer: ConversationNode | undefined;
       try {
