@@ -84,7 +84,7 @@ export class ChatContext {
     // The draft as it will be sent: the typed text with its attachments fenced after it; then the tools, fitted
     // into what is left of the window exactly as the request will fit them.
     const rest = chatUsage(manager, limit, composeUserMessage(this.draft.text, resolved), counter, system, undefined, instructions.text);
-    const window = this.toolWindow(manager, { limit, reserve: rest.reserved, otherTokens: rest.used, countTools: (d) => counter.countTools(d) }, this.draft.text);
+    const window = this.toolWindow(manager, { limit, reserve: rest.reserved, otherTokens: rest.used, countTools: counter.toolCounter() }, this.draft.text);
     const usage = window ? withToolTokens(rest, window.tokens) : rest;
     return usageView(usage, s, window && { offered: window.total - window.leftOut.length, total: window.total });
   }
@@ -102,7 +102,7 @@ export class ChatContext {
 
   /** The tools of a request fitted into its window (`undefined` with tools off). */
   fitTools(manager: ConversationManager, window: RequestWindow, run: Pick<PreparedToolRun, 'definitions' | 'pinned'>): ToolWindow | undefined {
-    return this.toolWindow(manager, { limit: window.limit, reserve: window.reserve, otherTokens: window.rest.used, countTools: (d) => window.counter.countTools(d) }, '', run);
+    return this.toolWindow(manager, { limit: window.limit, reserve: window.reserve, otherTokens: window.rest.used, countTools: window.counter.toolCounter() }, '', run);
   }
 
   /**

@@ -2,7 +2,7 @@
  * The context budget of a chat: the model's context length (as the provider lists it, cached per
  * provider and model), the tokens kept for the answer, and the usage view the header's meter shows.
  */
-import { ESTIMATE_COUNTER, isVscodeModelId, type ContextUsage, type ConversationManager, type ConversationNode, type LLMMessage, type LLMProvider, type PathTokenCache, type ToolDefinition, type UsageCounter } from '../../core/index';
+import { ESTIMATE_COUNTER, isVscodeModelId, type ContextUsage, type ConversationManager, type ConversationNode, type LLMMessage, type LLMProvider, type PathTokenCache, type TokenCounter, type ToolDefinition, type UsageCounter } from '../../core/index';
 import type { Attachment, UsageView } from '../../shared/protocol';
 import type { ArborSettings } from '../settings/settings';
 
@@ -66,19 +66,34 @@ export class MeterCounter implements UsageCounter {
 
   /** Tokens of tool definitions on the wire; the last few sets are remembered, as the meter asks on every keystroke. */
   countTools(tools: readonly ToolDefinition[] | undefined): number {
-    if (!tools?.length) return 0;
-    const counter = this.cache.counter;
-    const key = `${counter.method}\u0000${counter.revision}\u0000${JSON.stringify(tools)}`;
-    let tokens = this.toolCounts.get(key);
-    if (tokens === undefined) {
-      tokens = counter.countTools(tools);
-      if (this.toolCounts.size >= 16) this.toolCounts.delete(this.toolCounts.keys().next().value as string);
-    } else this.toolCounts.delete(key);
-    this.toolCounts.set(key, tokens);
-    return tokens;
+    return tools?.length ? this.toolCounter()(tools) : 0;
   }
 
-  private readonly toolCounts = new Map<string, number>();
+  /**
+   * The tools' count as one function per counter and calibration: the engine's fitting keeps its per-tool
+   * counts by this function, so it stays the same while the counts would, and changes when they would not.
+   */
+  toolCounter(): (tools: readonly ToolDefinition[]) => number {
+    const counter = this.cache.counter;
+    const key = `${counter.method}\u0000${counter.revision}`;
+    if (this.tools?.key === key && this.tools.counter === counter) return this.tools.count;
+    const counts = new Map<string, number>();
+    const count = (tools: readonly ToolDefinition[]): number => {
+      if (!tools.length) return 0;
+      const text = JSON.stringify(tools);
+      let tokens = counts.get(text);
+      if (tokens === undefined) {
+        tokens = counter.countTools(tools);
+        if (counts.size >= 16) counts.delete(counts.keys().next().value as string);
+        counts.set(text, tokens);
+      }
+      return tokens;
+    };
+    this.tools = { key, counter, count };
+    return count;
+  }
+
+  private tools?: { key: string; counter: TokenCounter; count: (tools: readonly ToolDefinition[]) => number };
 }
 
 /** `usage` with the tool definitions' tokens in: the meter fits the tools after counting the rest. */
