@@ -66,14 +66,14 @@ describe('mcpServerRows', () => {
     ]);
     const at = (ms: number) => mcpServerRows(plan('silent', 'listing', 'asking', 'dead'), statuses, trusted, started + ms);
     expect(at(12_400).map((r) => r.description)).toEqual([
-      'starting… no answer to initialize after 12 s',
-      'starting… no answer to tools/list after 3 s',
+      'starting… 12 s, no answer to initialize',
+      'starting… 3 s, no answer to tools/list',
       'starting… waiting for your input',
       'failed: could not start: no answer to initialize within 30 s (MCP error -32001: Request timed out)',
     ]);
     // The first moments of a start are no news; the time then grows with each redraw.
     expect(at(500).map((r) => r.description).slice(0, 3)).toEqual(['starting…', 'starting…', 'starting…']);
-    expect(at(20_000)[0].description).toBe('starting… no answer to initialize after 20 s');
+    expect(at(20_000)[0].description).toBe('starting… 20 s, no answer to initialize');
     expect(at(12_400)[0].tooltip).toContain('Started 12 s ago; no answer to initialize yet. Chats go on without its tools, which join the next request once it answers.');
     expect(at(12_400)[0].tooltip).toContain('after 30 s without an answer');
     expect(at(12_400)[2].tooltip).toContain('A chat that asked for tools waits for it.');

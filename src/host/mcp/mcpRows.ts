@@ -121,7 +121,7 @@ function serverRow(server: PlannedMcpServer, status: McpServerStatus | undefined
   }
 }
 
-/** What a starting server's row says: what it has not answered yet, and for how long. */
+/** What a starting server's row says: for how long it has not answered, and what. */
 function startingText(state: Extract<McpServerState, { kind: 'starting' }>, now: number): { description: string; tooltip: string } {
   if (state.step === 'inputs') {
     // Reading stored inputs takes no time; only a prompt the person has not answered yet lasts.
@@ -136,7 +136,8 @@ function startingText(state: Extract<McpServerState, { kind: 'starting' }>, now:
     `Started ${total} s ago; no answer to ${request} yet. Chats go on without its tools, which join the next request once it answers. ` +
     `Arbor stops waiting after ${giveUp} s without an answer and shows the server as failed; Show Output has its log.`;
   if (now - state.stepSince < SLOW_START_MS) return { description: 'starting…', tooltip };
-  return { description: `starting… no answer to ${request} after ${seconds} s`, tooltip };
+  // The time first: a narrow sidebar cuts the end of a description.
+  return { description: `starting… ${seconds} s, no answer to ${request}`, tooltip };
 }
 
 function errorRow(error: McpConfigError, index: number): McpTreeRow {

@@ -12,13 +12,27 @@ import type { GrantScope, ToolGrants } from './toolApprovals';
 /** Offers tools; may start something on first call (an MCP server), so it is asked only when a chat needs tools. */
 export type ToolProvider = () => Promise<readonly OfferedTool[]> | readonly OfferedTool[];
 
+/** What a provider may add beside `provide`, for readers that must not start or wait for anything. */
+export interface ToolProviderHooks {
+  /**
+   * The tools it can offer now, without starting or waiting for anything (MCP: the servers running now).
+   * Without it, `ready()` takes `provide()` when that answers at once (not a promise), else nothing.
+   */
+  ready?: () => readonly OfferedTool[];
+  /** Starts what the provider needs without waiting for it (MCP: the configured servers), e.g. when a chat with tools opens. */
+  warmUp?: () => void;
+  /** Fires when what `ready` answers may have changed (MCP: a server started, stopped or changed its tools). */
+  onDidChange?: (listener: () => void) => { dispose(): void };
+}
+
 const WORKSPACE_KEY = 'arbor.toolGrants.workspace';
 const CONVERSATIONS_KEY = 'arbor.toolGrants.conversations';
 const ALWAYS_KEY = 'arbor.toolGrants.always';
 
 /** See the file's header. */
 export class ToolServices {
-  private readonly providers: Array<{ name: string; provide: ToolProvider }> = [];
+  private readonly providers: Array<{ name: string; provide: ToolProvider; hooks: ToolProviderHooks }> = [];
+  private readonly readyListeners = new Set<() => void>();
   /**
    * The definitions the last run offered, for the context meter of chats with tools on: listing the
    * tools again for every meter update would start MCP servers nobody asked for yet.
@@ -32,13 +46,57 @@ export class ToolServices {
   ) {}
 
   /** Adds a provider; the returned function removes it. */
-  addProvider(name: string, provide: ToolProvider): () => void {
-    const entry = { name, provide };
+  addProvider(name: string, provide: ToolProvider, hooks: ToolProviderHooks = {}): () => void {
+    const entry = { name, provide, hooks };
     this.providers.push(entry);
+    const subscription = hooks.onDidChange?.(() => this.fireReady());
+    this.fireReady();
     return () => {
       const at = this.providers.indexOf(entry);
       if (at >= 0) this.providers.splice(at, 1);
+      subscription?.dispose();
+      this.fireReady();
     };
+  }
+
+  /**
+   * The tools every provider can offer now, without starting, asking or waiting for anything: for the
+   * context meter and the tools picker, which read it often. The first of two same-named tools is kept,
+   * as in `offered()`; a provider that throws gives none here.
+   */
+  ready(): OfferedTool[] {
+    const lists = this.providers.map(({ provide, hooks }) => {
+      try {
+        if (hooks.ready) return hooks.ready();
+        const now = provide();
+        return Array.isArray(now) ? (now as readonly OfferedTool[]) : [];
+      } catch {
+        return [];
+      }
+    });
+    const seen = new Set<string>();
+    return lists.flat().filter((tool) => !seen.has(tool.tool.name) && seen.add(tool.tool.name));
+  }
+
+  /** Starts what the providers need for a request with tools, without waiting (call it when a chat with tools opens). */
+  warmUp(): void {
+    for (const { name, hooks } of this.providers) {
+      try {
+        hooks.warmUp?.();
+      } catch (err) {
+        this.warn(`The ${name} tools could not start: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+  }
+
+  /** Calls `listener` when what `ready()` answers may have changed; the returned function stops that. */
+  onDidChangeReady(listener: () => void): () => void {
+    this.readyListeners.add(listener);
+    return () => this.readyListeners.delete(listener);
+  }
+
+  private fireReady(): void {
+    for (const listener of [...this.readyListeners]) listener();
   }
 
   /** Every provider's tools; a provider that fails is logged and left out, with the first of two same-named tools kept. */
