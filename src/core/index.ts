@@ -212,6 +212,7 @@ export { parseMcpJson, type McpInputDefinition, type McpServerConfig } from './m
 export { collectMcpServers, type McpSettingValue } from './mcp/mcpServers';
 export { McpConfigError } from './mcp/mcpErrors';
 export { McpServerTrust, type McpTrustPrompt, type McpTrustState } from './mcp/mcpTrust';
+export { MCP_INITIALIZE_TIMEOUT_MS, MCP_START_GRACE_MS } from './mcp/mcpTimes';
 // Changing files: search/replace edits, whole-content writes and the diffs an approval shows.
 export { headAndTail } from './textCuts';
 export { toLf, withEol } from './edits/lineEndings';

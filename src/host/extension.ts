@@ -55,9 +55,9 @@ export function activate(context: vscode.ExtensionContext): void {
   context.subscriptions.push({ dispose: removeBuiltin });
   // MCP servers start the first time a chat asks for tools; other extensions' tools are listed then too.
   const host = mcpHost;
-  context.subscriptions.push({ dispose: services.tools.addProvider('MCP', () => host.tools()) });
-  // A server that started, stopped or changed its tools: chats recount what their next request carries.
-  context.subscriptions.push(host.onDidChangeTools(() => services.tools.changed()));
+  context.subscriptions.push({
+    dispose: services.tools.addProvider('MCP', () => host.tools(), { ready: () => host.readyTools(), warmUp: () => void host.warmUp(), onDidChange: host.onDidChangeTools }),
+  });
   context.subscriptions.push({ dispose: services.tools.addProvider('extension', () => extensionTools()) });
 
   const setRestricted = () => void vscode.commands.executeCommand('setContext', ContextKeys.restricted, !services.trusted);

@@ -16,7 +16,15 @@ export {
 } from './mcpConfig';
 export { collectMcpServers, type CollectedMcpServers, type McpConfigSources, type McpSettingValue } from './mcpServers';
 export { mcpSecretKey, McpVariableResolver, type McpInputPrompter, type McpVariableContext, type SecretStore } from './mcpVariables';
-export { McpServerConnection, type McpConnectionOptions, type McpServerState, type McpToolInfo, type McpTransportKind } from './mcpConnection';
+export {
+  McpServerConnection,
+  type McpConnectionOptions,
+  type McpServerState,
+  type McpStartStep,
+  type McpToolInfo,
+  type McpTransportKind,
+} from './mcpConnection';
 export { McpClients, type McpClientsChange } from './mcpClients';
+export { MCP_INITIALIZE_TIMEOUT_MS, MCP_START_GRACE_MS } from './mcpTimes';
 export { mcpDisplayName, mcpResultText, mcpWireName, toArborTool, toArborTools, type McpArborTool, type McpToolOutput } from './mcpTools';
 export { McpConfigError, McpInputCancelledError, McpServerError } from './mcpErrors';

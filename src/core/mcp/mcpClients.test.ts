@@ -37,7 +37,7 @@ describe('McpClients', () => {
     await clients.setServers([everythingStdio('a'), changedB]);
     expect(clients.get('a')).toBe(a); // unchanged: left running, not restarted
     expect(clients.get('broken')).toBeUndefined();
-    expect(changes.filter((c) => c.kind === 'state' && c.serverName === 'b').map((c) => c.kind === 'state' && c.state.kind)).toEqual(['stopped', 'starting', 'running']);
+    expect(changes.filter((c) => c.kind === 'state' && c.serverName === 'b').map((c) => c.kind === 'state' && c.state.kind)).toEqual(['stopped', 'starting', 'starting', 'running']);
     // (a tools change of 'a' may still arrive: server-everything adds tools just after it starts)
     expect(changes.some((c) => c.serverName === 'a' && c.kind === 'state')).toBe(false);
     expect(everythingChildren()).toHaveLength(2);

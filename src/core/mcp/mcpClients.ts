@@ -1,12 +1,14 @@
 /**
  * Every configured MCP server of a window: starts what the configuration lists, stops what it no longer
- * lists, restarts what changed, and offers the running servers' tools as Arbor tools.
+ * lists, restarts what changed, and offers the running servers' tools as Arbor tools. A server slow to
+ * start holds nobody for long: `startedWithin` waits for starts at most a grace from when they began.
  */
 import { Emitter, type ArborEvent } from '../emitter';
 import type { Disposable } from '../files';
 import type { McpServerConfig } from './mcpConfig';
 import { McpServerConnection, type McpConnectionOptions, type McpServerState } from './mcpConnection';
 import { McpServerError } from './mcpErrors';
+import { MCP_START_GRACE_MS } from './mcpTimes';
 import { toArborTools, type McpArborTool } from './mcpTools';
 
 /** What changed: a server's state, or the tools of a server. */
@@ -60,6 +62,21 @@ export class McpClients {
     await Promise.all(pending.map((connection) => connection.start()));
   }
 
+  /**
+   * Waits until every server that is starting is running or failed, or has been connecting for
+   * `graceMs` (from when its connection began, so a server that has been starting for longer is not
+   * waited for at all). A server waiting for the person's answers to its inputs is waited for until they
+   * answer, as they may be typing its API key for this very request. Starts nothing; never rejects.
+   */
+  async startedWithin(graceMs = MCP_START_GRACE_MS): Promise<void> {
+    await Promise.all(this.connections().map((connection) => startedWithin(connection, graceMs)));
+  }
+
+  /** Whether any server is starting (e.g. to redraw a view that shows for how long). */
+  anyStarting(): boolean {
+    return this.connections().some((connection) => connection.state.kind === 'starting');
+  }
+
   /** The connection of `name`, if configured. */
   get(name: string): McpServerConnection | undefined {
     return this.entries.get(name)?.connection;
@@ -75,6 +92,15 @@ export class McpClients {
     const connection = this.get(name);
     if (!connection) throw new McpServerError(`No MCP server is configured with the name "${name}".`, name);
     return connection.restart();
+  }
+
+  /**
+   * The tools of the servers running now as Arbor tools, with unique wire names, from what each listed
+   * last: no request, nothing started, so a meter or a picker can read it on every keystroke.
+   */
+  readyTools(): McpArborTool[] {
+    const running = this.connections().filter((connection) => connection.state.kind === 'running');
+    return toArborTools(running.map((connection) => ({ connection, tools: connection.readyTools })));
   }
 
   /** The tools of every running server as Arbor tools, with unique wire names. */
@@ -99,6 +125,29 @@ export class McpClients {
     await entry.connection.stop();
     for (const subscription of entry.subscriptions) subscription.dispose();
   }
+}
+
+/** Resolves once `connection` is not starting, or has been connecting for `graceMs`; see `McpClients.startedWithin`. */
+function startedWithin(connection: McpServerConnection, graceMs: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const done = () => {
+      clearTimeout(timer);
+      subscription.dispose();
+      resolve();
+    };
+    const check = () => {
+      clearTimeout(timer);
+      const state = connection.state;
+      if (state.kind !== 'starting') return done();
+      if (state.step === 'inputs') return; // the next state change checks again
+      const left = state.since + graceMs - Date.now();
+      if (left <= 0) return done();
+      timer = setTimeout(check, left);
+    };
+    const subscription: Disposable = connection.onDidChangeState(check);
+    check();
+  });
 }
 
 /** What decides whether a server must restart: everything but where it was configured. */

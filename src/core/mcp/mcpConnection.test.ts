@@ -40,7 +40,7 @@ describe('McpServerConnection with server-everything over stdio', () => {
     expect(connection.state).toEqual({ kind: 'stopped' });
     const state = await connection.start();
     expect(state).toMatchObject({ kind: 'running', transport: 'stdio', serverName: 'mcp-servers/everything' });
-    expect(states.map((s) => s.kind)).toEqual(['starting', 'running']);
+    expect(states.map((s) => (s.kind === 'starting' ? `starting ${s.step}` : s.kind))).toEqual(['starting initialize', 'starting tools', 'running']);
     const tools = await connection.listTools();
     expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['echo', 'get-sum', 'trigger-long-running-operation']));
     expect(text(await connection.callTool('echo', { message: 'hello tree' }))).toBe('Echo: hello tree');

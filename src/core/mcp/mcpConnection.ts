@@ -2,7 +2,9 @@
  * One MCP server, on the official SDK: started over stdio or Streamable HTTP (falling back to SSE),
  * with a state the UI can show (starting, running, failed with the tail of its stderr, stopped), a
  * restart, its tools kept current through `notifications/tools/list_changed`, and tool calls that an
- * `AbortSignal` cancels on the server too (`notifications/cancelled`).
+ * `AbortSignal` cancels on the server too (`notifications/cancelled`). A start says what it waits for
+ * (the person's inputs, the server's answer to `initialize`, its tool list) and since when, and gives up
+ * after `MCP_INITIALIZE_TIMEOUT_MS`, so a server that never answers ends as failed with a clear message.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -10,20 +12,31 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ToolListChangedNotificationSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { Emitter, type ArborEvent } from '../emitter';
 import type { Logger } from '../files';
 import type { McpHttpServerConfig, McpServerConfig, McpStdioServerConfig } from './mcpConfig';
 import { McpServerError } from './mcpErrors';
+import { MCP_INITIALIZE_TIMEOUT_MS } from './mcpTimes';
 import { parseEnvFile } from './mcpVariables';
 
 /** How a running server is reached. */
 export type McpTransportKind = 'stdio' | 'streamable-http' | 'sse';
 
+/**
+ * What a starting server waits for: the person's answers to its inputs (`${input:…}`), its answer to
+ * `initialize` (for a stdio server this includes the program's own start), or its tool list.
+ */
+export type McpStartStep = 'inputs' | 'initialize' | 'tools';
+
 /** A server's state, for the UI and the log. */
 export type McpServerState =
   | { kind: 'stopped' }
-  | { kind: 'starting' }
+  /**
+   * `since` is when the connection began (after the inputs; `Date.now()` ms), `stepSince` when the
+   * current step began: "no answer to initialize after 12 s" reads both.
+   */
+  | { kind: 'starting'; step: McpStartStep; since: number; stepSince: number }
   | { kind: 'running'; transport: McpTransportKind; serverName?: string; serverVersion?: string }
   /** `stderr` is the end of what the server wrote to stderr (stdio servers), often the real reason. */
   | { kind: 'failed'; message: string; stderr: string };
@@ -41,6 +54,8 @@ export interface McpConnectionOptions {
   stderrTailChars?: number;
   /** Longest a tool call may take before it is cancelled, in ms (default 10 minutes; progress resets it). */
   callTimeoutMs?: number;
+  /** Longest the server may take to answer `initialize`, and then to list its tools, in ms (default `MCP_INITIALIZE_TIMEOUT_MS`). */
+  initializeTimeoutMs?: number;
 }
 
 const DEFAULT_CLIENT = { name: 'arbor', version: '0.1.0' };
@@ -56,6 +71,8 @@ export class McpServerConnection {
 
   private _state: McpServerState = { kind: 'stopped' };
   private client: Client | undefined;
+  /** The client of a start in progress, until it connected: `stop()` closes it, so a silent server's process ends at once. */
+  private pending: Client | undefined;
   private tools: McpToolInfo[] | undefined;
   private stderrTail = '';
   private generation = 0;
@@ -90,10 +107,11 @@ export class McpServerConnection {
   async stop(): Promise<void> {
     this.generation++;
     this.starting = undefined;
-    const client = this.client;
+    const clients = [this.client, this.pending];
     this.client = undefined;
+    this.pending = undefined;
     this.tools = undefined;
-    await client?.close().catch((error: unknown) => this.log('warn', `closing failed: ${String(error)}`));
+    await Promise.all(clients.map((client) => client?.close().catch((error: unknown) => this.log('warn', `closing failed: ${String(error)}`))));
     this.setState({ kind: 'stopped' });
   }
 
@@ -101,6 +119,11 @@ export class McpServerConnection {
   async restart(): Promise<McpServerState> {
     await this.stop();
     return this.start();
+  }
+
+  /** The tools of the running server as last listed (no request); empty when it is not running. */
+  get readyTools(): readonly McpToolInfo[] {
+    return this._state.kind === 'running' ? (this.tools ?? []) : [];
   }
 
   /** The server's tools (cached; kept current by list_changed). Rejects when the server is not running. */
@@ -145,37 +168,47 @@ export class McpServerConnection {
 
   private async connect(generation: number): Promise<McpServerState> {
     this.stderrTail = '';
-    this.setState({ kind: 'starting' });
+    const began = Date.now();
+    this.setState({ kind: 'starting', step: this.options.resolve ? 'inputs' : 'initialize', since: began, stepSince: began });
     this.log('info', `starting (${this.config.type === 'stdio' ? `${this.config.command} ${this.config.args.join(' ')}`.trim() : this.config.url})`);
     let client: Client | undefined;
+    const timeout = this.options.initializeTimeoutMs ?? MCP_INITIALIZE_TIMEOUT_MS;
     try {
       const config = this.options.resolve ? await this.options.resolve(this.config) : this.config;
-      const connected = config.type === 'stdio' ? await this.connectStdio(config) : await this.connectHttp(config);
+      if (generation !== this.generation) return this._state;
+      const since = this.options.resolve ? Date.now() : began;
+      if (this.options.resolve) this.setState({ kind: 'starting', step: 'initialize', since, stepSince: since });
+      const connected = config.type === 'stdio' ? await this.connectStdio(config, timeout) : await this.connectHttp(config, timeout);
       client = connected.client;
       if (generation !== this.generation) {
+        if (this.pending === client) this.pending = undefined;
         await client.close();
         return this._state;
       }
+      this.pending = undefined;
       this.client = client;
       this.watch(client, generation);
       const info = client.getServerVersion();
-      this.tools = await this.fetchTools(client);
+      this.setState({ kind: 'starting', step: 'tools', since, stepSince: Date.now() });
+      this.tools = await this.fetchTools(client, timeout);
       if (generation !== this.generation) return this._state;
       this.setState({ kind: 'running', transport: connected.transport, serverName: info?.name, serverVersion: info?.version });
       this.log('info', `running over ${connected.transport}${info ? ` (${info.name} ${info.version})` : ''}, ${this.tools.length} tools`);
       this._onDidChangeTools.fire(this.tools);
     } catch (error) {
       if (generation !== this.generation) return this._state;
+      const step = this._state.kind === 'starting' ? this._state.step : 'initialize';
       this.client = undefined;
+      this.pending = undefined;
       await client?.close().catch(() => undefined);
       await this.stderrSettled();
       if (generation !== this.generation) return this._state;
-      this.fail(`could not start: ${describe(error)}`);
+      this.fail(`could not start: ${describeStartError(error, step, timeout)}`);
     }
     return this._state;
   }
 
-  private async connectStdio(config: McpStdioServerConfig): Promise<{ client: Client; transport: McpTransportKind }> {
+  private async connectStdio(config: McpStdioServerConfig, timeout: number): Promise<{ client: Client; transport: McpTransportKind }> {
     const env: Record<string, string> = {};
     for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
     if (config.envFile) {
@@ -191,18 +224,18 @@ export class McpServerConnection {
     stderr?.on('data', (chunk: Buffer) => this.onStderr(chunk.toString('utf8')));
     this.stderrEnded = new Promise((resolve) => stderr?.once('end', resolve));
     const client = this.newClient();
-    await client.connect(transport);
+    await client.connect(transport, { timeout });
     return { client, transport: 'stdio' };
   }
 
-  private async connectHttp(config: McpHttpServerConfig): Promise<{ client: Client; transport: McpTransportKind }> {
+  private async connectHttp(config: McpHttpServerConfig, timeout: number): Promise<{ client: Client; transport: McpTransportKind }> {
     const url = new URL(config.url);
     const requestInit: RequestInit = { headers: config.headers };
     let streamableError: unknown;
     if (config.type === 'http') {
       const client = this.newClient();
       try {
-        await client.connect(new StreamableHTTPClientTransport(url, { requestInit }));
+        await client.connect(new StreamableHTTPClientTransport(url, { requestInit }), { timeout });
         return { client, transport: 'streamable-http' };
       } catch (error) {
         streamableError = error;
@@ -212,7 +245,7 @@ export class McpServerConnection {
     }
     const client = this.newClient();
     try {
-      await client.connect(new SSEClientTransport(url, { requestInit }));
+      await client.connect(new SSEClientTransport(url, { requestInit }), { timeout });
     } catch (error) {
       await client.close().catch(() => undefined);
       if (streamableError === undefined) throw error;
@@ -222,7 +255,9 @@ export class McpServerConnection {
   }
 
   private newClient(): Client {
-    return new Client(this.options.clientInfo ?? DEFAULT_CLIENT, { capabilities: {} });
+    const client = new Client(this.options.clientInfo ?? DEFAULT_CLIENT, { capabilities: {} });
+    this.pending = client;
+    return client;
   }
 
   private watch(client: Client, generation: number): void {
@@ -248,12 +283,12 @@ export class McpServerConnection {
     };
   }
 
-  private async fetchTools(client: Client): Promise<McpToolInfo[]> {
+  private async fetchTools(client: Client, timeout?: number): Promise<McpToolInfo[]> {
     if (!client.getServerCapabilities()?.tools) return [];
     const tools: McpToolInfo[] = [];
     let cursor: string | undefined;
     do {
-      const page = await client.listTools(cursor ? { cursor } : undefined);
+      const page = await client.listTools(cursor ? { cursor } : undefined, timeout === undefined ? undefined : { timeout });
       tools.push(...page.tools);
       cursor = page.nextCursor;
     } while (cursor);
@@ -290,4 +325,14 @@ export class McpServerConnection {
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** Why a start failed; the SDK's timeout ("Request timed out") becomes which request went unanswered, and for how long. */
+function describeStartError(error: unknown, step: McpStartStep, timeoutMs: number): string {
+  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout && step !== 'inputs') {
+    const request = step === 'tools' ? 'tools/list' : 'initialize';
+    const within = timeoutMs >= 1000 ? `${Math.round(timeoutMs / 1000)} s` : `${timeoutMs} ms`;
+    return `no answer to ${request} within ${within} (${error.message})`;
+  }
+  return describe(error);
 }

@@ -16,6 +16,9 @@ export const EVERYTHING_BIN = path.join(ROOT, 'node_modules/@modelcontextprotoco
 /** The entry script of server-filesystem (`node <it> <allowed folder>...`). */
 export const FILESYSTEM_BIN = path.join(ROOT, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 
+/** A stdio server slow to answer `initialize` (`node <it> never|<ms>|signal [label]`), see test/fixtures/mcpLateServer.mjs. */
+export const LATE_SERVER_BIN = path.join(ROOT, 'test/fixtures/mcpLateServer.mjs');
+
 /** A user-level stdio server configuration. */
 export function stdioServer(name: string, command: string, args: string[], env: Record<string, string | null> = {}): McpServerConfig {
   return { name, source: 'user', origin: 'test', type: 'stdio', command, args, env };
@@ -24,6 +27,19 @@ export function stdioServer(name: string, command: string, args: string[], env: 
 /** server-everything over stdio. */
 export const everythingStdio = (name = 'everything'): McpServerConfig => stdioServer(name, process.execPath, [EVERYTHING_BIN, 'stdio']);
 
+
+/**
+ * A server that answers `initialize` `delayMs` after it arrives (`'never'`: a server that never answers;
+ * `'signal'`: once `releaseLateServer(name)`), then serves `late_echo`. Its process is labelled `name`.
+ */
+export const lateStdio = (name: string, delayMs: number | 'never' | 'signal'): McpServerConfig => stdioServer(name, process.execPath, [LATE_SERVER_BIN, String(delayMs), name]);
+
+/** Lets the `'signal'` late server labelled `name` answer `initialize` (once it said on stderr that it holds the answer). */
+export function releaseLateServer(name: string): void {
+  const pids = childrenRunning(`mcpLateServer.mjs signal ${name}$`);
+  if (pids.length !== 1) throw new Error(`Expected one late server "${name}" running, found ${pids.length}.`);
+  process.kill(Number(pids[0]), 'SIGUSR2');
+}
 
 /** server-everything in `streamableHttp` (endpoint /mcp) or `sse` (endpoint /sse) mode, listening. */
 export interface HttpEverything {
@@ -72,8 +88,17 @@ export class RecordingLogger implements Logger {
 
 /** The pids of server-everything processes this process started that still run. */
 export function everythingChildren(): string[] {
+  return childrenRunning('server-everything/dist/index.js');
+}
+
+/** The pids of late-server fixture processes this process started that still run. */
+export function lateServerChildren(): string[] {
+  return childrenRunning('mcpLateServer.mjs');
+}
+
+function childrenRunning(pattern: string): string[] {
   try {
-    return execFileSync('pgrep', ['-f', '-P', String(process.pid), 'server-everything/dist/index.js'], { encoding: 'utf8' }).split('\n').filter(Boolean);
+    return execFileSync('pgrep', ['-f', '-P', String(process.pid), pattern], { encoding: 'utf8' }).split('\n').filter(Boolean);
   } catch {
     return []; // pgrep exits with 1 when nothing matches
   }

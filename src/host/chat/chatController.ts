@@ -180,9 +180,14 @@ export class ChatController extends Disposable {
     this._register(services.vscodeLm.onDidChangeModels(() => void this.postModels()));
     this._register(services.vscodeLm.onDidCountTokens(() => void this.postUsage()));
     // The meter counts the tools that are ready: a server that started, or a tool that came or went, recounts it.
-    const refreshTools = () => void this.tools.refresh().then(() => this.postUsage(), (err: unknown) => services.logger.warn(`Could not list the tools: ${String(err)}`));
-    this._register(toDisposable(services.tools.onDidChange(refreshTools)));
+    const refreshTools = () => {
+      this.tools.refresh();
+      void this.postUsage();
+    };
+    this._register(toDisposable(services.tools.onDidChangeReady(refreshTools)));
     refreshTools();
+    // A chat with tools starts the servers it will offer now, so the meter counts their tools before the first request.
+    void services.manager(conversationId).then((manager) => this.tools.enabled(manager) && services.tools.warmUp(), () => undefined);
     this._register(services.foreignPrompts.onDidChange(() => void this.promptList.post()));
   }
 

@@ -84,9 +84,9 @@ export class ChatTools implements ToolCallLookup {
   /** The left-out summary last told. */
   private lastLeftOut?: string;
 
-  /** Reads the ready tools again (the chat opened, a server started, the choice changed). */
-  async refresh(): Promise<void> {
-    this.ready = await this.deps.tools.ready();
+  /** Reads the ready tools again (the chat opened, a server started or stopped). */
+  refresh(): void {
+    this.ready = this.deps.tools.ready();
     this.chosenReady = undefined;
   }
 

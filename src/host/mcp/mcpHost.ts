@@ -3,7 +3,8 @@
  * (`.vscode/mcp.json` of each folder, the `arbor.mcp.servers` setting) when first asked and again when
  * it changes, and starts servers only when a chat first asks for tools, and a server the workspace
  * configures only once the person trusted it as configured (`McpServerTrust`). The MCP client (and its SDK)
- * loads then too, with `import()`: activation and a window that never uses tools never load it.
+ * loads then too, with `import()`: activation and a window that never uses tools never load it. A server
+ * slow to start never holds a chat: a request waits for it a short grace, then goes with the tools ready.
  */
 import * as vscode from 'vscode';
 import type { McpServerConfig, McpServerTrust } from '../../core/index';
@@ -83,25 +84,53 @@ export class McpHost extends Disposable {
   }
 
   /**
-   * The tools of every running server as offered tools (`source: 'mcp'`), starting the configured servers
-   * not started yet and waiting for them. A failed server offers none (the view shows why); nothing
-   * configured costs nothing (the MCP client is not even loaded). Never rejects: a problem is logged.
+   * The tools for a request, as offered tools (`source: 'mcp'`): asks the person about servers the
+   * workspace configures that wait for their OK, starts the configured servers not started yet, waits
+   * for those starting at most `MCP_START_GRACE_MS` from when each began (or `graceMs`), and
+   * answers with the tools of the servers running then. A server still starting goes on starting and
+   * joins the next request (`onDidChangeTools` fires when its tools arrive); a failed one offers none (the
+   * view shows why). Nothing configured costs nothing (the MCP client is not even loaded). Never rejects.
    */
-  async tools(): Promise<OfferedTool[]> {
+  async tools(options: { graceMs?: number } = {}): Promise<OfferedTool[]> {
     if (this.isDisposed) return [];
     this.active = true;
     try {
       await this.askTrust(await this.plan());
-      // Read again: the configuration may have changed while the prompt was open, and only what is trusted now starts.
-      const startable = this.startable(await this.plan());
-      if (!this.runtime && startable.length === 0) return [];
-      const runtime = await this.loadRuntime();
-      await runtime.setServers(startable, { start: true });
-      return await runtime.tools();
+      const runtime = await this.configuredRuntime();
+      return runtime ? await runtime.tools(options) : [];
     } catch (error) {
       this.deps.logger.error('[MCP] Could not list the MCP servers’ tools', error);
       return [];
     }
+  }
+
+  /**
+   * The tools of the servers running now, without starting, asking or waiting for anything: for the
+   * context meter and the tools picker, which read it often. Empty until a request or `warmUp()` started
+   * the servers; `onDidChangeTools` fires when it may have changed.
+   */
+  readyTools(): OfferedTool[] {
+    return this.isDisposed ? [] : (this.runtime?.readyTools() ?? []);
+  }
+
+  /**
+   * Starts the configured servers that may start without asking (the person's OK given before), and does
+   * not wait for them: call it when a chat with tools opens, so their tools are ready by the first
+   * request. Servers that wait for the person's OK wait for the first request, which asks. Never rejects.
+   */
+  async warmUp(): Promise<void> {
+    if (this.isDisposed) return;
+    this.active = true;
+    try {
+      await (await this.configuredRuntime())?.warmUp();
+    } catch (error) {
+      this.deps.logger.error('[MCP] Could not start the MCP servers', error);
+    }
+  }
+
+  /** Whether a server is starting now (the view redraws while one is, as its row says for how long). */
+  anyStarting(): boolean {
+    return this.runtime?.anyStarting() ?? false;
   }
 
   /** The rows of the MCP Servers view: each configured server and its state, and configuration errors. */
@@ -216,6 +245,18 @@ export class McpHost extends Disposable {
     }
     this._onDidChange.fire();
     this._onDidChangeTools.fire();
+  }
+
+  /**
+   * The runtime, set to the servers that may start now (read again: the configuration may have changed
+   * while a trust prompt was open); `undefined` when nothing may start and the MCP client is not loaded yet.
+   */
+  private async configuredRuntime(): Promise<McpRuntime | undefined> {
+    const startable = this.startable(await this.plan());
+    if (!this.runtime && startable.length === 0) return undefined;
+    const runtime = await this.loadRuntime();
+    await runtime.setServers(startable, { start: false });
+    return runtime;
   }
 
   /** The servers of `plan` that may start now: not held back by workspace trust, and trusted as configured. */

@@ -19,7 +19,7 @@ const trusted = (): McpTrustState => 'trusted';
 describe('mcpServerRows', () => {
   it('shows each state of a server in its description, with the actions its context allows', () => {
     const statuses = new Map<string, McpServerStatus>([
-      ['starting', { state: { kind: 'starting' }, tools: [] }],
+      ['starting', { state: { kind: 'starting', step: 'initialize', since: 0, stepSince: 0 }, tools: [] }],
       [
         'running',
         {
@@ -32,7 +32,7 @@ describe('mcpServerRows', () => {
       ],
       ['failed', { state: { kind: 'failed', message: 'could not start: Connection closed', stderr: 'booting\n\nError: GITHUB_TOKEN is not set\n' }, tools: [] }],
     ]);
-    const rows = mcpServerRows(plan('fresh', 'starting', 'running', 'failed', ['held', 'blocked']), statuses, trusted);
+    const rows = mcpServerRows(plan('fresh', 'starting', 'running', 'failed', ['held', 'blocked']), statuses, trusted, 500);
     expect(rows.map((r) => [r.label, r.description, r.icon, r.contextValue])).toEqual([
       ['fresh', 'not started', 'circle-outline', McpItemContext.server],
       ['starting', 'starting…', 'loading~spin', McpItemContext.server],
@@ -51,6 +51,32 @@ describe('mcpServerRows', () => {
     expect(rows[0].tooltip).toBe('fresh: npx -y some-server\nConfigured in /ws/.vscode/mcp.json\n\nStarts when a chat first asks for tools, or with Restart.');
     expect(rows[4].tooltip).toContain('Trust the workspace to start it.');
     expect(new Set(rows.map((r) => r.id)).size).toBe(rows.length);
+    // Only the starting row redraws as time goes by.
+    expect(rows.map((r) => r.ticking === true)).toEqual([false, true, false, false, false]);
+  });
+
+  it('says what a slow server has not answered and for how long, and why a failed start failed', () => {
+    const started = 1_000_000;
+    const status = (state: McpServerStatus['state']): McpServerStatus => ({ state, tools: [] });
+    const statuses = new Map<string, McpServerStatus>([
+      ['silent', status({ kind: 'starting', step: 'initialize', since: started, stepSince: started })],
+      ['listing', status({ kind: 'starting', step: 'tools', since: started, stepSince: started + 9_000 })],
+      ['asking', status({ kind: 'starting', step: 'inputs', since: started, stepSince: started })],
+      ['dead', status({ kind: 'failed', message: 'could not start: no answer to initialize within 30 s (MCP error -32001: Request timed out)', stderr: '' })],
+    ]);
+    const at = (ms: number) => mcpServerRows(plan('silent', 'listing', 'asking', 'dead'), statuses, trusted, started + ms);
+    expect(at(12_400).map((r) => r.description)).toEqual([
+      'starting… 12 s, no answer to initialize',
+      'starting… 3 s, no answer to tools/list',
+      'starting… waiting for your input',
+      'failed: could not start: no answer to initialize within 30 s (MCP error -32001: Request timed out)',
+    ]);
+    // The first moments of a start are no news; the time then grows with each redraw.
+    expect(at(500).map((r) => r.description).slice(0, 3)).toEqual(['starting…', 'starting…', 'starting…']);
+    expect(at(20_000)[0].description).toBe('starting… 20 s, no answer to initialize');
+    expect(at(12_400)[0].tooltip).toContain('Started 12 s ago; no answer to initialize yet. Chats go on without its tools, which join the next request once it answers.');
+    expect(at(12_400)[0].tooltip).toContain('after 30 s without an answer');
+    expect(at(12_400)[2].tooltip).toContain('A chat that asked for tools waits for it.');
   });
 
   it('shows a server the workspace configures and the person has not trusted as waiting for their OK, with Trust… instead of Restart', () => {

@@ -1,9 +1,10 @@
 /**
  * The rows of the MCP Servers view, from the plan (what is configured) and the runtime's statuses (what
  * runs): one row per server with its state, its tools as child rows, and a row per configuration error.
- * Pure, so the wording is unit tested without VS Code.
+ * A server slow to start says what it waits for and since when. Pure, so the wording is unit tested
+ * without VS Code.
  */
-import type { McpConfigError, McpServerConfig, McpTrustState } from '../../core/index';
+import { MCP_INITIALIZE_TIMEOUT_MS, type McpConfigError, type McpServerConfig, type McpTrustState } from '../../core/index';
 import type { McpServerState } from '../../core/mcp/index';
 import { McpItemContext } from '../base/constants';
 import type { McpPlan, PlannedMcpServer } from './mcpPlan';
@@ -24,6 +25,8 @@ export interface McpTreeRow {
   contextValue: string;
   /** The server a row belongs to (server and tool rows), for the Restart action. */
   server?: string;
+  /** The row shows a time that grows (a server starting): the view redraws it every few seconds. */
+  ticking?: boolean;
   children: McpTreeRow[];
 }
 
@@ -31,19 +34,27 @@ export interface McpTreeRow {
 const STDERR_LINES = 20;
 const LINE_CHARS = 300;
 
+/** A start shorter than this shows as plain "starting…"; after it, the row says what the server has not answered, and for how long. */
+const SLOW_START_MS = 2_000;
+
 /** A server the person's OK decides: waiting for it, or declined in this window. */
 const WAITING = 'waiting for your OK';
 
 /**
  * The rows of the view: servers in configuration order, then the configuration errors. `trust` says
  * where each server stands with the person (`McpServerTrust.state`); one that is not trusted shows as
- * waiting for their OK, with the Trust… action.
+ * waiting for their OK, with the Trust… action. `now` (ms) times the starts.
  */
-export function mcpServerRows(plan: McpPlan, statuses: ReadonlyMap<string, McpServerStatus>, trust: (config: McpServerConfig) => McpTrustState): McpTreeRow[] {
-  return [...plan.servers.map((server) => serverRow(server, statuses.get(server.config.name), trust(server.config))), ...plan.errors.map(errorRow)];
+export function mcpServerRows(
+  plan: McpPlan,
+  statuses: ReadonlyMap<string, McpServerStatus>,
+  trust: (config: McpServerConfig) => McpTrustState,
+  now = Date.now(),
+): McpTreeRow[] {
+  return [...plan.servers.map((server) => serverRow(server, statuses.get(server.config.name), trust(server.config), now)), ...plan.errors.map(errorRow)];
 }
 
-function serverRow(server: PlannedMcpServer, status: McpServerStatus | undefined, trust: McpTrustState): McpTreeRow {
+function serverRow(server: PlannedMcpServer, status: McpServerStatus | undefined, trust: McpTrustState, now: number): McpTreeRow {
   const { name } = server.config;
   const base = { id: `mcp-server:${name}`, label: name, server: name, contextValue: McpItemContext.server };
   const about = describeServer(server);
@@ -72,8 +83,10 @@ function serverRow(server: PlannedMcpServer, status: McpServerStatus | undefined
   switch (state.kind) {
     case 'stopped':
       return { ...base, description: 'not started', tooltip: `${about}\n\nStarts when a chat first asks for tools, or with Restart.`, icon: 'circle-outline', children: [] };
-    case 'starting':
-      return { ...base, description: 'starting…', tooltip: about, icon: 'loading~spin', children: [] };
+    case 'starting': {
+      const { description, tooltip } = startingText(state, now);
+      return { ...base, description, tooltip: `${about}\n\n${tooltip}`, icon: 'loading~spin', ticking: true, children: [] };
+    }
     case 'running': {
       const tools = status?.tools ?? [];
       const version = state.serverName ? ` (${state.serverName}${state.serverVersion ? ` ${state.serverVersion}` : ''})` : '';
@@ -106,6 +119,25 @@ function serverRow(server: PlannedMcpServer, status: McpServerStatus | undefined
       };
     }
   }
+}
+
+/** What a starting server's row says: for how long it has not answered, and what. */
+function startingText(state: Extract<McpServerState, { kind: 'starting' }>, now: number): { description: string; tooltip: string } {
+  if (state.step === 'inputs') {
+    // Reading stored inputs takes no time; only a prompt the person has not answered yet lasts.
+    const tooltip = 'It starts once you have given the values it asks for. A chat that asked for tools waits for it.';
+    return { description: now - state.stepSince < SLOW_START_MS ? 'starting…' : 'starting… waiting for your input', tooltip };
+  }
+  const request = state.step === 'tools' ? 'tools/list' : 'initialize';
+  const seconds = Math.max(0, Math.floor((now - state.stepSince) / 1000));
+  const total = Math.max(0, Math.floor((now - state.since) / 1000));
+  const giveUp = Math.round(MCP_INITIALIZE_TIMEOUT_MS / 1000);
+  const tooltip =
+    `Started ${total} s ago; no answer to ${request} yet. Chats go on without its tools, which join the next request once it answers. ` +
+    `Arbor stops waiting after ${giveUp} s without an answer and shows the server as failed; Show Output has its log.`;
+  if (now - state.stepSince < SLOW_START_MS) return { description: 'starting…', tooltip };
+  // The time first: a narrow sidebar cuts the end of a description.
+  return { description: `starting… ${seconds} s, no answer to ${request}`, tooltip };
 }
 
 function errorRow(error: McpConfigError, index: number): McpTreeRow {

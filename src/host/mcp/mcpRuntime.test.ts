@@ -6,10 +6,10 @@
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseMcpJson, type McpServerConfig } from '../../core/index';
 import { mcpSecretKey, type McpInputDefinition, type SecretStore } from '../../core/mcp/index';
-import { EVERYTHING_BIN, everythingChildren, everythingStdio, FILESYSTEM_BIN, MemorySecrets, RecordingLogger, stdioServer } from '../../core/mcp/mcpTestServers';
+import { EVERYTHING_BIN, everythingChildren, everythingStdio, FILESYSTEM_BIN, lateServerChildren, lateStdio, MemorySecrets, RecordingLogger, stdioServer } from '../../core/mcp/mcpTestServers';
 import type { PlannedMcpServer } from './mcpPlan';
 import { McpRuntime } from './mcpRuntime';
 
@@ -38,6 +38,8 @@ function runtime(options: { secrets?: SecretStore; answers?: Array<string | unde
 const planned = (config: McpServerConfig, extra: Partial<PlannedMcpServer> = {}): PlannedMcpServer => ({ config, inputs: [], blocked: false, ...extra });
 const textOf = (output: unknown) => (typeof output === 'string' ? output : (output as { content: string }).content);
 const signal = () => new AbortController().signal;
+/** A grace no start here outlasts (no server in those tests is silent): `tools()` waits until every start settled. */
+const settled = { graceMs: 120_000 };
 
 describe('McpRuntime', () => {
   it('starts nothing until tools are asked for, then offers the running servers’ tools; a failed server offers none', async () => {
@@ -51,7 +53,7 @@ describe('McpRuntime', () => {
       ['broken', 'stopped'],
     ]);
 
-    const tools = await mcp.tools();
+    const tools = await mcp.tools(settled);
     expect(everythingChildren()).toHaveLength(1); // 'a' only: the blocked server never starts
     expect(tools.length).toBeGreaterThan(3);
     expect(tools.every((t) => t.source === 'mcp' && t.server === 'a')).toBe(true);
@@ -71,7 +73,7 @@ describe('McpRuntime', () => {
     // Asking again neither restarts the running server nor retries the failed one.
     const kinds: string[] = [];
     mcp.onDidChange((change) => change.kind === 'state' && kinds.push(`${change.serverName} ${change.state.kind}`));
-    await mcp.tools();
+    await mcp.tools(settled);
     expect(kinds).toEqual([]);
   });
 
@@ -116,7 +118,7 @@ describe('McpRuntime', () => {
 
     const first = runtime({ secrets, answers: ['tok-1'] });
     await first.mcp.setServers(plan, { start: false });
-    const tools = await first.mcp.tools();
+    const tools = await first.mcp.tools(settled);
     expect(first.asked).toEqual(['env:token']);
     expect(secrets.values.get(mcpSecretKey('token'))).toBe('tok-1');
     const ctx = { signal: signal(), call: { id: 'c', type: 'function' as const, function: { name: 'x', arguments: '{}' } }, use: async () => undefined as never };
@@ -140,9 +142,44 @@ describe('McpRuntime', () => {
     const inputs: McpInputDefinition[] = [{ id: 'token', type: 'promptString', description: 'Token', password: false }];
     const { mcp, asked } = runtime({ answers: [undefined, 'given'] });
     await mcp.setServers([planned(config, { inputs })], { start: false });
-    expect(await mcp.tools()).toEqual([]);
+    expect(await mcp.tools(settled)).toEqual([]);
     expect((await mcp.statuses()).get('needs')!.state).toMatchObject({ kind: 'failed', message: expect.stringContaining('needs the input "token"') });
     expect(await mcp.restart('needs')).toMatchObject({ kind: 'running' });
     expect(asked).toEqual(['needs:token', 'needs:token']);
+  });
+
+  it('sends a request with the tools that are ready: a silent server holds neither it nor a restart, and a late one joins the next request', async () => {
+    const { mcp } = runtime();
+    const states: string[] = [];
+    mcp.onDidChange((change) => change.kind === 'state' && states.push(`${change.serverName} ${change.state.kind}`));
+    // server-everything runs before the request, so the short grace below is no race against its start.
+    await mcp.setServers([planned(everythingStdio('everything'))], { start: true });
+    await mcp.setServers([planned(everythingStdio('everything')), planned(lateStdio('silent', 'never')), planned(lateStdio('late', 2_000))], { start: false });
+    expect(mcp.readyTools().every((t) => t.server === 'everything')).toBe(true);
+
+    const first = await mcp.tools({ graceMs: 300 });
+    expect(first.some((t) => t.tool.name === 'mcp_everything_echo')).toBe(true);
+    expect(first.every((t) => t.server === 'everything')).toBe(true);
+    const kinds = async () => [...(await mcp.statuses()).entries()].map(([name, s]) => [name, s.state.kind]);
+    expect(await kinds()).toEqual([
+      ['everything', 'running'],
+      ['silent', 'starting'],
+      ['late', 'starting'],
+    ]);
+    expect(mcp.anyStarting()).toBe(true);
+    // Restarting a server, or changing the plan, does not queue behind the silent server's start.
+    expect(await mcp.restart('everything')).toMatchObject({ kind: 'running' });
+    expect((await kinds())[1]).toEqual(['silent', 'starting']);
+
+    await vi.waitFor(() => expect(states).toContain('late running'), { timeout: 30_000 });
+    expect(mcp.readyTools().filter((t) => t.server === 'late').map((t) => t.tool.name)).toEqual(['mcp_late_late_echo']);
+    const next = await mcp.tools({ graceMs: 300 });
+    expect(next.map((t) => t.server)).toContain('late');
+    expect(next.some((t) => t.server === 'silent')).toBe(false);
+    expect(states).not.toContain('silent failed');
+
+    await mcp.dispose();
+    expect(lateServerChildren()).toEqual([]);
+    expect(mcp.readyTools()).toEqual([]);
   });
 });

@@ -51,8 +51,9 @@ export interface McpRuntimeOptions {
 
 /**
  * The MCP connections of a window. `setServers` makes them match the plan, starting servers only when
- * asked (`start: true`, or `tools()`), so nothing runs until a chat wants tools. Operations that change
- * the set run one at a time, in order.
+ * asked (`start: true`, `tools()` or `warmUp()`), so nothing runs until a chat wants tools. Operations
+ * that change the set run one at a time, in order; starts run beside them, so a server slow to start
+ * holds neither a restart nor a change of configuration.
  */
 export class McpRuntime {
   private readonly clients: McpClients;
@@ -73,33 +74,54 @@ export class McpRuntime {
    * Makes the connections match `servers` (those not `blocked`; blocked ones are ignored): removed servers
    * stop, changed ones are set up anew. With `start`, every server not running yet starts (a failed one
    * stays failed); without, new and changed ones wait for `tools()` or `restart`. Resolves when the
-   * starts have settled.
+   * starts have settled (they run outside the queue: a later operation does not wait for them).
    */
-  setServers(servers: readonly PlannedMcpServer[], options: { start: boolean }): Promise<void> {
-    return this.serial(async () => {
+  async setServers(servers: readonly PlannedMcpServer[], options: { start: boolean }): Promise<void> {
+    let started: Promise<void> = Promise.resolve();
+    await this.serial(async () => {
       const startable = servers.filter((server) => !server.blocked);
       this.planned = new Map(startable.map((server) => [server.config.name, server]));
       const keys = new Set(startable.map(resolverKey));
       for (const key of this.resolvers.keys()) if (!keys.has(key)) this.resolvers.delete(key);
       await this.clients.setServers(
         startable.map((server) => server.config),
-        { start: options.start },
+        { start: false },
       );
-      if (options.start) await this.clients.startStopped();
+      if (options.start) started = this.clients.startStopped();
       // Disposed meanwhile: stop what this call added after dispose() had stopped the rest.
       if (this.disposed) await this.clients.dispose();
     });
+    await started;
   }
 
   /**
-   * The tools of every running server, starting the servers not started yet (a failed server stays
-   * failed and offers none). Wire names are unique across servers and stable from one call to the next.
+   * The tools of the servers ready for a request: starts the servers not started yet (a failed server
+   * stays failed and offers none), waits for those starting at most `graceMs` from when each began
+   * (`McpClients.startedWithin`), then answers with the running servers' tools. A server still starting
+   * goes on in the background; its tools come with a change event and join the next request. Wire names
+   * are unique across servers and stable from one call to the next.
    */
-  async tools(): Promise<OfferedTool[]> {
+  async tools(options: { graceMs?: number } = {}): Promise<OfferedTool[]> {
     if (this.disposed) return [];
-    await this.serial(() => this.clients.startStopped());
-    const tools = await this.clients.tools();
-    return tools.map((tool) => ({ tool, source: 'mcp', displayName: tool.displayName, server: tool.serverName, ownName: tool.toolName }));
+    await this.warmUp();
+    await this.clients.startedWithin(options.graceMs);
+    return this.readyTools();
+  }
+
+  /** Starts the servers not started yet, without waiting for them (e.g. when a chat with tools opens). */
+  async warmUp(): Promise<void> {
+    await this.serial(async () => void this.clients.startStopped());
+  }
+
+  /** The tools of the servers running now, as listed last: starts nothing, asks no server, waits for nothing. */
+  readyTools(): OfferedTool[] {
+    if (this.disposed) return [];
+    return this.clients.readyTools().map((tool) => ({ tool, source: 'mcp', displayName: tool.displayName, server: tool.serverName, ownName: tool.toolName }));
+  }
+
+  /** Whether any server is starting now. */
+  anyStarting(): boolean {
+    return !this.disposed && this.clients.anyStarting();
   }
 
   /** Each configured server's state and, while it runs, its tools. */
@@ -116,9 +138,18 @@ export class McpRuntime {
     return out;
   }
 
-  /** Stops and starts one server (starts it, if it never started); throws `McpServerError` for an unknown name. */
-  restart(name: string): Promise<McpServerState> {
-    return this.serial(() => this.clients.restart(name));
+  /**
+   * Stops and starts one server (starts it, if it never started); resolves with the state its start
+   * ends in. The start runs outside the queue. Throws `McpServerError` for an unknown name.
+   */
+  async restart(name: string): Promise<McpServerState> {
+    const { started } = await this.serial(async () => {
+      const connection = this.clients.get(name);
+      if (!connection) throw new McpServerError(`No MCP server is configured with the name "${name}".`, name);
+      await connection.stop();
+      return { started: connection.start() };
+    });
+    return started;
   }
 
   /**

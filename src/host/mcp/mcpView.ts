@@ -7,20 +7,28 @@
 import * as vscode from 'vscode';
 import { McpServerTrust } from '../../core/index';
 import { Commands, Views } from '../base/constants';
-import { Disposable } from '../base/lifecycle';
+import { Disposable, toDisposable } from '../base/lifecycle';
 import { McpHost, McpRestartError } from './mcpHost';
 import type { McpTreeRow } from './mcpRows';
 import type { McpServices } from './mcpServices';
 import { askMcpTrust, mcpWorkspaceKey } from './mcpWorkspace';
 
-/** The rows of `McpHost`, redrawn whenever the configuration or a server's state changes. */
+/** How often the view redraws while a server is starting, so its row's "after 12 s" counts up. */
+const STARTING_REDRAW_MS = 2_000;
+
+/**
+ * The rows of `McpHost`, redrawn whenever the configuration or a server's state changes, and every
+ * `STARTING_REDRAW_MS` while a row shows a time that grows (a server starting); not after.
+ */
 export class McpServersTreeProvider extends Disposable implements vscode.TreeDataProvider<McpTreeRow> {
   private readonly _onDidChangeTreeData = this._register(new vscode.EventEmitter<McpTreeRow | undefined>());
   readonly onDidChangeTreeData = this._onDidChangeTreeData.event;
+  private redrawTimer?: ReturnType<typeof setTimeout>;
 
   constructor(private readonly host: McpHost) {
     super();
     this._register(host.onDidChange(() => this._onDidChangeTreeData.fire(undefined)));
+    this._register(toDisposable(() => clearTimeout(this.redrawTimer)));
   }
 
   getTreeItem(row: McpTreeRow): vscode.TreeItem {
@@ -34,7 +42,18 @@ export class McpServersTreeProvider extends Disposable implements vscode.TreeDat
   }
 
   getChildren(row?: McpTreeRow): vscode.ProviderResult<McpTreeRow[]> {
-    return row ? row.children : this.host.rows();
+    return row ? row.children : this.rootRows();
+  }
+
+  private async rootRows(): Promise<McpTreeRow[]> {
+    const rows = await this.host.rows();
+    if (rows.some((r) => r.ticking) && !this.redrawTimer && !this.isDisposed) {
+      this.redrawTimer = setTimeout(() => {
+        this.redrawTimer = undefined;
+        this._onDidChangeTreeData.fire(undefined);
+      }, STARTING_REDRAW_MS);
+    }
+    return rows;
   }
 }
 

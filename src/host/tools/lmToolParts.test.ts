@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { abortable, lmInputSchema, lmResultText, lmWireNames, promptTsxText } from './lmToolParts';
+import { abortable, lmInputSchema, lmResultText, lmToolLeftOut, lmWireNames, promptTsxText } from './lmToolParts';
 
 describe('lmWireNames', () => {
   it('keeps valid names, makes the others valid, and numbers clashes with each other and with reserved names', () => {
@@ -9,6 +9,30 @@ describe('lmWireNames', () => {
     expect(names.every((name) => /^[A-Za-z0-9_-]{1,64}$/.test(name))).toBe(true);
     // Stable: the same tools give the same names on the next request.
     expect(lmWireNames(['copilot_searchCodebase', 'vscode.editFile', 'vscode_editFile', 'read_file', `ext_${'n'.repeat(80)}`], ['read_file'])).toEqual(names);
+  });
+});
+
+describe('lmToolLeftOut', () => {
+  const object = { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] };
+
+  it('leaves out VS Code\'s internal tools, whatever their schema', () => {
+    expect(lmToolLeftOut({ name: 'vscode_searchExtensions_internal', inputSchema: object })).toBe('internal');
+    expect(lmToolLeftOut({ name: 'vscode_editFile_internal', inputSchema: {} })).toBe('internal');
+    expect(lmToolLeftOut({ name: 'vscode_editFile_INTERNAL' })).toBe('internal');
+    // Only the suffix counts: a name that merely contains the word is another extension's tool.
+    expect(lmToolLeftOut({ name: 'internal_docs_search', inputSchema: object })).toBeUndefined();
+    expect(lmToolLeftOut({ name: 'vscode_internal_search', inputSchema: object })).toBeUndefined();
+  });
+
+  it('offers a tool with an object schema, or with none (it takes no input)', () => {
+    expect(lmToolLeftOut({ name: 'copilot_searchCodebase', inputSchema: object })).toBeUndefined();
+    expect(lmToolLeftOut({ name: 'ext_noInput', inputSchema: undefined })).toBeUndefined();
+    expect(lmToolLeftOut({ name: 'ext_bare', inputSchema: { type: 'object' } })).toBeUndefined();
+  });
+
+  it('leaves out a tool whose declared schema a function-calling API cannot take', () => {
+    const refused = [{}, { properties: { q: { type: 'string' } } }, { type: 'string' }, { type: ['object', 'null'] }, [], null, 'object', { type: 'object', properties: [] }, { type: 'object', required: 'q' }, { type: 'object', required: [1] }];
+    expect(refused.map((inputSchema) => lmToolLeftOut({ name: 'ext_tool', inputSchema }))).toEqual(refused.map(() => 'schema'));
   });
 });
 

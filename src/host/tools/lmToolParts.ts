@@ -1,7 +1,8 @@
 /**
- * The parts of offering other extensions' tools (`vscode.lm.tools`) that need no VS Code: wire names the
- * engine accepts, an input schema for tools that declare none, the text of a tool's result for the model,
- * and a call that an AbortSignal ends at once. `lmTools.ts` does the VS Code side.
+ * The parts of offering other extensions' tools (`vscode.lm.tools`) that need no VS Code: which tools are
+ * offered at all (not VS Code's internal ones, not those without a usable schema), wire names the engine
+ * accepts, an input schema for tools that declare none, the text of a tool's result for the model, and a
+ * call that an AbortSignal ends at once. `lmTools.ts` does the VS Code side.
  */
 import { safeToolName, uniqueToolName, type JsonSchema } from '../../core/index';
 
@@ -13,6 +14,33 @@ export type LmResultPart =
   /** Binary data (`LanguageModelDataPart` in newer VS Code): described, not sent. */
   | { kind: 'data'; mimeType: string; bytes: number }
   | { kind: 'unknown'; description: string };
+
+/** Why a tool of `vscode.lm.tools` is not offered: VS Code's own internal tool, or a schema a model API cannot take. */
+export type LmToolLeftOut = 'internal' | 'schema';
+
+/**
+ * Whether a tool of `vscode.lm.tools` is left out of what Arbor offers, and why; `undefined` when it is
+ * offered. Left out:
+ * - `internal`: its name ends with `_internal` (VS Code's own tools, e.g. `vscode_editFile_internal`,
+ *   which its chat calls with a context Arbor cannot give);
+ * - `schema`: it declares an input schema that is not a JSON object schema (`{}`, no `type`, a type other
+ *   than `object`, properties that are not an object, `required` that is not a list of names). A function-
+ *   calling API takes only object schemas, and a model could not know what such a tool expects.
+ * A tool that declares no schema at all takes no input, and is offered with an empty object schema.
+ */
+export function lmToolLeftOut(info: { readonly name: string; readonly inputSchema?: unknown }): LmToolLeftOut | undefined {
+  if (/_internal$/i.test(info.name)) return 'internal';
+  const schema = info.inputSchema;
+  if (schema === undefined) return undefined;
+  if (!isRecord(schema) || schema.type !== 'object') return 'schema';
+  if (schema.properties !== undefined && !isRecord(schema.properties)) return 'schema';
+  if (schema.required !== undefined && !(Array.isArray(schema.required) && schema.required.every((name) => typeof name === 'string'))) return 'schema';
+  return undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
 
 /**
  * Wire names for tools named `names`, in order: the name itself when the engine accepts it, else made safe

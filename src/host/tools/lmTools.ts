@@ -7,7 +7,7 @@
 import * as vscode from 'vscode';
 import type { ToolContext, ToolOutput } from '../../core/index';
 import { EXTENSION_ID } from '../base/constants';
-import { abortable, lmInputSchema, lmResultText, lmWireNames, type LmResultPart } from './lmToolParts';
+import { abortable, lmInputSchema, lmResultText, lmToolLeftOut, lmWireNames, type LmResultPart } from './lmToolParts';
 import type { OfferedTool } from './offeredTool';
 
 /** Options of `extensionTools`. */
@@ -17,13 +17,14 @@ export interface ExtensionToolsOptions {
 }
 
 /**
- * Every tool in `vscode.lm.tools` except Arbor's own, as offered tools: the wire name is the tool's name
+ * Every tool in `vscode.lm.tools` except Arbor's own and those `lmToolLeftOut` leaves out (VS Code's
+ * `_internal` tools, tools without a usable input schema), as offered tools: the wire name is the tool's name
  * made valid for model APIs and unique, the name shown is the tool's own, `readOnly` is false. Cheap (no
  * tool runs): read it again for each request, since extensions come and go.
  */
 export function extensionTools(options: ExtensionToolsOptions = {}): OfferedTool[] {
   const own = ownToolNames();
-  const infos = vscode.lm.tools.filter((info) => !own.has(info.name));
+  const infos = vscode.lm.tools.filter((info) => !own.has(info.name) && lmToolLeftOut(info) === undefined);
   const wireNames = lmWireNames(
     infos.map((info) => info.name),
     options.reservedNames,

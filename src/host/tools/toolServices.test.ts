@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { OfferedTool } from './offeredTool';
 import { ToolServices } from './toolServices';
 
 /**
@@ -69,5 +70,56 @@ describe('tool grants under any conversation id', () => {
     await tools.grant('c1', 'list_files', 'always');
     expect(global.get('arbor.toolGrants.always')).toEqual(['grep', 'list_files']);
     expect(await tools.resetGrants()).toBe(3);
+  });
+});
+
+describe('the tools ready now', () => {
+  const tool = (name: string, source: OfferedTool['source']): OfferedTool => ({
+    tool: { name, description: name, inputSchema: { type: 'object', properties: {} }, readOnly: true, run: async () => '' },
+    source,
+    displayName: name,
+  });
+
+  it('reads each provider\'s ready tools without asking a provider that would start something, warms them up, and tells of changes', async () => {
+    const { tools } = services();
+    const calls: string[] = [];
+    let running: OfferedTool[] = [];
+    const listeners = new Set<() => void>();
+    tools.addProvider('built-in', () => [tool('read_file', 'builtin')]);
+    tools.addProvider(
+      'MCP',
+      async () => {
+        calls.push('provide');
+        return running;
+      },
+      {
+        ready: () => running,
+        warmUp: () => calls.push('warmUp'),
+        onDidChange: (listener) => (listeners.add(listener), { dispose: () => listeners.delete(listener) }),
+      },
+    );
+    const removeOther = tools.addProvider('extension', () => [tool('leaf_counter', 'extension'), tool('read_file', 'extension')]);
+    const slow = tools.addProvider('slow', () => new Promise<OfferedTool[]>(() => undefined));
+    let changes = 0;
+    tools.onDidChangeReady(() => changes++);
+
+    expect(tools.ready().map((t) => [t.tool.name, t.source])).toEqual([
+      ['read_file', 'builtin'],
+      ['leaf_counter', 'extension'],
+    ]);
+    expect(calls).toEqual([]);
+    tools.warmUp();
+    expect(calls).toEqual(['warmUp']);
+
+    running = [tool('mcp_everything_echo', 'mcp')];
+    for (const listener of listeners) listener();
+    expect(changes).toBe(1);
+    expect(tools.ready().map((t) => t.tool.name)).toEqual(['read_file', 'mcp_everything_echo', 'leaf_counter']);
+    removeOther();
+    slow();
+    expect(changes).toBe(3);
+    expect(listeners.size).toBe(1);
+    expect(tools.ready().map((t) => t.tool.name)).toEqual(['read_file', 'mcp_everything_echo']);
+    expect(calls).toEqual(['warmUp']);
   });
 });

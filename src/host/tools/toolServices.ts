@@ -13,13 +13,17 @@ import type { GrantScope, ToolGrants } from './toolApprovals';
 /** Offers tools; may start something on first call (an MCP server), so it is asked only when a chat needs tools. */
 export type ToolProvider = () => Promise<readonly OfferedTool[]> | readonly OfferedTool[];
 
-/** How a provider takes part besides offering its tools for a request. */
-export interface ToolProviderOptions {
+/** What a provider may add beside `provide`, for readers that must not start or wait for anything. */
+export interface ToolProviderHooks {
   /**
-   * The tools it can offer now without starting or waiting for anything (the servers already running),
-   * for the context meter and the tools picker; default: `provide` itself, for providers that start nothing.
+   * The tools it can offer now, without starting or waiting for anything (MCP: the servers running now).
+   * Without it, `ready()` takes `provide()` when that answers at once (not a promise), else nothing.
    */
-  ready?: ToolProvider;
+  ready?: () => readonly OfferedTool[];
+  /** Starts what the provider needs without waiting for it (MCP: the configured servers), e.g. when a chat with tools opens. */
+  warmUp?: () => void;
+  /** Fires when what `ready` answers may have changed (MCP: a server started, stopped or changed its tools). */
+  onDidChange?: (listener: () => void) => { dispose(): void };
 }
 
 const WORKSPACE_KEY = 'arbor.toolGrants.workspace';
@@ -29,8 +33,8 @@ const DEFAULT_CHOICE_KEY = 'arbor.toolChoice.default';
 
 /** See the file's header. */
 export class ToolServices {
-  private readonly providers: Array<{ name: string; provide: ToolProvider; ready: ToolProvider }> = [];
-  private readonly listeners = new Set<() => void>();
+  private readonly providers: Array<{ name: string; provide: ToolProvider; hooks: ToolProviderHooks }> = [];
+  private readonly readyListeners = new Set<() => void>();
 
   constructor(
     private readonly workspaceState: vscode.Memento,
@@ -39,48 +43,67 @@ export class ToolServices {
   ) {}
 
   /** Adds a provider; the returned function removes it. */
-  addProvider(name: string, provide: ToolProvider, options: ToolProviderOptions = {}): () => void {
-    const entry = { name, provide, ready: options.ready ?? provide };
+  addProvider(name: string, provide: ToolProvider, hooks: ToolProviderHooks = {}): () => void {
+    const entry = { name, provide, hooks };
     this.providers.push(entry);
-    this.changed();
+    const subscription = hooks.onDidChange?.(() => this.fireReady());
+    this.fireReady();
     return () => {
       const at = this.providers.indexOf(entry);
       if (at >= 0) this.providers.splice(at, 1);
-      this.changed();
+      subscription?.dispose();
+      this.fireReady();
     };
   }
 
-  /** Listens for changes of the tools on offer (a server started or stopped, an extension came); returns the unsubscribe. */
-  onDidChange(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+  /**
+   * The tools every provider can offer now, without starting, asking or waiting for anything: for the
+   * context meter and the tools picker, which read it often. The first of two same-named tools is kept,
+   * as in `offered()`; a provider that throws gives none here.
+   */
+  ready(): OfferedTool[] {
+    const lists = this.providers.map(({ provide, hooks }) => {
+      try {
+        if (hooks.ready) return hooks.ready();
+        const now = provide();
+        return Array.isArray(now) ? (now as readonly OfferedTool[]) : [];
+      } catch {
+        return [];
+      }
+    });
+    const seen = new Set<string>();
+    return lists.flat().filter((tool) => !seen.has(tool.tool.name) && seen.add(tool.tool.name));
   }
 
-  /** The tools on offer changed: chats recount their meters. */
-  changed(): void {
-    for (const listener of [...this.listeners]) listener();
+  /** Starts what the providers need for a request with tools, without waiting (call it when a chat with tools opens). */
+  warmUp(): void {
+    for (const { name, hooks } of this.providers) {
+      try {
+        hooks.warmUp?.();
+      } catch (err) {
+        this.warn(`The ${name} tools could not start: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
   }
 
-  /** Every provider's tools for a request (starting what must start); a provider that fails is logged and left out, with the first of two same-named tools kept. */
-  offered(): Promise<OfferedTool[]> {
-    return this.collect('provide');
+  /** Calls `listener` when what `ready()` answers may have changed; the returned function stops that. */
+  onDidChangeReady(listener: () => void): () => void {
+    this.readyListeners.add(listener);
+    return () => this.readyListeners.delete(listener);
   }
 
-  /** The tools that can be offered now, without starting anything: what the meter and the tools picker show. */
-  ready(): Promise<OfferedTool[]> {
-    return this.collect('ready');
+  private fireReady(): void {
+    for (const listener of [...this.readyListeners]) listener();
   }
 
-  private async collect(which: 'provide' | 'ready'): Promise<OfferedTool[]> {
+  /** Every provider's tools; a provider that fails is logged and left out, with the first of two same-named tools kept. */
+  async offered(): Promise<OfferedTool[]> {
     const lists = await Promise.all(
-      this.providers.map(async (entry) => {
-        const { name } = entry;
-        const provide = entry[which];
+      this.providers.map(async ({ name, provide }) => {
         try {
           return await provide();
         } catch (err) {
-          // Only a request's listing is told of: the meter's quiet look at the ready tools would repeat it on every keystroke.
-          if (which === 'provide') this.warn(`The ${name} tools are left out of this request: ${err instanceof Error ? err.message : String(err)}`);
+          this.warn(`The ${name} tools are left out of this request: ${err instanceof Error ? err.message : String(err)}`);
           return [];
         }
       }),
@@ -89,7 +112,7 @@ export class ToolServices {
     const tools: OfferedTool[] = [];
     for (const tool of lists.flat()) {
       if (seen.has(tool.tool.name)) {
-        if (which === 'provide') this.warn(`Two tools are named "${tool.tool.name}"; "${tool.displayName}" is left out.`);
+        this.warn(`Two tools are named "${tool.tool.name}"; "${tool.displayName}" is left out.`);
         continue;
       }
       seen.add(tool.tool.name);

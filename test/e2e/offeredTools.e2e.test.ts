@@ -1,0 +1,134 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Browser, Locator } from 'playwright-core';
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { EVERYTHING_BIN, LATE_SERVER_BIN } from '../../src/core/mcp/mcpTestServers';
+import { ChatPage } from './harness/chat';
+import { REPO_ROOT, installVsix, prepareOwnSandbox, startCodeServer, writeUserSettings, type RunningCodeServer, type Sandbox } from './harness/codeServer';
+import { run } from './harness/processes';
+import { Workbench, launchBrowser } from './harness/workbench';
+
+/** The tool names of each chat request the fake model server received whose body contains `text`. */
+async function offeredIn(port: number, text: string): Promise<string[][]> {
+  const response = await fetch(`http://127.0.0.1:${port}/__fake/chat-requests`);
+  const requests = (await response.json()) as Array<{ rawBody: string }>;
+  return requests
+    .filter((r) => r.rawBody.includes(text))
+    .map((r) => ((JSON.parse(r.rawBody) as { tools?: Array<{ function: { name: string } }> }).tools ?? []).map((t) => t.function.name));
+}
+
+/**
+ * What Arbor offers a model, in the real VS Code: two MCP servers in the user's `arbor.mcp.servers`
+ * (no trust prompt), server-everything and a server that never answers `initialize`
+ * (test/fixtures/mcpLateServer.mjs), and another extension's tools (test/e2e/fixtures/lmToolExtension:
+ * `leaf_counter`, and `leaf_shaker` with an empty schema) beside the `vscode_*_internal` tools VS Code
+ * registers itself. The silent server holds no chat: the answer arrives while it is still starting, the
+ * MCP Servers view says what it has not answered and for how long, then that it failed; server-everything
+ * joins the requests once it runs. VS Code's internal tools and the tool without a usable schema are in
+ * no request. This file runs its own VS Code on its own sandbox.
+ */
+describe('the tools Arbor offers: slow MCP servers and VS Code\'s internal tools', () => {
+  const env = inject('arborE2e');
+  let sandbox: Sandbox;
+  let server: RunningCodeServer | undefined;
+  let browser: Browser | undefined;
+  let workbench: Workbench;
+  const chat = () => new ChatPage(workbench);
+  const mcpPane = () => workbench.page.locator('.part.sidebar .pane', { has: workbench.page.locator('.pane-header', { hasText: /MCP Servers/i }) });
+  const row = (name: string): Locator => mcpPane().locator('[role="treeitem"]', { hasText: name }).first();
+
+  async function showMcpView(): Promise<void> {
+    await workbench.openArborView();
+    const header = mcpPane().locator('.pane-header');
+    if ((await header.getAttribute('aria-expanded')) !== 'true') await header.click();
+  }
+
+  beforeAll(async () => {
+    sandbox = await prepareOwnSandbox('offeredTools', env.fakeLlmPort);
+    const vsix = path.join(sandbox.root, 'leaf-counter.vsix');
+    await run(process.execPath, [path.join(REPO_ROOT, 'node_modules/@vscode/vsce/vsce'), 'package', '--allow-missing-repository', '--no-dependencies', '-o', vsix], {
+      cwd: path.join(REPO_ROOT, 'test/e2e/fixtures/lmToolExtension'),
+    });
+    await installVsix(sandbox, vsix);
+    await writeUserSettings(
+      sandbox,
+      {
+        'arbor.mcp.servers': {
+          silent: { command: process.execPath, args: [LATE_SERVER_BIN, 'never', 'silent-e2e'] },
+          everything: { command: process.execPath, args: [EVERYTHING_BIN, 'stdio'] },
+        },
+      },
+      { merge: true },
+    );
+    browser = await launchBrowser();
+    server = await startCodeServer(sandbox);
+    workbench = await Workbench.open(browser, server.url);
+    await workbench.openArborView();
+    await workbench.runCommand('Arbor: New Conversation');
+    await chat().waitReady();
+  }, 240_000);
+
+  beforeEach((context) => {
+    context.onTestFailed(async () => {
+      const file = await workbench?.screenshot(`offeredTools-${context.task.name}`);
+      console.error(`[e2e] screenshot of the failure: ${file}`);
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it('answers while a server that never answers initialize is still starting, and the view says what it waits for', async () => {
+    await showMcpView();
+    await expect.poll(() => row('silent').textContent(), { timeout: 30_000 }).toContain('not started');
+    await chat().send('Why do leaves fall? (with a silent server)');
+    await expect.poll(() => chat().textOf(chat().lastAnswer()), { timeout: 60_000 }).toContain('Echo: Why do leaves fall? (with a silent server)');
+    await chat().waitIdle();
+    // The answer came while the silent server was still starting: the request did not wait for it to give up.
+    expect(await row('silent').textContent()).toContain('starting…');
+    const [offered] = await offeredIn(env.fakeLlmPort, 'with a silent server');
+    expect(offered).toContain('read_file');
+    expect(offered.some((name) => name.startsWith('mcp_silent'))).toBe(false);
+    // The view redraws while it starts, saying what it has not answered and for how long.
+    await expect.poll(() => row('silent').textContent(), { timeout: 30_000 }).toMatch(/starting… \d+ s, no answer to initialize/);
+    // Nothing about the silent server changes now: only the view's own redraw makes its time grow.
+    const seconds = async () => Number(/starting… (\d+) s/.exec((await row('silent').textContent()) ?? '')?.[1] ?? -1);
+    const before = await seconds();
+    await expect.poll(seconds, { timeout: 20_000 }).toBeGreaterThan(before);
+    await workbench.screenshot('offeredTools-silent-server-starting');
+  });
+
+  it('offers server-everything\'s tools once it runs, and shows the silent server as failed after the initialize timeout', async () => {
+    await expect.poll(() => row('everything').textContent(), { timeout: 60_000 }).toMatch(/running, \d+ tools/);
+    await chat().send('Again, once everything runs');
+    await expect.poll(() => chat().textOf(chat().lastAnswer()), { timeout: 60_000 }).toContain('Echo: Again, once everything runs');
+    await chat().waitIdle();
+    const [offered] = await offeredIn(env.fakeLlmPort, 'Again, once everything runs');
+    expect(offered).toContain('mcp_everything_echo');
+    expect(offered.some((name) => name.startsWith('mcp_silent'))).toBe(false);
+    await expect.poll(() => row('silent').textContent(), { timeout: 90_000 }).toContain('failed: could not start: no answer to initialize within 30 s');
+    await workbench.screenshot('offeredTools-silent-server-failed');
+  });
+
+  it('offers no tool of VS Code\'s own ending in _internal, nor one whose schema is not an object schema, and does offer the other extension\'s tool', async () => {
+    await workbench.runCommand('Arbor e2e: Write Language Model Tools');
+    const file = path.join(sandbox.workspace, 'lm-tools.json');
+    await expect.poll(() => existsSync(file), { timeout: 30_000 }).toBe(true);
+    const listed = JSON.parse(await readFile(file, 'utf8')) as Array<{ name: string; inputSchema?: { type?: unknown } }>;
+    const internal = listed.filter((tool) => tool.name.endsWith('_internal')).map((tool) => tool.name);
+    const unusable = listed.filter((tool) => tool.inputSchema !== undefined && tool.inputSchema.type !== 'object').map((tool) => tool.name);
+    // The attack is real: this VS Code lists internal tools of its own, and the fixture's leaf_shaker.
+    expect(internal.length).toBeGreaterThan(0);
+    expect(listed.map((tool) => tool.name)).toEqual(expect.arrayContaining(['leaf_counter', 'leaf_shaker']));
+    const requests = [...(await offeredIn(env.fakeLlmPort, 'with a silent server')), ...(await offeredIn(env.fakeLlmPort, 'Again, once everything runs'))];
+    expect(requests.length).toBeGreaterThanOrEqual(2);
+    for (const offered of requests) {
+      expect(offered).toContain('leaf_counter');
+      expect(offered.filter((name) => internal.includes(name) || name.endsWith('_internal'))).toEqual([]);
+      expect(offered.filter((name) => unusable.includes(name))).toEqual([]);
+    }
+  });
+});
