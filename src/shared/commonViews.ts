@@ -34,6 +34,7 @@ export type ErrorActionCommand =
   | 'arbor.setOpenAIKey'
   | 'arbor.selectModel'
   | 'arbor.raiseContextWindow'
+  | 'arbor.chooseTools'
   | 'arbor.openSettings'
   | 'arbor.setTeamStorePassword'
   | 'arbor.firstRun.startTour'

@@ -16,6 +16,7 @@ import type { ChatServices } from './chatServices';
 import { noServerHint } from '../settings/settings';
 import type { PromptRequestOverrides } from '../prompts/foreignPromptSend';
 import type { ChatTools, PreparedToolRun } from './chatTools';
+import { windowRaiseOffer } from '../llm/windowRaise';
 import { isCorrectionTurn, structuredFailureView, structuredRequestFor, type StructuredRequest } from './structuredChat';
 
 /** After Stop, how long to wait for the next chunk before cutting the connection. */
@@ -168,7 +169,10 @@ export class ChatAnswers {
       this.deps.reply(request, { type: 'streamStart', parentNodeId: stream.parentNodeId, model });
       ({ window, fitted } = await measure());
     }
-    this.deps.notify(this.deps.tools.leftOutNotice(fitted, model, window.limit));
+    // A model Ollama runs with less than it was trained for can take all its tools once the window is larger.
+    const needed = fitted?.leftOut.length ? window.rest.used + window.reserve + window.counter.countTools(tools?.definitions) : 0;
+    const canRaise = needed > 0 && (await windowRaiseOffer(await this.deps.services.provider(), model, needed).catch(() => undefined)) !== undefined;
+    this.deps.notify(this.deps.tools.leftOutNotice(fitted, model, window.limit, canRaise));
     let offered = fitted?.offered;
     const guard = window.limit ? { window: { maxPromptTokens: window.limit - window.reserve, counter: window.counter.cache.counter, model } } : {};
     return {

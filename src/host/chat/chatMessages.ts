@@ -132,6 +132,8 @@ export class ChatMessages {
         case 'setRequestOptions':
           return await options.setRequestOptions(msg.options);
         case 'runAction':
+          // Choose Tools… on a notice acts on this chat, whichever is active.
+          if (msg.command === 'arbor.chooseTools') return (await chooseTools(chatToolPickerDeps(services, conversationId))) ? await postState() : undefined;
           return await runErrorAction(msg.command, { services, conversationId });
         case 'findFiles': {
           const result = await findWorkspaceFiles(services, msg.query).catch((err) => ({ error: err }));

@@ -13,8 +13,10 @@ import { chosenTools, isToolPinned } from '../tools/toolChoice';
 import type { ToolServices } from '../tools/toolServices';
 import { calledToolNames, fitToolWindow, latestUserText, leftOutSummary, type ToolWindow, type ToolWindowRequest } from '../tools/toolWindow';
 
-/** The buttons of the notice that tools were left out: choose them, or give the model a larger window. */
-const LEFT_OUT_ACTIONS: NoticeMessage['actions'] = [];
+/** The notice's button that opens the tools picker. */
+export const CHOOSE_TOOLS_ACTION = { command: 'arbor.chooseTools', title: 'Choose Tools…' } as const;
+/** The notice's button that offers a larger window (an Ollama model trained for more than it runs with). */
+export const RAISE_WINDOW_ACTION = { command: 'arbor.raiseContextWindow', title: 'Raise the Window…' } as const;
 
 /** Conversation metadata key: `true` when the user turned tools off in this chat. */
 export const TOOLS_OFF_KEY = 'toolsOff';
@@ -131,13 +133,13 @@ export class ChatTools implements ToolCallLookup {
    * Says what the window left out ("12 of 40 tools offered to fit …"), with buttons to choose the tools or
    * raise the window; once per change, so a chat that keeps sending to the same window is not told again.
    */
-  leftOutNotice(window: ToolWindow | undefined, model: string, limit: number | undefined): NoticeMessage | undefined {
+  leftOutNotice(window: ToolWindow | undefined, model: string, limit: number | undefined, canRaise = false): NoticeMessage | undefined {
     const summary = window && leftOutSummary(window, model, limit);
     if (summary === this.lastLeftOut) return undefined;
     this.lastLeftOut = summary;
     if (!summary || !window) return undefined;
     const asked = window.offered.some((d) => d.function.name === DESCRIBE_TOOL_NAME) ? ' The model can ask for the others by name (describe_tool).' : '';
-    return { type: 'notice', level: 'info', message: `${summary}: the most relevant to your message, and those already used.${asked}`, actions: LEFT_OUT_ACTIONS };
+    return { type: 'notice', level: 'info', message: `${summary}: the most relevant to your message, and those already used.${asked}`, actions: canRaise ? [CHOOSE_TOOLS_ACTION, RAISE_WINDOW_ACTION] : [CHOOSE_TOOLS_ACTION] };
   }
 
   /** The path's latest user message and called tools, read once per position (the meter asks on every keystroke). */

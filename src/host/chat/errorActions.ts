@@ -16,6 +16,9 @@ export async function runErrorAction(command: ErrorActionCommand, chat: FirstRun
     case 'arbor.selectModel':
       await vscode.commands.executeCommand(Commands.selectModel);
       return;
+    case 'arbor.chooseTools':
+      await vscode.commands.executeCommand(Commands.chooseTools);
+      return;
     case 'arbor.raiseContextWindow':
       await vscode.commands.executeCommand(Commands.raiseContextWindow);
       return;

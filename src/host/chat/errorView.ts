@@ -2,7 +2,7 @@
  * Turns any failure into the `ErrorView` the chat shows, keeping a provider's actionable message,
  * and tells a model server that cannot be reached from other failures. Pure.
  */
-import { ArborError, ProviderError, VSCODE_PROVIDER_NAME } from '../../core/index';
+import { ArborError, ProviderError, RequestTooLargeError, VSCODE_PROVIDER_NAME } from '../../core/index';
 import type { ErrorAction, ErrorView } from '../../shared/protocol';
 import { FIRST_RUN_LEAD, firstRunActions, tourServerScript } from '../onboarding/firstRun';
 import { TeamStoreUnavailableError, teamStoreFailure } from '../stores/teamStoreErrors';
@@ -59,6 +59,10 @@ export function toErrorView(err: unknown): ErrorView {
   if (err instanceof ProviderError) {
     const message = isNoServer(err) && err.kind === 'connection' && err.retryable ? `${err.message} ${FIRST_RUN_LEAD}` : err.message;
     return { message, kind: err.kind, retryable: err.retryable, ...withActions };
+  }
+  // Nothing was sent: fewer tools or a larger window make it fit, then Retry sends it.
+  if (err instanceof RequestTooLargeError) {
+    return { message: `${err.message} Nothing was sent.`, kind: 'window', retryable: true, actions: [{ command: 'arbor.chooseTools', title: 'Choose Tools…' }, { command: 'arbor.raiseContextWindow', title: 'Raise the Window…' }] };
   }
   if (err instanceof ArborError) return { message: err.message, kind: err.name, retryable: false };
   if (err instanceof Error) return { message: err.message, kind: 'unknown', retryable: true };
