@@ -83,7 +83,7 @@ export class ChatTools implements ToolCallLookup {
   /** The chosen ready tools' definitions and pinned wire names, for one choice (the meter asks on every keystroke). */
   private chosenReady?: { key: string; definitions: readonly ToolDefinition[]; pinned: ReadonlySet<string> };
   private facts?: { at: string; query: string; called: ReadonlySet<string> };
-  /** The left-out summary last told. */
+  /** What the last left-out notice was about (model, window, tools), or `undefined` when nothing was left out. */
   private lastLeftOut?: string;
 
   /** Reads the ready tools again (the chat opened, a server started or stopped). */
@@ -131,12 +131,13 @@ export class ChatTools implements ToolCallLookup {
 
   /**
    * Says what the window left out ("12 of 40 tools offered to fit …"), with buttons to choose the tools or
-   * raise the window; once per change, so a chat that keeps sending to the same window is not told again.
+   * raise the window: once per model, window and set of tools, as how many fit moves with each message.
    */
   leftOutNotice(window: ToolWindow | undefined, model: string, limit: number | undefined, canRaise = false): NoticeMessage | undefined {
     const summary = window && leftOutSummary(window, model, limit);
-    if (summary === this.lastLeftOut) return undefined;
-    this.lastLeftOut = summary;
+    const key = summary && `${model}\u0000${limit}\u0000${window.total}`;
+    if (key === this.lastLeftOut) return undefined;
+    this.lastLeftOut = key;
     if (!summary || !window) return undefined;
     const asked = window.offered.some((d) => d.function.name === DESCRIBE_TOOL_NAME) ? ' The model can ask for the others by name (describe_tool).' : '';
     return { type: 'notice', level: 'info', message: `${summary}: the most relevant to your message, and those already used.${asked}`, actions: canRaise ? [CHOOSE_TOOLS_ACTION, RAISE_WINDOW_ACTION] : [CHOOSE_TOOLS_ACTION] };
