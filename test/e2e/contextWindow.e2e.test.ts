@@ -2,15 +2,13 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ChatPage } from './harness/chat';
+import { setFakeModelContext } from './harness/fakeLlm';
 import { useWorkbench } from './harness/session';
 
 const MODEL = 'arbor-test-model';
 
 /** Changes what the suite's fake server says of `MODEL` in `/api/show` (`null`: its defaults again). */
-async function setModelContext(port: number, context: unknown): Promise<void> {
-  const response = await fetch(`http://127.0.0.1:${port}/__fake/model-context`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: MODEL, context }) });
-  expect(response.status).toBe(200);
-}
+const setModelContext = (port: number, context: unknown) => setFakeModelContext(port, MODEL, context);
 
 /** The `num_ctx` of the last chat request the fake server received, and how many it received. */
 async function lastNumCtx(port: number): Promise<{ count: number; numCtx: unknown }> {

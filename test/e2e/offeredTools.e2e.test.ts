@@ -6,6 +6,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'v
 import { EVERYTHING_BIN, LATE_SERVER_BIN } from '../../src/core/mcp/mcpTestServers';
 import { ChatPage } from './harness/chat';
 import { REPO_ROOT, installVsix, prepareOwnSandbox, startCodeServer, writeUserSettings, type RunningCodeServer, type Sandbox } from './harness/codeServer';
+import { LARGE_WINDOW, setFakeModelContext } from './harness/fakeLlm';
+import { ToolPicker } from './harness/toolPicker';
 import { run } from './harness/processes';
 import { Workbench, launchBrowser } from './harness/workbench';
 
@@ -46,6 +48,8 @@ describe('the tools Arbor offers: slow MCP servers and VS Code\'s internal tools
 
   beforeAll(async () => {
     sandbox = await prepareOwnSandbox('offeredTools', env.fakeLlmPort);
+    // Every tool at once, as this file checks what is offered: more than Ollama's default 4,096-token window holds.
+    await setFakeModelContext(env.fakeLlmPort, 'arbor-test-model', LARGE_WINDOW.context);
     const vsix = path.join(sandbox.root, 'leaf-counter.vsix');
     await run(process.execPath, [path.join(REPO_ROOT, 'node_modules/@vscode/vsce/vsce'), 'package', '--allow-missing-repository', '--no-dependencies', '-o', vsix], {
       cwd: path.join(REPO_ROOT, 'test/e2e/fixtures/lmToolExtension'),
@@ -54,6 +58,7 @@ describe('the tools Arbor offers: slow MCP servers and VS Code\'s internal tools
     await writeUserSettings(
       sandbox,
       {
+        ...LARGE_WINDOW.settings,
         'arbor.mcp.servers': {
           silent: { command: process.execPath, args: [LATE_SERVER_BIN, 'never', 'silent-e2e'] },
           everything: { command: process.execPath, args: [EVERYTHING_BIN, 'stdio'] },
@@ -67,6 +72,11 @@ describe('the tools Arbor offers: slow MCP servers and VS Code\'s internal tools
     await workbench.openArborView();
     await workbench.runCommand('Arbor: New Conversation');
     await chat().waitReady();
+    // Other extensions' tools are offered once ticked (toolPicker.e2e.test.ts tests the picker).
+    const picker = new ToolPicker(workbench, chat());
+    await picker.open();
+    await picker.toggle('leaf_counter');
+    await picker.accept();
   }, 240_000);
 
   beforeEach((context) => {
@@ -77,13 +87,19 @@ describe('the tools Arbor offers: slow MCP servers and VS Code\'s internal tools
   });
 
   afterAll(async () => {
+    await setFakeModelContext(env.fakeLlmPort, 'arbor-test-model', null);
     await browser?.close();
     await server?.stop();
   });
 
   it('answers while a server that never answers initialize is still starting, and the view says what it waits for', async () => {
     await showMcpView();
-    await expect.poll(() => row('silent').textContent(), { timeout: 30_000 }).toContain('not started');
+    // A chat with tools starts its servers when it opens: the silent one is starting, or on a slow machine has
+    // given up already. Restart starts it afresh, so the request below is sent while it starts.
+    await expect.poll(() => row('silent').textContent(), { timeout: 30_000 }).toMatch(/starting…|failed/);
+    await row('silent').click({ button: 'right' });
+    await workbench.pickMenuItem(/Restart MCP Server/);
+    await expect.poll(() => row('silent').textContent(), { timeout: 30_000 }).toContain('starting…');
     await chat().send('Why do leaves fall? (with a silent server)');
     await expect.poll(() => chat().textOf(chat().lastAnswer()), { timeout: 60_000 }).toContain('Echo: Why do leaves fall? (with a silent server)');
     await chat().waitIdle();

@@ -3,7 +3,8 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FakeLlmServer } from '../fixtures/fakeLlmServer';
 import { ChatPage } from './harness/chat';
-import { REPO_ROOT, installVsix, prepareOwnSandbox, startCodeServer, type RunningCodeServer, type Sandbox } from './harness/codeServer';
+import { REPO_ROOT, installVsix, prepareOwnSandbox, startCodeServer, writeUserSettings, type RunningCodeServer, type Sandbox } from './harness/codeServer';
+import { LARGE_WINDOW } from './harness/fakeLlm';
 import { run } from './harness/processes';
 import { ToolPicker } from './harness/toolPicker';
 import { Workbench, launchBrowser } from './harness/workbench';
@@ -20,7 +21,8 @@ describe('the tools picker', () => {
   let server: RunningCodeServer | undefined;
   let browser: Browser | undefined;
   let workbench: Workbench;
-  const model = new FakeLlmServer();
+  // Every tool at once: a window larger than Ollama's default 4,096 tokens, so what is sent is what was ticked, not what fits.
+  const model = new FakeLlmServer({ modelContext: { 'arbor-test-model': LARGE_WINDOW.context } });
   const chat = () => new ChatPage(workbench);
   const picker = () => new ToolPicker(workbench, chat());
 
@@ -44,6 +46,7 @@ describe('the tools picker', () => {
   beforeAll(async () => {
     await model.start();
     sandbox = await prepareOwnSandbox('toolPicker', Number(new URL(model.url).port));
+    await writeUserSettings(sandbox, LARGE_WINDOW.settings, { merge: true });
     const vsix = path.join(sandbox.root, 'leaf-counter.vsix');
     await run(process.execPath, [path.join(REPO_ROOT, 'node_modules/@vscode/vsce/vsce'), 'package', '--allow-missing-repository', '--no-dependencies', '-o', vsix], {
       cwd: path.join(REPO_ROOT, 'test/e2e/fixtures/lmToolExtension'),

@@ -5,7 +5,8 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { EVERYTHING_BIN } from '../../src/core/mcp/mcpTestServers';
 import { ChatPage } from './harness/chat';
-import { REPO_ROOT, installVsix, prepareOwnSandbox, startCodeServer, type RunningCodeServer, type Sandbox } from './harness/codeServer';
+import { REPO_ROOT, installVsix, prepareOwnSandbox, startCodeServer, writeUserSettings, type RunningCodeServer, type Sandbox } from './harness/codeServer';
+import { LARGE_WINDOW, setFakeModelContext } from './harness/fakeLlm';
 import { run } from './harness/processes';
 import { ToolPicker } from './harness/toolPicker';
 import { Workbench, launchBrowser } from './harness/workbench';
@@ -29,6 +30,9 @@ describe('tools and MCP in the chat', () => {
 
   beforeAll(async () => {
     sandbox = await prepareOwnSandbox('tools', env.fakeLlmPort);
+    // Fifty edits in one message, and every tool at once: more than Ollama's default 4,096-token window holds.
+    await setFakeModelContext(env.fakeLlmPort, 'arbor-test-model', LARGE_WINDOW.context);
+    await writeUserSettings(sandbox, LARGE_WINDOW.settings, { merge: true });
     await mkdir(path.join(sandbox.workspace, 'src'), { recursive: true });
     await writeFile(path.join(sandbox.workspace, 'src', 'leaves.ts'), "// Why leaves fall\nexport const reason = 'abscission: the tree seals each leaf off before winter';\n");
     await mkdir(path.join(sandbox.workspace, '.vscode'), { recursive: true });
@@ -67,6 +71,7 @@ describe('tools and MCP in the chat', () => {
   });
 
   afterAll(async () => {
+    await setFakeModelContext(env.fakeLlmPort, 'arbor-test-model', null);
     await browser?.close();
     await server?.stop();
   });

@@ -44,3 +44,18 @@ export function fakeLlmSettings(server: RunningFakeLlm, provider: 'ollama' | 'op
     'arbor.openai.baseUrl': server.openaiBaseUrl,
   };
 }
+
+/**
+ * Changes what the suite's fake server says of `model` in `/api/show` (`context` as `FakeModelContext`;
+ * `null`: its defaults again), e.g. a longer trained context for a file whose chats need a large window.
+ */
+export async function setFakeModelContext(port: number, model: string, context: unknown): Promise<void> {
+  const response = await fetch(`http://127.0.0.1:${port}/__fake/model-context`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model, context }) });
+  if (response.status !== 200) throw new Error(`the fake server refused the model context: ${response.status} ${await response.text()}`);
+}
+
+/**
+ * The user settings and fake-server context of a window of `tokens` for the fake's `arbor-test-model`: for
+ * files whose chats carry more than Ollama's default 4,096-token `num_ctx` (every tool at once, long tool runs).
+ */
+export const LARGE_WINDOW = { tokens: 32_768, settings: { 'arbor.contextLength': { 'arbor-test-model': 32_768 } }, context: { contextLength: 32_768 } } as const;
