@@ -163,4 +163,32 @@ describe('tools in a small window', () => {
     await notice.first().waitFor({ timeout: 15_000 });
     await workbench.screenshot('toolWindow-left-out');
   });
+
+  it('never sends a request larger than the window: it says so with what would fix it, and Raise the Window makes it fit', async () => {
+    await workbench.runCommand('Arbor: New Conversation');
+    await chat().waitReady();
+    const before = (await received()).length;
+    // About 4,500 tokens in one message (one long word of hex, which the fake model echoes at once), and nothing
+    // older to compact: no choice of tools makes it fit 4,096.
+    const blob = Array.from({ length: 2100 }, (_, i) => ((i * 7919) % 65536).toString(16).padStart(4, '0')).join('');
+    await chat().send(`Summarise this dump: ${blob}`);
+    const error = chat().byTestId('error').last();
+    await error.waitFor({ timeout: 30_000 });
+    expect(await error.textContent()).toMatch(/window.*Nothing was sent\./s);
+    const buttons = (await error.locator('[data-testid="error-action"]').allTextContents()).map((t) => t.trim());
+    expect(buttons).toEqual(['Choose Tools…', 'Raise the Window…']);
+    expect((await received()).length).toBe(before);
+
+    // The model was trained for 8,192 (what the fake's /api/show says): the button offers it, with its memory.
+    await error.locator('[data-testid="error-action"]', { hasText: 'Raise the Window…' }).click();
+    const rows = workbench.page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
+    await rows.filter({ hasText: '8,192 tokens' }).first().click();
+    await expect.poll(async () => (await meterTitle()).includes('of 8,192 tokens'), { timeout: 30_000 }).toBe(true);
+    await chat().byTestId('retry').last().click();
+    await expect.poll(async () => (await received()).length, { timeout: 60_000 }).toBeGreaterThan(before);
+    await chat().waitIdle();
+    const sent = (await received())[before];
+    expect((JSON.parse(sent.rawBody) as { options?: { num_ctx?: number } }).options?.num_ctx).toBe(8192);
+    expect(sent.promptTokens).toBeLessThanOrEqual(8192);
+  });
 });
