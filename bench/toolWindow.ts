@@ -1,14 +1,14 @@
 /**
  * Tools in a small window, in a real VS Code (code-server + Chromium, the e2e harness) against the fake
  * model server, whose usage counts each request as a model server reads it (messages with their framing
- * and the tool definitions, with the `o200k_base` BPE). With the 13 built-in tools and the tools of the
+ * and the tool definitions, with the `o200k_base` BPE). With the 11 built-in tools and the 27 tools of the
  * real `server-everything` and `server-filesystem` from npm, two questions are asked, each in a new chat:
  * `read src/cart.ts` (needs `read_file`) and "add 2 and 40 with the everything server" (needs
  * `everything › get-sum`).
  *
  * Each question runs twice in the same process: once as Arbor sends it now, on Ollama's default 4,096-token
- * `num_ctx`, and once as the baseline of every tool sent whole (the same chat with the window set to 128k
- * tokens, so nothing is fitted: what a 4k request carried before). Reported per request: the server's
+ * `num_ctx`, and once as the baseline of every tool sent whole (a 128k window with 90 % of it for tools, so
+ * nothing is fitted: what a request carried before, whatever the window). Reported per request: the server's
  * token count, the body's size, how many tools went, and whether the tool the question needs was among them.
  *
  * Run: `npx tsx bench/toolWindow.ts`. Needs `bash scripts/installCodeServer.sh`. Writes the table into
@@ -16,7 +16,6 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { EVERYTHING_BIN, FILESYSTEM_BIN } from '../src/core/mcp/mcpTestServers';
 import { ChatPage } from '../test/e2e/harness/chat';
 import { REPO_ROOT, assertCodeServerInstalled, installVsix, packageExtension, prepareSandbox, startCodeServer, writeUserSettings } from '../test/e2e/harness/codeServer';
 import { fakeLlmSettings, startFakeLlm } from '../test/e2e/harness/fakeLlm';
@@ -39,6 +38,10 @@ interface Row {
   offered: boolean;
 }
 
+/** The two MCP servers' entry points (as src/core/mcp/mcpTestServers.ts names them; that module needs vitest). */
+const EVERYTHING_BIN = path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+const FILESYSTEM_BIN = path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
+
 const QUESTIONS = [
   { text: 'read src/cart.ts', needs: 'read_file' },
   { text: 'add 2 and 40 with the everything server', needs: 'mcp_everything_get-sum' },
@@ -51,6 +54,7 @@ async function main(): Promise<void> {
   const sandbox = await prepareSandbox(root);
   await installVsix(sandbox, await packageExtension(path.join(root, 'arbor.vsix')));
   await mkdir(path.join(sandbox.workspace, 'src'), { recursive: true });
+  await mkdir(path.join(sandbox.workspace, '.vscode'), { recursive: true });
   await writeFile(path.join(sandbox.workspace, 'src', 'cart.ts'), 'export function totalCents(items: number[], discount = 0): number {\n  return Math.max(0, items.reduce((a, b) => a + b, 0) - discount);\n}\n');
   const fake = await startFakeLlm();
   const received = async () => (await (await fetch(`http://127.0.0.1:${fake.port}/__fake/chat-requests`)).json()) as Received[];
@@ -72,15 +76,29 @@ async function main(): Promise<void> {
     await chat.waitReady();
     await chat.send('hello');
     await chat.waitIdle();
-    await new Promise((r) => setTimeout(r, 5000));
-    for (const [mode, extra] of [
-      ['baseline: every tool whole (128k window)', { 'arbor.contextLength': { 'arbor-test-model': 131_072 } }],
-      [`fitted to Ollama's default ${WINDOW.toLocaleString('en-US')}-token window`, {}],
-    ] as const) {
-      await writeUserSettings(sandbox, { ...settings, ...extra });
+    const title = async () => (await chat.byTestId('context-meter').getAttribute('title')) ?? '';
+    const until = async (what: string, ok: (text: string) => boolean) => {
+      for (const deadline = Date.now() + 90_000; !ok(await title()); ) {
+        if (Date.now() > deadline) throw new Error(`the meter never showed ${what}: ${await title()}`);
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    };
+    await until('the MCP servers\' tools', (t) => Number(/\((?:\d+ of )?(\d+) tools/.exec(t)?.[1] ?? 0) >= 35);
+    const setContext = (context: unknown) =>
+      fetch(`http://127.0.0.1:${fake.port}/__fake/model-context`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'arbor-test-model', context }) });
+    const workspaceSettings = (settings: Record<string, unknown>) => writeFile(path.join(sandbox.workspace, '.vscode', 'settings.json'), `${JSON.stringify(settings)}\n`);
+    const modes = [
+      // Every tool whole: a 128k window (the model trained for it) and 90 % of it for tools, so nothing is fitted.
+      { mode: 'baseline: every tool whole', context: { contextLength: 131_072 }, settings: { 'arbor.contextLength': { 'arbor-test-model': 131_072 }, 'arbor.tools.windowPercent': 90 }, window: '131,072' },
+      { mode: `fitted to Ollama's default ${WINDOW.toLocaleString('en-US')}-token window`, context: null, settings: {}, window: '4,096' },
+    ];
+    for (const { mode, context, settings: extra, window } of modes) {
+      await setContext(context);
+      await workspaceSettings(extra);
       for (const question of QUESTIONS) {
         await workbench.runCommand('Arbor: New Conversation');
         await chat.waitReady();
+        await until(`a ${window}-token window`, (t) => t.includes(`of ${window} tokens`));
         const before = (await received()).length;
         await chat.send(question.text);
         await chat.waitIdle();
@@ -96,7 +114,7 @@ async function main(): Promise<void> {
     await fake.stop();
   }
   const lines = [
-    `With the 13 built-in tools and the tools of server-everything and server-filesystem (npm), each question in a new chat; tokens are the fake server's count of the request it received (o200k_base BPE, messages framed, tool definitions as sent). Target: every fitted request within ${WINDOW.toLocaleString('en-US')} tokens, with the tool the question needs offered. Run: \`npx tsx bench/toolWindow.ts\`.`,
+    `With the 11 built-in tools and the 27 of server-everything and server-filesystem (npm), each question in a new chat; tokens are the fake server's count of the request it received (o200k_base BPE, messages framed, tool definitions as sent). Target: every fitted request within ${WINDOW.toLocaleString('en-US')} tokens, with the tool the question needs offered. Run: \`npx tsx bench/toolWindow.ts\`.`,
     '',
     '| request | question | prompt tokens (server) | within 4,096 | body | tools sent | needed tool sent |',
     '| --- | --- | ---: | --- | ---: | ---: | --- |',

@@ -1,5 +1,4 @@
 import type { FrameLocator, Locator } from 'playwright-core';
-import { expect } from 'vitest';
 import type { Workbench } from './workbench';
 
 /** The chat webview of a workbench, by the `data-testid`s documented at the top of webview/main.ts. */
@@ -57,6 +56,8 @@ export class ChatPage {
 
   /** Sends a message, waits until the last answer reads `answer`, then until the chat is idle. */
   async ask(text: string, answer: string, timeout = 30_000): Promise<void> {
+    // Loaded here, not at the top: the benchmarks drive chats through this class outside vitest.
+    const { expect } = await import('vitest');
     await this.send(text);
     await expect.poll(() => this.textOf(this.lastAnswer()), { timeout }).toBe(answer);
     await this.waitIdle();
