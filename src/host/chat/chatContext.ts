@@ -41,8 +41,13 @@ export class ChatContext {
      * The tools the chat's next request carries, fitted into the window (`undefined` with tools off);
      * `draft` is the message being written; `definitions` the run's own when a request asks.
      */
-    private readonly toolWindow: (manager: ConversationManager, request: Omit<ToolWindowRequest, 'definitions' | 'keep' | 'query' | 'share'>, draft: string, run?: Pick<PreparedToolRun, 'definitions' | 'pinned'>) => ToolWindow | undefined = () => undefined,
+    private readonly toolWindow: (manager: ConversationManager, request: Omit<ToolWindowRequest, 'definitions' | 'keep' | 'query'>, draft: string, run?: Pick<PreparedToolRun, 'definitions' | 'pinned'>) => ToolWindow | undefined = () => undefined,
   ) {}
+
+  /** `arbor.tools.windowPercent` as a share: the most of the window the tool definitions may take. */
+  private get toolShare(): number {
+    return this.services.settings.toolWindowPercent / 100;
+  }
 
   /** The draft changed. */
   setDraft(text: string, attachments: readonly Attachment[]): void {
@@ -84,7 +89,7 @@ export class ChatContext {
     // The draft as it will be sent: the typed text with its attachments fenced after it; then the tools, fitted
     // into what is left of the window exactly as the request will fit them.
     const rest = chatUsage(manager, limit, composeUserMessage(this.draft.text, resolved), counter, system, undefined, instructions.text);
-    const window = this.toolWindow(manager, { limit, reserve: rest.reserved, otherTokens: rest.used, countTools: counter.toolCounter() }, this.draft.text);
+    const window = this.toolWindow(manager, { limit, reserve: rest.reserved, share: this.toolShare, otherTokens: rest.used, countTools: counter.toolCounter() }, this.draft.text);
     const usage = window ? withToolTokens(rest, window.tokens) : rest;
     return usageView(usage, s, window && { offered: window.total - window.leftOut.length, total: window.total });
   }
@@ -102,7 +107,7 @@ export class ChatContext {
 
   /** The tools of a request fitted into its window (`undefined` with tools off). */
   fitTools(manager: ConversationManager, window: RequestWindow, run: Pick<PreparedToolRun, 'definitions' | 'pinned'>): ToolWindow | undefined {
-    return this.toolWindow(manager, { limit: window.limit, reserve: window.reserve, otherTokens: window.rest.used, countTools: window.counter.toolCounter() }, '', run);
+    return this.toolWindow(manager, { limit: window.limit, reserve: window.reserve, share: this.toolShare, otherTokens: window.rest.used, countTools: window.counter.toolCounter() }, '', run);
   }
 
   /**

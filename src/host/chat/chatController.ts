@@ -88,7 +88,6 @@ export class ChatController extends Disposable {
       policies: () => services.settings.toolApproval,
       enabledByDefault: () => services.settings.toolsEnabled,
       maxSteps: () => services.settings.toolMaxSteps,
-      windowShare: () => services.settings.toolWindowPercent / 100,
       changed: () => this.postStateSoon(),
       warn: (message) => services.logger.warn(message),
       recordFiles: (manager, nodeId, changes) => recordChanges(services, manager, nodeId, changes),
@@ -176,18 +175,10 @@ export class ChatController extends Disposable {
         void this.options.postOptions();
       }),
     );
-    // VS Code's models came or went (a sign-in, an extension): the pickers list them again; their token counts redraw the meter.
+    // VS Code's models came or went: the pickers list them again; their token counts, and tools that came or went, redraw the meter.
     this._register(services.vscodeLm.onDidChangeModels(() => void this.postModels()));
     this._register(services.vscodeLm.onDidCountTokens(() => void this.postUsage()));
-    // The meter counts the tools that are ready: a server that started, or a tool that came or went, recounts it.
-    const refreshTools = () => {
-      this.tools.refresh();
-      void this.postUsage();
-    };
-    this._register(toDisposable(services.tools.onDidChangeReady(refreshTools)));
-    refreshTools();
-    // A chat with tools starts the servers it will offer now, so the meter counts their tools before the first request.
-    void services.manager(conversationId).then((manager) => this.tools.enabled(manager) && services.tools.warmUp(), () => undefined);
+    this._register(toDisposable(this.tools.watch(services.manager(conversationId), () => void this.postUsage())));
     this._register(services.foreignPrompts.onDidChange(() => void this.promptList.post()));
   }
 
@@ -360,7 +351,6 @@ export class ChatController extends Disposable {
     this.post({ type: 'models', ...choices });
     if (warning) this.post({ type: 'notice', level: 'warning', message: warning });
   }
-
 
   /** Posts how full the next request's context is, the draft included. */
   private async postUsage(): Promise<void> {

@@ -34,8 +34,6 @@ export interface ChatToolsDeps {
   enabledByDefault(): boolean;
   /** `arbor.tools.maxSteps`. */
   maxSteps(): number;
-  /** `arbor.tools.windowPercent` as a share (0–1): the most of the model's window the tool definitions may take. */
-  windowShare(): number;
   /** The cards changed: post a new state. */
   changed(): void;
   warn(message: string): void;
@@ -92,6 +90,22 @@ export class ChatTools implements ToolCallLookup {
     this.chosenReady = undefined;
   }
 
+  /**
+   * Follows the tools that are ready for the meter (a server that started, a tool that came or went calls
+   * `changed`), and, in a chat with tools on, starts the servers it will offer now, so the meter counts their
+   * tools before the first request. Returns the unsubscribe.
+   */
+  watch(manager: Promise<ConversationManager>, changed: () => void): () => void {
+    const refresh = () => {
+      this.refresh();
+      changed();
+    };
+    const stop = this.deps.tools.onDidChangeReady(refresh);
+    refresh();
+    void manager.then((m) => this.enabled(m) && this.deps.tools.warmUp(), () => undefined);
+    return stop;
+  }
+
   /** The chat's tools as it chose them (the picker, else the default), with the policy's `off` left out. */
   private chosen(manager: ConversationManager, tools: readonly OfferedTool[]): { tools: OfferedTool[]; pinned: ReadonlySet<string> } {
     const chat = readConversationMetadata(manager.getMetadata() as Record<string, unknown>, 'toolChoice');
@@ -116,14 +130,13 @@ export class ChatTools implements ToolCallLookup {
    * (`undefined` with tools off). `request` counts the rest of the request; `draft` is the message being
    * written, which the relevant tools are chosen by (else the latest user message).
    */
-  window(manager: ConversationManager, request: Omit<ToolWindowRequest, 'definitions' | 'keep' | 'query' | 'share'>, draft: string, run?: Pick<PreparedToolRun, 'definitions' | 'pinned'>): ToolWindow | undefined {
+  window(manager: ConversationManager, request: Omit<ToolWindowRequest, 'definitions' | 'keep' | 'query'>, draft: string, run?: Pick<PreparedToolRun, 'definitions' | 'pinned'>): ToolWindow | undefined {
     if (!this.enabled(manager)) return undefined;
     const path = this.pathFacts(manager);
     const { definitions, pinned } = run ?? this.readyDefinitions(manager);
     return fitToolWindow({
       ...request,
       definitions,
-      share: this.deps.windowShare(),
       query: draft.trim() ? draft : path.query,
       keep: new Set([...path.called, ...pinned]),
     });

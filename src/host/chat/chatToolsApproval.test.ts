@@ -58,7 +58,6 @@ describe('approving tool calls in a chat', () => {
       policies: () => ({}),
       enabledByDefault: () => true,
       maxSteps: () => 5,
-      windowShare: () => 0.25,
       changed: () => changed(),
       warn: () => {},
       recordFiles: async () => {},

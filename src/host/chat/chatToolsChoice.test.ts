@@ -55,7 +55,6 @@ describe('the tools a chat run offers', () => {
       policies: () => ({}),
       enabledByDefault: () => true,
       maxSteps: () => 5,
-      windowShare: () => 0.25,
       changed: () => {},
       warn: () => {},
       recordFiles: async () => {},
