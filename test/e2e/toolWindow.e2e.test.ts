@@ -161,6 +161,8 @@ describe('tools in a small window', () => {
     expect(Math.max(...sent.map((r) => toolNames(r).length))).toBeLessThan(total);
     const notice = chat().byTestId('notice').filter({ hasText: new RegExp(`\\d+ of ${total} tools offered to fit arbor-test-model's 4,096-token window`) });
     await notice.first().waitFor({ timeout: 15_000 });
+    // The tools were what did not fit, so they were fitted; the messages were not compacted.
+    expect(await chat().byTestId('notice').filter({ hasText: /summarised/i }).count()).toBe(0);
     await workbench.screenshot('toolWindow-left-out');
   });
 
