@@ -1,15 +1,14 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Browser, Locator } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import type { Locator } from 'playwright-core';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { EVERYTHING_BIN, LATE_SERVER_BIN } from '../../src/core/mcp/mcpTestServers';
 import { ChatPage } from './harness/chat';
-import { REPO_ROOT, installVsix, prepareOwnSandbox, startCodeServer, writeUserSettings, type RunningCodeServer, type Sandbox } from './harness/codeServer';
+import { installLmToolExtension, writeUserSettings } from './harness/codeServer';
 import { LARGE_WINDOW, setFakeModelContext } from './harness/fakeLlm';
 import { ToolPicker } from './harness/toolPicker';
-import { run } from './harness/processes';
-import { Workbench, launchBrowser } from './harness/workbench';
+import { useOwnWorkbench } from './harness/session';
 
 /** The tool names of each chat request the fake model server received whose body contains `text`. */
 async function offeredIn(port: number, text: string): Promise<string[][]> {
@@ -31,65 +30,42 @@ async function offeredIn(port: number, text: string): Promise<string[][]> {
  * no request. This file runs its own VS Code on its own sandbox.
  */
 describe('the tools Arbor offers: slow MCP servers and VS Code\'s internal tools', () => {
-  const env = inject('arborE2e');
-  let sandbox: Sandbox;
-  let server: RunningCodeServer | undefined;
-  let browser: Browser | undefined;
-  let workbench: Workbench;
-  const chat = () => new ChatPage(workbench);
-  const mcpPane = () => workbench.page.locator('.part.sidebar .pane', { has: workbench.page.locator('.pane-header', { hasText: /MCP Servers/i }) });
+  const session = useOwnWorkbench('offeredTools', {
+    // Every tool at once, as this file checks what is offered: more than Ollama's default 4,096-token window holds.
+    before: () => setFakeModelContext(inject('arborE2e').fakeLlmPort, 'arbor-test-model', LARGE_WINDOW.context),
+    prepare: async (sandbox) => {
+      await installLmToolExtension(sandbox);
+      await writeUserSettings(
+        sandbox,
+        {
+          ...LARGE_WINDOW.settings,
+          'arbor.mcp.servers': {
+            silent: { command: process.execPath, args: [LATE_SERVER_BIN, 'never', 'silent-e2e'] },
+            everything: { command: process.execPath, args: [EVERYTHING_BIN, 'stdio'] },
+          },
+        },
+        { merge: true },
+      );
+    },
+    after: () => setFakeModelContext(inject('arborE2e').fakeLlmPort, 'arbor-test-model', null),
+  });
+  const { env } = session;
+  const chat = () => new ChatPage(session.workbench);
+  const mcpPane = () => session.workbench.page.locator('.part.sidebar .pane', { has: session.workbench.page.locator('.pane-header', { hasText: /MCP Servers/i }) });
   const row = (name: string): Locator => mcpPane().locator('[role="treeitem"]', { hasText: name }).first();
 
   async function showMcpView(): Promise<void> {
-    await workbench.openArborView();
+    await session.workbench.openArborView();
     const header = mcpPane().locator('.pane-header');
     if ((await header.getAttribute('aria-expanded')) !== 'true') await header.click();
   }
 
   beforeAll(async () => {
-    sandbox = await prepareOwnSandbox('offeredTools', env.fakeLlmPort);
-    // Every tool at once, as this file checks what is offered: more than Ollama's default 4,096-token window holds.
-    await setFakeModelContext(env.fakeLlmPort, 'arbor-test-model', LARGE_WINDOW.context);
-    const vsix = path.join(sandbox.root, 'leaf-counter.vsix');
-    await run(process.execPath, [path.join(REPO_ROOT, 'node_modules/@vscode/vsce/vsce'), 'package', '--allow-missing-repository', '--no-dependencies', '-o', vsix], {
-      cwd: path.join(REPO_ROOT, 'test/e2e/fixtures/lmToolExtension'),
-    });
-    await installVsix(sandbox, vsix);
-    await writeUserSettings(
-      sandbox,
-      {
-        ...LARGE_WINDOW.settings,
-        'arbor.mcp.servers': {
-          silent: { command: process.execPath, args: [LATE_SERVER_BIN, 'never', 'silent-e2e'] },
-          everything: { command: process.execPath, args: [EVERYTHING_BIN, 'stdio'] },
-        },
-      },
-      { merge: true },
-    );
-    browser = await launchBrowser();
-    server = await startCodeServer(sandbox);
-    workbench = await Workbench.open(browser, server.url);
-    await workbench.openArborView();
-    await workbench.runCommand('Arbor: New Conversation');
-    await chat().waitReady();
     // Other extensions' tools are offered once ticked (toolPicker.e2e.test.ts tests the picker).
-    const picker = new ToolPicker(workbench, chat());
+    const picker = new ToolPicker(session.workbench, chat());
     await picker.open();
     await picker.toggle('leaf_counter');
     await picker.accept();
-  }, 240_000);
-
-  beforeEach((context) => {
-    context.onTestFailed(async () => {
-      const file = await workbench?.screenshot(`offeredTools-${context.task.name}`);
-      console.error(`[e2e] screenshot of the failure: ${file}`);
-    });
-  });
-
-  afterAll(async () => {
-    await setFakeModelContext(env.fakeLlmPort, 'arbor-test-model', null);
-    await browser?.close();
-    await server?.stop();
   });
 
   it('answers while a server that never answers initialize is still starting, and the view says what it waits for', async () => {
@@ -98,7 +74,7 @@ describe('the tools Arbor offers: slow MCP servers and VS Code\'s internal tools
     // given up already. Restart starts it afresh, so the request below is sent while it starts.
     await expect.poll(() => row('silent').textContent(), { timeout: 30_000 }).toMatch(/starting…|failed/);
     await row('silent').click({ button: 'right' });
-    await workbench.pickMenuItem(/Restart MCP Server/);
+    await session.workbench.pickMenuItem(/Restart MCP Server/);
     await expect.poll(() => row('silent').textContent(), { timeout: 30_000 }).toContain('starting…');
     await chat().send('Why do leaves fall? (with a silent server)');
     await expect.poll(() => chat().textOf(chat().lastAnswer()), { timeout: 60_000 }).toContain('Echo: Why do leaves fall? (with a silent server)');
@@ -114,7 +90,7 @@ describe('the tools Arbor offers: slow MCP servers and VS Code\'s internal tools
     const seconds = async () => Number(/starting… (\d+) s/.exec((await row('silent').textContent()) ?? '')?.[1] ?? -1);
     const before = await seconds();
     await expect.poll(seconds, { timeout: 20_000 }).toBeGreaterThan(before);
-    await workbench.screenshot('offeredTools-silent-server-starting');
+    await session.workbench.screenshot('offeredTools-silent-server-starting');
   });
 
   it('offers server-everything\'s tools once it runs, and shows the silent server as failed after the initialize timeout', async () => {
@@ -126,12 +102,12 @@ describe('the tools Arbor offers: slow MCP servers and VS Code\'s internal tools
     expect(offered).toContain('mcp_everything_echo');
     expect(offered.some((name) => name.startsWith('mcp_silent'))).toBe(false);
     await expect.poll(() => row('silent').textContent(), { timeout: 90_000 }).toContain('failed: could not start: no answer to initialize within 30 s');
-    await workbench.screenshot('offeredTools-silent-server-failed');
+    await session.workbench.screenshot('offeredTools-silent-server-failed');
   });
 
   it('offers no tool of VS Code\'s own ending in _internal, nor one whose schema is not an object schema, and does offer the other extension\'s tool', async () => {
-    await workbench.runCommand('Arbor e2e: Write Language Model Tools');
-    const file = path.join(sandbox.workspace, 'lm-tools.json');
+    await session.workbench.runCommand('Arbor e2e: Write Language Model Tools');
+    const file = path.join(session.sandbox.workspace, 'lm-tools.json');
     await expect.poll(() => existsSync(file), { timeout: 30_000 }).toBe(true);
     const listed = JSON.parse(await readFile(file, 'utf8')) as Array<{ name: string; inputSchema?: { type?: unknown } }>;
     const internal = listed.filter((tool) => tool.name.endsWith('_internal')).map((tool) => tool.name);

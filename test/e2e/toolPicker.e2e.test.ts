@@ -1,13 +1,10 @@
-import path from 'node:path';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FakeLlmServer } from '../fixtures/fakeLlmServer';
 import { ChatPage } from './harness/chat';
-import { REPO_ROOT, installVsix, prepareOwnSandbox, startCodeServer, writeUserSettings, type RunningCodeServer, type Sandbox } from './harness/codeServer';
+import { installLmToolExtension, writeUserSettings } from './harness/codeServer';
 import { LARGE_WINDOW } from './harness/fakeLlm';
-import { run } from './harness/processes';
 import { ToolPicker } from './harness/toolPicker';
-import { Workbench, launchBrowser } from './harness/workbench';
+import { useOwnWorkbench } from './harness/session';
 
 /**
  * The tools picker of a chat ("Choose tools…" in its header): what is ticked there is what the next
@@ -17,14 +14,19 @@ import { Workbench, launchBrowser } from './harness/workbench';
  * own sandbox, so the picker's default in the global state starts empty.
  */
 describe('the tools picker', () => {
-  let sandbox: Sandbox;
-  let server: RunningCodeServer | undefined;
-  let browser: Browser | undefined;
-  let workbench: Workbench;
   // Every tool at once: a window larger than Ollama's default 4,096 tokens, so what is sent is what was ticked, not what fits.
   const model = new FakeLlmServer({ modelContext: { 'arbor-test-model': LARGE_WINDOW.context } });
-  const chat = () => new ChatPage(workbench);
-  const picker = () => new ToolPicker(workbench, chat());
+  const session = useOwnWorkbench('toolPicker', {
+    before: () => model.start().then(() => undefined),
+    fakeLlmPort: () => Number(new URL(model.url).port),
+    prepare: async (sandbox) => {
+      await writeUserSettings(sandbox, LARGE_WINDOW.settings, { merge: true });
+      await installLmToolExtension(sandbox);
+    },
+    after: () => model.stop(),
+  });
+  const chat = () => new ChatPage(session.workbench);
+  const picker = () => new ToolPicker(session.workbench, chat());
 
   /** The tool names of the last chat request the fake server received. */
   function lastRequestTools(): string[] {
@@ -43,36 +45,6 @@ describe('the tools picker', () => {
     expect(model.chatRequests().length).toBeGreaterThan(before);
   }
 
-  beforeAll(async () => {
-    await model.start();
-    sandbox = await prepareOwnSandbox('toolPicker', Number(new URL(model.url).port));
-    await writeUserSettings(sandbox, LARGE_WINDOW.settings, { merge: true });
-    const vsix = path.join(sandbox.root, 'leaf-counter.vsix');
-    await run(process.execPath, [path.join(REPO_ROOT, 'node_modules/@vscode/vsce/vsce'), 'package', '--allow-missing-repository', '--no-dependencies', '-o', vsix], {
-      cwd: path.join(REPO_ROOT, 'test/e2e/fixtures/lmToolExtension'),
-    });
-    await installVsix(sandbox, vsix);
-    browser = await launchBrowser();
-    server = await startCodeServer(sandbox);
-    workbench = await Workbench.open(browser, server.url);
-    await workbench.openArborView();
-    await workbench.runCommand('Arbor: New Conversation');
-    await chat().waitReady();
-  }, 240_000);
-
-  beforeEach((context) => {
-    context.onTestFailed(async () => {
-      const file = await workbench?.screenshot(`toolPicker-${context.task.name}`);
-      console.error(`[e2e] screenshot of the failure: ${file}`);
-    });
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-    await model.stop();
-  });
-
   it('sends the built-in tools and not another extension\'s tool before anything is chosen', async () => {
     await ask('Which tools do you have?');
     const tools = lastRequestTools();
@@ -90,7 +62,7 @@ describe('the tools picker', () => {
     // Grouped under headings: the built-in tools, then other extensions'.
     await picker().widget.locator('.quick-input-box input').fill('');
     expect(await picker().widget.locator('.quick-input-list-separator', { hasText: 'Built-in' }).count()).toBeGreaterThan(0);
-    await workbench.screenshot('tool-picker-open');
+    await session.workbench.screenshot('tool-picker-open');
     await picker().cancel();
   });
 
@@ -126,7 +98,7 @@ describe('the tools picker', () => {
   });
 
   it('keeps each chat\'s choice its own: a new chat starts from the default', async () => {
-    await workbench.runCommand('Arbor: New Conversation');
+    await session.workbench.runCommand('Arbor: New Conversation');
     await chat().waitReady();
     await ask('A fresh chat.');
     expect(lastRequestTools()).toContain('list_files');
@@ -139,10 +111,10 @@ describe('the tools picker', () => {
     expect(await picker().pinned('read_file')).toBe(true);
     await picker().toggle('leaf_counter', 'grep');
     await picker().saveAsDefault();
-    await workbench.screenshot('tool-picker-saved-default');
+    await session.workbench.screenshot('tool-picker-saved-default');
     // Closed without accepting: this chat made no choice of its own, so it follows the new default too.
     await picker().cancel();
-    await workbench.runCommand('Arbor: New Conversation');
+    await session.workbench.runCommand('Arbor: New Conversation');
     await chat().waitReady();
     await ask('A chat after the default changed.');
     expect(lastRequestTools()).toContain('leaf_counter');
@@ -156,7 +128,7 @@ describe('the tools picker', () => {
   });
 
   it('opens from the command palette for the active chat', async () => {
-    await workbench.runCommand('Arbor: Choose Tools for This Chat…');
+    await session.workbench.runCommand('Arbor: Choose Tools for This Chat…');
     await picker().widget.locator('.monaco-list-row', { hasText: 'tokens' }).first().waitFor({ timeout: 60_000 });
     await picker().toggle('read_file');
     await picker().accept();

@@ -1,11 +1,9 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EVERYTHING_BIN, FILESYSTEM_BIN } from '../../src/core/mcp/mcpTestServers';
 import { ChatPage } from './harness/chat';
-import { prepareOwnSandbox, startCodeServer, type RunningCodeServer, type Sandbox } from './harness/codeServer';
-import { Workbench, launchBrowser } from './harness/workbench';
+import { useOwnWorkbench } from './harness/session';
 
 /** A chat request as the fake model server received it, with its own count of the prompt's tokens. */
 interface ReceivedRequest {
@@ -23,14 +21,17 @@ interface ReceivedRequest {
  * and the chat says how many were left out. This file runs its own VS Code on its own sandbox.
  */
 describe('tools in a small window', () => {
-  const env = inject('arborE2e');
-  let sandbox: Sandbox;
-  let server: RunningCodeServer | undefined;
-  let browser: Browser | undefined;
-  let workbench: Workbench;
-  const chat = () => new ChatPage(workbench);
+  const session = useOwnWorkbench('toolWindow', {
+    prepare: async (sandbox) => {
+      await mkdir(path.join(sandbox.workspace, 'src'), { recursive: true });
+      await mkdir(path.join(sandbox.workspace, '.vscode'), { recursive: true });
+      await writeFile(path.join(sandbox.workspace, 'src', 'cart.ts'), 'export function totalCents(items: number[], discount = 0): number {\n  return Math.max(0, items.reduce((a, b) => a + b, 0) - discount);\n}\n');
+    },
+  });
+  const { env } = session;
+  const chat = () => new ChatPage(session.workbench);
   /** The workspace's settings, which VS Code reads again as soon as the file changes. */
-  const workspaceSettings = (settings: Record<string, unknown>) => writeFile(path.join(sandbox.workspace, '.vscode', 'settings.json'), `${JSON.stringify(settings, null, 2)}\n`);
+  const workspaceSettings = (settings: Record<string, unknown>) => writeFile(path.join(session.sandbox.workspace, '.vscode', 'settings.json'), `${JSON.stringify(settings, null, 2)}\n`);
   const openaiWindowed = { 'arbor.provider': 'openai', 'arbor.openai.baseUrl': `http://127.0.0.1:${env.fakeLlmPort}/v1`, 'arbor.contextLength': { 'arbor-test-model': 4096 } };
 
   const received = async (): Promise<ReceivedRequest[]> => (await (await fetch(`http://127.0.0.1:${env.fakeLlmPort}/__fake/chat-requests`)).json()) as ReceivedRequest[];
@@ -73,31 +74,6 @@ describe('tools in a small window', () => {
   const modelShown = async () => (await chat().byTestId('chat-model').textContent()) ?? '';
   const within3Percent = (meter: number, server: number) => expect(Math.abs(meter - server) / server).toBeLessThanOrEqual(0.03);
 
-  beforeAll(async () => {
-    sandbox = await prepareOwnSandbox('toolWindow', env.fakeLlmPort);
-    await mkdir(path.join(sandbox.workspace, 'src'), { recursive: true });
-    await mkdir(path.join(sandbox.workspace, '.vscode'), { recursive: true });
-    await writeFile(path.join(sandbox.workspace, 'src', 'cart.ts'), 'export function totalCents(items: number[], discount = 0): number {\n  return Math.max(0, items.reduce((a, b) => a + b, 0) - discount);\n}\n');
-    browser = await launchBrowser();
-    server = await startCodeServer(sandbox);
-    workbench = await Workbench.open(browser, server.url);
-    await workbench.openArborView();
-    await workbench.runCommand('Arbor: New Conversation');
-    await chat().waitReady();
-  }, 240_000);
-
-  beforeEach((context) => {
-    context.onTestFailed(async () => {
-      const file = await workbench?.screenshot(`toolWindow-${context.task.name}`);
-      console.error(`[e2e] screenshot of the failure: ${file}`);
-    });
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
-
   it('counts what the request carries, tools included, on the Ollama wire and the OpenAI wire', async () => {
     const ollama = await measure('read src/cart.ts and tell me what totalCents does');
     expect(ollama.request.path).toBe('/api/chat');
@@ -119,15 +95,15 @@ describe('tools in a small window', () => {
     // to start each, and the meter counts their tools once they run.
     const servers = {
       everything: { type: 'stdio', command: process.execPath, args: [EVERYTHING_BIN, 'stdio'] },
-      files: { type: 'stdio', command: process.execPath, args: [FILESYSTEM_BIN, sandbox.workspace] },
+      files: { type: 'stdio', command: process.execPath, args: [FILESYSTEM_BIN, session.sandbox.workspace] },
     };
-    await writeFile(path.join(sandbox.workspace, '.vscode', 'mcp.json'), `${JSON.stringify({ servers }, null, 2)}\n`);
-    await workbench.runCommand('Arbor: New Conversation');
+    await writeFile(path.join(session.sandbox.workspace, '.vscode', 'mcp.json'), `${JSON.stringify({ servers }, null, 2)}\n`);
+    await session.workbench.runCommand('Arbor: New Conversation');
     await chat().waitReady();
     const before = (await received()).length;
     await chat().send('hello');
     for (const name of Object.keys(servers)) {
-      const trust = workbench.page.locator('.monaco-dialog-box', { hasText: `Start the MCP server "${name}"` });
+      const trust = session.workbench.page.locator('.monaco-dialog-box', { hasText: `Start the MCP server "${name}"` });
       await trust.waitFor({ timeout: 60_000 });
       await trust.locator('.monaco-button', { hasText: 'Trust and Start' }).click();
     }
@@ -163,11 +139,11 @@ describe('tools in a small window', () => {
     await notice.first().waitFor({ timeout: 15_000 });
     // The tools were what did not fit, so they were fitted; the messages were not compacted.
     expect(await chat().byTestId('notice').filter({ hasText: /summarised/i }).count()).toBe(0);
-    await workbench.screenshot('toolWindow-left-out');
+    await session.workbench.screenshot('toolWindow-left-out');
   });
 
   it('never sends a request larger than the window: it says so with what would fix it, and Raise the Window makes it fit', async () => {
-    await workbench.runCommand('Arbor: New Conversation');
+    await session.workbench.runCommand('Arbor: New Conversation');
     await chat().waitReady();
     const before = (await received()).length;
     // About 4,500 tokens in one message (one long word of hex, which the fake model echoes at once), and nothing
@@ -183,7 +159,7 @@ describe('tools in a small window', () => {
 
     // The model was trained for 8,192 (what the fake's /api/show says): the button offers it, with its memory.
     await error.locator('[data-testid="error-action"]', { hasText: 'Raise the Window…' }).click();
-    const rows = workbench.page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
+    const rows = session.workbench.page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
     await rows.filter({ hasText: '8,192 tokens' }).first().click();
     await expect.poll(async () => (await meterTitle()).includes('of 8,192 tokens'), { timeout: 30_000 }).toBe(true);
     await chat().byTestId('retry').last().click();

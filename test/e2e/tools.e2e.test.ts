@@ -5,9 +5,8 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { EVERYTHING_BIN } from '../../src/core/mcp/mcpTestServers';
 import { ChatPage } from './harness/chat';
-import { REPO_ROOT, installVsix, prepareOwnSandbox, startCodeServer, writeUserSettings, type RunningCodeServer, type Sandbox } from './harness/codeServer';
+import { installLmToolExtension, prepareOwnSandbox, startCodeServer, writeUserSettings, type RunningCodeServer, type Sandbox } from './harness/codeServer';
 import { LARGE_WINDOW, setFakeModelContext } from './harness/fakeLlm';
-import { run } from './harness/processes';
 import { ToolPicker } from './harness/toolPicker';
 import { Workbench, launchBrowser } from './harness/workbench';
 
@@ -50,11 +49,7 @@ describe('tools and MCP in the chat', () => {
     await writeFile(path.join(sandbox.workspace, 'src', 'leaves.ts'), "// Why leaves fall\nexport const reason = 'abscission: the tree seals each leaf off before winter';\nexport const season = 'autumn';\n");
     await writeFile(path.join(sandbox.workspace, 'broken.json'), '{ "leaves": }\n');
     // Another extension that registers a language model tool with VS Code, packaged and installed as a user would.
-    const vsix = path.join(sandbox.root, 'leaf-counter.vsix');
-    await run(process.execPath, [path.join(REPO_ROOT, 'node_modules/@vscode/vsce/vsce'), 'package', '--allow-missing-repository', '--no-dependencies', '-o', vsix], {
-      cwd: path.join(REPO_ROOT, 'test/e2e/fixtures/lmToolExtension'),
-    });
-    await installVsix(sandbox, vsix);
+    await installLmToolExtension(sandbox);
     browser = await launchBrowser();
     server = await startCodeServer(sandbox);
     workbench = await Workbench.open(browser, server.url);

@@ -167,3 +167,16 @@ export async function startCodeServer(sandbox: Sandbox, options: { port?: number
     stop: () => proc.stop(),
   };
 }
+
+/**
+ * Packages the fixture extension that registers language model tools with VS Code
+ * (test/e2e/fixtures/lmToolExtension: `leaf_counter`, and `leaf_shaker` with a schema no API takes) and
+ * installs it into the sandbox, as a user installs another extension.
+ */
+export async function installLmToolExtension(sandbox: Sandbox): Promise<void> {
+  const vsix = path.join(sandbox.root, 'leaf-counter.vsix');
+  await run(process.execPath, [path.join(REPO_ROOT, 'node_modules/@vscode/vsce/vsce'), 'package', '--allow-missing-repository', '--no-dependencies', '-o', vsix], {
+    cwd: path.join(REPO_ROOT, 'test/e2e/fixtures/lmToolExtension'),
+  });
+  await installVsix(sandbox, vsix);
+}
