@@ -33,6 +33,8 @@ export interface FlowRunOptions {
   retries?: number;
   /** The model and its options for every request of the run (the chat's); a state's own `model` wins. */
   configOverrides?: CompleteOptions['configOverrides'];
+  /** The window every request of the run is held to (`CompleteOptions.window`): a larger one is refused, not sent. */
+  window?: CompleteOptions['window'];
 }
 
 /** Where a run goes on from: its state, step number, memory, and run id. */
@@ -174,7 +176,7 @@ export class FlowRunner {
   }
 
   private stepOptions(): Omit<StepContext, 'manager' | 'flow' | 'marker'> {
-    const { promptBuilder, tools, signal, onChunk, retries, configOverrides } = this.options;
+    const { promptBuilder, tools, signal, onChunk, retries, configOverrides, window } = this.options;
     return {
       ...(promptBuilder ? { promptBuilder } : {}),
       ...(tools ? { tools } : {}),
@@ -182,6 +184,7 @@ export class FlowRunner {
       ...(onChunk ? { onChunk } : {}),
       ...(retries !== undefined ? { retries } : {}),
       ...(configOverrides ? { configOverrides } : {}),
+      ...(window ? { window } : {}),
     };
   }
 
@@ -210,6 +213,7 @@ export class FlowRunner {
       metadata: { flow: { ...ctx.marker, conductor: true } },
       outputSchema: schema,
       ...(this.options.configOverrides ? { configOverrides: this.options.configOverrides } : {}),
+      ...(this.options.window ? { window: this.options.window } : {}),
       ...(this.options.retries !== undefined ? { retries: this.options.retries } : {}),
       ...(system ? { systemPromptOverride: system.text } : {}),
       ...(this.options.signal ? { signal: this.options.signal } : {}),

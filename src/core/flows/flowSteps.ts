@@ -43,6 +43,8 @@ export interface StepContext {
   retries?: number;
   /** The run's model and options; a state's own `model` wins. */
   configOverrides?: CompleteOptions['configOverrides'];
+  /** The window every request is held to. */
+  window?: CompleteOptions['window'];
   /** The marker of this step's nodes (without memory). */
   marker: FlowNodeInfo;
 }
@@ -97,6 +99,7 @@ export async function runAgentStep(ctx: StepContext, state: AgentState, memory: 
     ...(system ? { systemPromptOverride: system.text } : {}),
     ...(ctx.configOverrides || state.model ? { configOverrides: { ...ctx.configOverrides, ...(state.model ? { model: state.model } : {}) } } : {}),
     ...(ctx.signal ? { signal: ctx.signal } : {}),
+    ...(ctx.window ? { window: ctx.window } : {}),
   };
   let text = '';
   if (state.tools.length) {

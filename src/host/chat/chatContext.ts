@@ -4,7 +4,7 @@
  * server reported, and the compactions and branch summaries with the notices that tell the reader
  * what happened. The controller owns one per chat and posts what it returns.
  */
-import { InvalidOperationError, isVscodeModelId, keptBudget, PathTokenCache, readNodeMetadata, tokenCounterFor, type RequestTooLargeError, type ContextUsage, type ConversationManager, type ConversationNode, type ToolDefinition } from '../../core/index';
+import { InvalidOperationError, isVscodeModelId, keptBudget, PathTokenCache, readNodeMetadata, tokenCounterFor, type CompleteOptions, type RequestTooLargeError, type ContextUsage, type ConversationManager, type ConversationNode, type ToolDefinition } from '../../core/index';
 import type { Attachment, NoticeMessage, UsageView } from '../../shared/protocol';
 import type { ChatOptions } from './chatOptions';
 import { answerReserve, attachmentKey, chatUsage, MeterCounter, usageView, withToolTokens } from '../llm/contextBudget';
@@ -103,6 +103,12 @@ export class ChatContext {
     const counter = await this.counter(model);
     const rest = chatUsage(manager, limit, '', counter, systemOverride, undefined, instructions);
     return { limit, reserve: answerReserve(limit), counter, rest };
+  }
+
+  /** The guard of requests to `model` that are not fitted here (a flow's): its window less the answer's reserve, when known. */
+  async guard(model: string): Promise<CompleteOptions['window'] | undefined> {
+    const limit = await this.limit(model);
+    return limit ? { maxPromptTokens: limit - answerReserve(limit), counter: (await this.counter(model)).cache.counter, model } : undefined;
   }
 
   /** The tools of a request fitted into its window (`undefined` with tools off). */

@@ -107,7 +107,7 @@ export class ChatController extends Disposable {
       postState: () => this.postState(),
       otherRunning: () => this.several.running || this.flows.running,
     });
-    this.flows = new ChatFlows({ services, conversationId, tools: this.tools, post: (m) => this.post(m), postState: () => this.postState(), otherRunning: () => this.answers.active !== undefined || this.several.running, configOverrides: (manager, model) => this.options.configOverrides(manager, model) });
+    this.flows = new ChatFlows({ services, conversationId, tools: this.tools, post: (m) => this.post(m), postState: () => this.postState(), otherRunning: () => this.answers.active !== undefined || this.several.running, configOverrides: (manager, model) => this.options.configOverrides(manager, model), window: (model) => this.context.guard(model) });
     this.several = createSeveralAnswers(services, conversationId, { options: this.options, branching: this.branching, post: (m) => this.post(m), postState: () => this.postState() });
     this.promptList = this._register(new ChatPromptList({ services, post: (m) => this.post(m), postState: () => this.postState(), postOptions: () => this.options.postOptions() }));
     this.questions = new ChatQuestions({

@@ -26,6 +26,8 @@ export interface ChatFlowsDeps {
   otherRunning(): boolean;
   /** The chat's model and options as its requests send them (a state's own `model` still wins). */
   configOverrides(manager: ConversationManager, model: string): Promise<FlowRunOptions['configOverrides']>;
+  /** The window the chat's model reads: every request of the flow is held to it (a larger one fails the step, unsent). */
+  window?(model: string): Promise<FlowRunOptions['window']>;
 }
 
 /** A flow running now. */
@@ -162,8 +164,10 @@ export class ChatFlows {
     try {
       await this.deps.services.whileBusy(this.deps.conversationId, async () => {
         const configOverrides = await this.deps.configOverrides(manager, model);
+        const window = await this.deps.window?.(model);
         const events = make({
           ...(configOverrides ? { configOverrides } : {}),
+          ...(window ? { window } : {}),
           signal: active.abort.signal,
           tools: this.toolProvider(manager),
           onChunk: (chunk) => {

@@ -4,6 +4,8 @@ import { flowNodeInfo } from '../../../src/core/flows/flowMarks';
 import type { FlowEvent } from '../../../src/core/flows/flowTypes';
 import { readNodeMetadata } from '../../../src/core/metadataKeys';
 import type { ApprovalRequest } from '../../../src/core/tools/toolLoop';
+import { RequestTooLargeError } from '../../../src/core/errors';
+import { exactTokenCounter } from '../../../src/core/llm/tokenCount';
 import { FakeLlmServer } from '../../fixtures/fakeLlmServer';
 import { collect, editTool, flowWorld, REVIEW_FIX, verdict, type FlowWorld } from './flowFixtures';
 
@@ -149,6 +151,39 @@ states:
     expect(failed.error.message).toContain('stopped after 3 steps (maxSteps)');
     expect(failed.error.message).toContain('"count": 3');
     expect(server.chatRequests()).toHaveLength(3);
+  });
+
+  it('holds every request of the run to its window: a step that would not fit fails unsent, one that fits goes', async () => {
+    const flows = {
+      long: `start: a
+inputs: { text: { required: true } }
+states:
+  a:
+    type: agent
+    userTemplate: "Read this: {{text}}"
+    next: done
+  done:
+    type: finish
+    template: "{{result}}"
+`,
+    };
+    world = await flowWorld(server, flows);
+    const counter = await exactTokenCounter('o200k_base');
+    const text = 'the discount floor applies to every cart '.repeat(200);
+    const small = { maxPromptTokens: 500, counter, model: 'arbor-test-model' };
+    const refused = await collect(runFlow(world.manager, world.flow('long'), { text }, { window: small }));
+    const failed = refused.at(-1) as Extract<FlowEvent, { type: 'flow-failed' }>;
+    expect(failed.type).toBe('flow-failed');
+    expect(failed.error).toBeInstanceOf(RequestTooLargeError);
+    expect(server.chatRequests()).toHaveLength(0);
+
+    // In a conversation of its own: the refused step's message stays in the first one, as every message does.
+    await world.dispose();
+    world = await flowWorld(server, flows);
+    server.enqueue([{ content: 'read' }]);
+    const sent = await collect(runFlow(world.manager, world.flow('long'), { text: 'short' }, { window: small }));
+    expect(sent.at(-1)).toMatchObject({ type: 'flow-finished', answer: 'read' });
+    expect(server.chatRequests()).toHaveLength(1);
   });
 
   it('refuses a rule that reaches outside its memory at run time, naming the expression', async () => {
