@@ -74,14 +74,14 @@ describe('conversations from other workspaces', () => {
   it('lists a store of this folder kept by another workspace and opens its conversation here, once', async () => {
     const { workbench } = session;
     await openFromOtherWorkspace();
-    await expect.poll(() => workbench.treeRow(title).count(), { timeout: 30_000 }).toBe(1);
+    await expect.poll(() => workbench.countTreeRows(title), { timeout: 30_000 }).toBe(1);
     // Again: the conversation is here already, so nothing is copied twice.
     await openFromOtherWorkspace();
     // Its summary, in the notification center (a toast may have closed by the time it is looked for).
     await expect.poll(notifications, { timeout: 30_000, interval: 2_000 })
       .toMatch(/1 was here already/);
-    expect(await workbench.treeRow(title).count()).toBe(1);
-    expect(await workbench.treeRow(unrelatedTitle).count()).toBe(0);
+    expect(await workbench.countTreeRows(title)).toBe(1);
+    expect(await workbench.countTreeRows(unrelatedTitle)).toBe(0);
   });
 
   it('offers, in a multi-root workspace of this folder, the conversations made with the folder alone, and opens them once', async () => {
@@ -119,8 +119,8 @@ describe('conversations from other workspaces', () => {
     await workbench.screenshot('offer-from-other-workspaces');
     await workbench.treeRow(/^Open Them Here/).first().click();
     await expect.poll(() => workbench.treeRow(question).count(), { timeout: 60_000 }).toBe(1);
-    expect(await workbench.treeRow(title).count()).toBe(1);
-    expect(await workbench.treeRow(unrelatedTitle).count()).toBe(0);
+    expect(await workbench.countTreeRows(title)).toBe(1);
+    expect(await workbench.countTreeRows(unrelatedTitle)).toBe(0);
     expect(await offer.count()).toBe(0);
     // The multi-root workspace has a storage folder of its own, which now holds them.
     made.push(...(await readdir(storageRoot)).filter((id) => !before.has(id)).map((id) => path.join(storageRoot, id)));
@@ -138,7 +138,7 @@ describe('conversations from other workspaces', () => {
     await expect.poll(notifications, { timeout: 30_000, interval: 2_000 })
       .toMatch(/0 conversations opened here\. \d+ were here already/);
     expect(await workbench.treeRow(question).count()).toBe(1);
-    expect(await workbench.treeRow(title).count()).toBe(1);
+    expect(await workbench.countTreeRows(title)).toBe(1);
     // What the searches read is remembered in Arbor's global storage (by each store's size and time), so a
     // later search opens only the stores that changed.
     const cacheFile = path.join(env.dataDir, 'User', 'globalStorage', EXTENSION_ID.toLowerCase(), 'other-stores-cache.json');

@@ -85,6 +85,18 @@ export class Workbench {
     return this.treeRows().filter({ hasText: text });
   }
 
+  /**
+   * The rows of the Conversations tree whose label contains `text`, counted after scrolling to the first
+   * one: the tree renders only the rows in view, so a conversation below them (an old one, after a long
+   * suite) is found by VS Code's type navigation, which moves the focus, and the view, to it.
+   */
+  async countTreeRows(text: string): Promise<number> {
+    await this.runCommand('Focus on Conversations View');
+    await this.page.keyboard.type(text, { delay: 10 });
+    await this.page.keyboard.press('Escape');
+    return this.treeRow(text).count();
+  }
+
   /** Expands a tree row (a click on its label runs its command instead). */
   async expand(row: Locator): Promise<void> {
     if ((await row.getAttribute('aria-expanded')) === 'false') await row.locator('.monaco-tl-twistie').click();
