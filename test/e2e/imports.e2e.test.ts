@@ -64,7 +64,8 @@ describe('importing history from other tools', () => {
     // The last conversation of the file opens: its tool call and result are there, its answer last.
     await chat().waitReady();
     await expect.poll(() => chat().textOf(chat().lastAnswer()), { timeout: 15_000 }).toBe('2**100 is 1267650600228229401496703205376.');
-    const row = session.workbench.treeRow('Sourdough starter hydration').first();
+    // Imported with its own dates, it sorts far down a long list: scrolled to first.
+    const row = await session.workbench.revealTreeRow('Sourdough starter hydration');
     await row.waitFor({ timeout: 15_000 });
     await row.click();
     await expect.poll(() => chat().textOf(chat().lastAnswer()), { timeout: 15_000 }).toBe('Yes: it has doubled and is full of bubbles.');
@@ -84,7 +85,7 @@ describe('importing history from other tools', () => {
     await expect.poll(() => chat().textOf(chat().lastAnswer()), { timeout: 15_000 }).toBe('The delay is the literal 300 (milliseconds).');
     // The question shows as typed; the file attached in Continue went to the model after it.
     expect(await chat().textOf(chat().messagesOf('user').first())).toContain('What does debounce do in this file?');
-    await session.workbench.treeRow('Debounce in the search box').first().waitFor({ timeout: 15_000 });
+    await (await session.workbench.revealTreeRow('Debounce in the search box')).waitFor({ timeout: 15_000 });
   });
 
   it('imports a Copilot Chat session file picked by hand', async () => {

@@ -86,14 +86,20 @@ export class Workbench {
   }
 
   /**
-   * The rows of the Conversations tree whose label contains `text`, counted after scrolling to the first
-   * one: the tree renders only the rows in view, so a conversation below them (an old one, after a long
+   * The first row of the Conversations tree whose label starts with `text`, scrolled into view: the tree
+   * renders only the rows in view, so a conversation below them (an old or imported one, after a long
    * suite) is found by VS Code's type navigation, which moves the focus, and the view, to it.
    */
-  async countTreeRows(text: string): Promise<number> {
+  async revealTreeRow(text: string): Promise<Locator> {
     await this.runCommand('Focus on Conversations View');
     await this.page.keyboard.type(text, { delay: 10 });
     await this.page.keyboard.press('Escape');
+    return this.treeRow(text).first();
+  }
+
+  /** How many rows of the Conversations tree have `text` in their label, after scrolling to the first. */
+  async countTreeRows(text: string): Promise<number> {
+    await this.revealTreeRow(text);
     return this.treeRow(text).count();
   }
 
