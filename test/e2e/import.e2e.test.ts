@@ -92,10 +92,10 @@ describe('importing a conversation file', () => {
     await expect.poll(() => chat().textOf(chat().lastAnswer()), { timeout: 15_000 }).toBe('Larch.');
     expect(await chat().textOf(chat().messagesOf('user').first())).toBe('Name a conifer');
     expect(await chat().lastAnswer().locator('[data-testid="sibling-label"]').textContent()).toBe('2/2');
-    await expect.poll(() => session.workbench.countTreeRows('Conifers from dataknobs'), { timeout: 30_000 }).toBe(1);
+    await expect.poll(() => session.workbench.treeRow('Conifers from dataknobs').count(), { timeout: 15_000 }).toBe(1);
 
     await importFile('dataknobs-export.json');
-    await expect.poll(() => session.workbench.countTreeRows('Conifers from dataknobs'), { timeout: 30_000 }).toBe(2);
+    await expect.poll(() => session.workbench.treeRow('Conifers from dataknobs').count(), { timeout: 15_000 }).toBe(2);
     await expect.poll(async () => (await toasts()).join('\n'), { timeout: 10_000 }).toMatch(/as a copy.*e2e-dataknobs-export/);
   });
 
@@ -129,6 +129,6 @@ describe('importing a conversation file', () => {
     await expect.poll(async () => (await toasts()).join('\n'), { timeout: 10_000 }).toMatch(/Could not import "imports\/not-json\.json".*not JSON/);
     await importFile('not-a-conversation.json');
     await expect.poll(async () => (await toasts()).join('\n'), { timeout: 10_000 }).toMatch(/Could not import "imports\/not-a-conversation\.json".*conversation_id/);
-    expect(await session.workbench.countTreeRows('Conifers from dataknobs')).toBe(2);
+    expect(await session.workbench.treeRow('Conifers from dataknobs').count()).toBe(2);
   });
 });
