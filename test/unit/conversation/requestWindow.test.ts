@@ -3,30 +3,19 @@
  * more than the window is refused before anything is sent or stored, for `complete`, `streamComplete`
  * and each step of `runWithTools`; one that fits goes. Real sql.js store, the fake server over HTTP.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ConversationManager, defineTool, isContextLengthError, OllamaProvider, OpenAIProvider, RequestTooLargeError, SqlJsConversationStorage, ToolExecutor, type LLMProvider, type ToolDefinition } from '../../../src/core/index';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ConversationManager, defineTool, isContextLengthError, OllamaProvider, OpenAIProvider, RequestTooLargeError, ToolExecutor, type LLMProvider, type ToolDefinition } from '../../../src/core/index';
 import { EstimatingTokenCounter } from '../../../src/core/llm/tokenCount';
 import { builtinToolDefs } from '../../fixtures/toolCatalog';
 import { FakeLlmServer } from '../../fixtures/fakeLlmServer';
+import { useTempStore } from '../../fixtures/tempStore';
 
 const server = new FakeLlmServer({ defaultTokenDelayMs: 0 });
-let dir: string;
-let storage: SqlJsConversationStorage;
 
 beforeAll(() => server.start());
 afterAll(() => server.stop());
-beforeEach(async () => {
-  server.reset();
-  dir = await mkdtemp(path.join(os.tmpdir(), 'arbor-request-window-'));
-  storage = await SqlJsConversationStorage.open(path.join(dir, 'store.db'));
-});
-afterEach(async () => {
-  await storage.close();
-  await rm(dir, { recursive: true, force: true });
-});
+beforeEach(() => server.reset());
+const store = useTempStore('arbor-request-window-');
 
 const APIS = ['openai', 'ollama'] as const;
 const counter = new EstimatingTokenCounter();
@@ -36,7 +25,7 @@ function provider(api: (typeof APIS)[number]): LLMProvider {
 }
 
 async function chat(api: (typeof APIS)[number]): Promise<ConversationManager> {
-  const m = await ConversationManager.create({ llm: provider(api), storage, systemPrompt: 'Be brief.' });
+  const m = await ConversationManager.create({ llm: provider(api), storage: store.storage, systemPrompt: 'Be brief.' });
   await m.addMessage({ role: 'user', content: 'Hello there.' });
   return m;
 }

@@ -3,28 +3,17 @@
  * previous step's results are stored, through `ConversationManager.runWithTools` against the fake
  * model server in both wire formats and the real sql.js store.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ConversationManager, defineTool, OllamaProvider, OpenAIProvider, SqlJsConversationStorage, ToolExecutor, type LLMProvider, type Tool } from '../../../src/core/index';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ConversationManager, defineTool, OllamaProvider, OpenAIProvider, ToolExecutor, type LLMProvider, type Tool } from '../../../src/core/index';
 import { FakeLlmServer } from '../../fixtures/fakeLlmServer';
+import { useTempStore } from '../../fixtures/tempStore';
 
 const server = new FakeLlmServer({ defaultTokenDelayMs: 0, capabilities: { 'arbor-test-model-2': ['completion'] } });
-let dir: string;
-let storage: SqlJsConversationStorage;
 
 beforeAll(() => server.start());
 afterAll(() => server.stop());
-beforeEach(async () => {
-  server.reset();
-  dir = await mkdtemp(path.join(os.tmpdir(), 'arbor-tools-for-step-'));
-  storage = await SqlJsConversationStorage.open(path.join(dir, 'store.db'));
-});
-afterEach(async () => {
-  await storage.close();
-  await rm(dir, { recursive: true, force: true });
-});
+beforeEach(() => server.reset());
+const store = useTempStore('arbor-tools-for-step-');
 
 const APIS = ['openai', 'ollama'] as const;
 
@@ -51,7 +40,7 @@ const offered = (body: { tools?: Array<{ function: { name: string } }> }) => bod
 
 describe.each(APIS)('toolsForStep over %s', (api) => {
   it('offers each step what it answers, asked after the previous results are stored, and runs a called tool that was not offered', async () => {
-    const m = await ConversationManager.create({ llm: provider(api), storage, systemPrompt: 'Use the tools.' });
+    const m = await ConversationManager.create({ llm: provider(api), storage: store.storage, systemPrompt: 'Use the tools.' });
     await m.addMessage({ role: 'user', content: 'Read a.ts, then write b.ts.' });
     server.enqueue(
       { content: '', toolCalls: [{ id: 'c1', name: 'read_file', arguments: { path: 'a.ts' } }] },
@@ -79,7 +68,7 @@ describe.each(APIS)('toolsForStep over %s', (api) => {
   });
 
   it('is not asked when the model does not take tools', async () => {
-    const m = await ConversationManager.create({ llm: provider(api, 'arbor-test-model-2'), storage });
+    const m = await ConversationManager.create({ llm: provider(api, 'arbor-test-model-2'), storage: store.storage });
     await m.addMessage({ role: 'user', content: 'Hello.' });
     let asked = 0;
     const result = await m.runWithTools({ executor: new ToolExecutor(tools([])), approve: () => 'allow', configOverrides: { model: 'arbor-test-model-2' }, toolsForStep: () => {
